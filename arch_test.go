@@ -1,0 +1,49 @@
+package wafer_test
+
+import (
+	"go/build"
+	"path"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/wafer-fuzz/wafer"
+
+// allowed is the import table of STYLE.md ("Layout and dependencies"): the
+// wafer packages each package may import. An edge not listed is a design bug.
+var allowed = map[string][]string{
+	"instrument": {},
+	"generators": {},
+	"corpus":     {},
+	"runtime":    {"instrument"},
+	"engine":     {"runtime", "corpus", "generators", "instrument"},
+}
+
+func TestImportDirection(t *testing.T) {
+	for pkg, ok := range allowed {
+		p, err := build.Import(module+"/"+pkg, ".", 0)
+		if err != nil {
+			t.Logf("%s: %v (package not present yet)", pkg, err)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			rel := strings.TrimPrefix(imp, module+"/")
+			top := strings.SplitN(rel, "/", 2)[0]
+			if top == "internal" || top == pkg || strings.HasPrefix(rel, pkg+"/internal") {
+				continue
+			}
+			found := false
+			for _, a := range ok {
+				if a == top {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s imports %s: not allowed by STYLE.md", pkg, path.Clean(rel))
+			}
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package instrument
+
+// Layout is the contract between an instrumented module and the host that
+// runs it (runtime/). It is fixed by Instrument and serialised with the
+// SiteMap, so a campaign and a later `wafer cov` agree.
+//
+// Placement (see doc.go for the measurements behind it): the instrumented
+// module keeps its single linear memory, but the first ReservedPages pages
+// belong to wafer. Every target address a is moved to a+ReservedBytes()
+// through the static offset immediate of each load/store (no extra
+// instruction), so accesses trap at exactly the same target addresses as
+// before. memory.size and memory.grow answer in target pages, bulk memory
+// ops and data segments are shifted, and the host translates pointers it
+// receives (WASI) or writes (the fuzz input) by adding ReservedBytes().
+//
+// The reserved region holds, from real address 0:
+//
+//	[CountersOffset, CountersOffset+Counters)  one 8-bit never-zero hit counter per site id
+//	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per target page, set non-zero when
+//	                                           a store, bulk op or memory.grow touched it
+//	                                           (only when Options.DirtyPages)
+type Layout struct {
+	// ReservedPages is the number of 64 KiB pages below the target's memory.
+	ReservedPages uint32
+	// CountersOffset is the real address of counter 0 (always 0 today).
+	CountersOffset uint32
+	// Counters is the number of branch sites, ids 0..Counters-1.
+	Counters uint32
+	// DirtyOffset is the real address of the dirty-page map; DirtyPages is
+	// its length in bytes (one per target page up to the target's maximum).
+	// Both are 0 when dirty-page marking is off.
+	DirtyOffset uint32
+	DirtyPages  uint32
+	// MemoryExport is the export name under which the instrumented module
+	// always exports its memory (added if the original exported none).
+	MemoryExport string
+	// FuelExport is the name of the exported mutable i64 global holding the
+	// remaining fuel, "" when fuel is off. The host sets it before a run; the
+	// module traps with `unreachable` after storing a negative value in it,
+	// so a trap with FuelExport < 0 is a hang, not a target crash.
+	FuelExport string
+}
+
+// ReservedBytes is the distance between a target address and the real
+// address in the instrumented module's memory.
+func (l Layout) ReservedBytes() uint64 { return uint64(l.ReservedPages) << 16 }
