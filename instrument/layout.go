@@ -39,6 +39,10 @@ type Layout struct {
 	// module traps with `unreachable` after storing a negative value in it,
 	// so a trap with FuelExport < 0 is a hang, not a target crash.
 	FuelExport string
+	// GlobalExportPrefix: every mutable global the module defines is also
+	// exported as GlobalExportPrefix+decimal global index ("wafer.g12"), so
+	// the host can snapshot and restore instance state through api.Global.
+	GlobalExportPrefix string
 }
 
 // ReservedBytes is the distance between a target address and the real
