@@ -1,4 +1,4 @@
-package wafer_test
+package main_test
 
 import (
 	"go/build"
