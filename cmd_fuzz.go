@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
+
+Runs a coverage-guided campaign on TARGET.wasm until --runs or
+--max-total-time is reached, or the first crash (unless --keep-going).
+Seeds come from the CORPUS_DIRs and -i: raw files, libFuzzer corpus
+directories and Go's testdata/fuzz/FuzzXxx files ("go test fuzz v1") are
+all read. Findings, the queue and stats go to the output directory (-o) in
+AFL++'s layout: queue/, crashes/, hangs/, fuzzer_stats, plot_data.
+
+Flags accept libFuzzer's spelling too: -max_total_time=60 is
+--max-total-time=60. Durations are seconds (60) or Go durations (1m30s).
+
+exit status: 0 no finding, 77 crash (--error-exitcode), 70 hang/timeout
+(--timeout-exitcode), 71 out of memory, 1 wafer error, 2 bad invocation.
+
+examples:
+  wafer fuzz --max-total-time 60 examples/tlv/tlv.wasm
+  wafer fuzz -i seeds -o out --workers 2 --runs 100000 examples/cini/cini.wasm
+  wafer fuzz --generator json --strategy zest examples/gojson/gojson.wasm
+  wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
+`
+
+type fuzzFlags struct {
+	fs *pflag.FlagSet
+
+	// Budget and search.
+	runs         int64
+	maxTotalTime seconds
+	seed         uint64
+	workers      int
+	jobs         int
+	strategy     string
+	generator    string
+	keepGoing    bool
+	dict         []string
+	maxLen       int
+
+	// Target.
+	timeout    seconds
+	fuel       uint64
+	rssLimitMB int
+	harness    string
+	targetArgs []string
+	skip       []string
+	mode       string
+
+	// Input and output.
+	input             []string
+	output            string
+	artifactPrefix    string
+	exactArtifactPath string
+	closeFDMask       int
+
+	// libFuzzer actions and exit codes.
+	minimizeCrash   int
+	merge           int
+	errorExitcode   int
+	timeoutExitcode int
+	printFinalStats int
+	ignored         []string
+}
+
+// libfuzzerIgnored are libFuzzer flags that wafer accepts so existing
+// runners keep working, but that change nothing here; each one used is
+// reported on stderr as INFO.
+var libfuzzerIgnored = []string{
+	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
+	"entropic", "fork", "ignore_crashes", "ignore_timeouts", "ignore_ooms",
+	"malloc_limit_mb", "report_slow_units", "shrink", "reduce_inputs",
+	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
+	"print_pcs", "print_coverage", "print_corpus_stats", "dump_coverage",
+	"create_missing_dirs", "purge_allocator_interval", "trace_malloc",
+	"handle_segv", "handle_bus", "handle_abrt", "handle_ill", "handle_fpe",
+	"handle_int", "handle_term", "handle_xfsz", "handle_usr1", "handle_usr2",
+	"use_cmp", "use_memmem", "keep_seed", "focus_function", "data_flow_trace",
+	"collect_data_flow", "experimental_len_control", "max_number_of_runs",
+	"ignore_remaining_args", "features_dir", "reduce_depth", "entropic_feature_frequency_threshold",
+	"entropic_number_of_rarest_features", "entropic_scale_per_exec_time",
+}
+
+func newFuzzFlags() *fuzzFlags {
+	f := &fuzzFlags{fs: newFlagSet("fuzz")}
+	fs := f.fs
+	fs.Int64Var(&f.runs, "runs", -1, "stop after `N` executions (-1: no limit)")
+	fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
+	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
+	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
+	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: wafer runs jobs in-process as workers (workers = jobs when --workers is not set)")
+	fs.StringVar(&f.strategy, "strategy", "", "search strategy: havoc (raw bytes, the default), zest (with --generator), random")
+	fs.StringVar(&f.generator, "generator", "", "structured input generator: json, xml, png, expr (default: raw bytes)")
+	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
+	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
+
+	fs.Var(&f.timeout, "timeout", "wall-clock backstop per input (seconds or duration; fuel decides hangs)")
+	fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input: function entries + loop iterations before a hang (0: default)")
+	fs.IntVar(&f.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB (0: wasm's 4 GiB)")
+	fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected from the exports)")
+	fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is replaced by the input file (repeatable)")
+	fs.StringArrayVar(&f.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match; repeatable)")
+	fs.StringVar(&f.mode, "reset", "", "state between runs: restore (default), fresh, persistent")
+
+	fs.StringArrayVarP(&f.input, "input", "i", nil, "seed corpus `DIR` or file (repeatable; AFL's -i)")
+	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
+	fs.StringVar(&f.artifactPrefix, "artifact-prefix", "", "also write each finding to `PREFIX`crash-<sha1> / timeout-<sha1> (libFuzzer)")
+	fs.StringVar(&f.exactArtifactPath, "exact-artifact-path", "", "write the first finding to exactly this `FILE` (libFuzzer)")
+	fs.IntVar(&f.closeFDMask, "close-fd-mask", 0, "1: drop the target's stdout, 2: its stderr, 3: both (libFuzzer)")
+
+	fs.IntVar(&f.minimizeCrash, "minimize-crash", 0, "1: minimise the crash FILE given instead of fuzzing (libFuzzer)")
+	fs.IntVar(&f.merge, "merge", 0, "1: merge the CORPUS_DIRs after the first into the first (libFuzzer)")
+	fs.IntVar(&f.errorExitcode, "error-exitcode", exitCrash, "exit status after a crash")
+	fs.IntVar(&f.timeoutExitcode, "timeout-exitcode", exitTimeout, "exit status after a hang or timeout")
+	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes)")
+	for _, name := range libfuzzerIgnored {
+		fs.String(name, "", "accepted for libFuzzer compatibility; no effect")
+		fs.MarkHidden(strings.ReplaceAll(name, "_", "-"))
+	}
+	return f
+}
+
+// parse parses args and records which ignored libFuzzer flags were used.
+func (f *fuzzFlags) parse(args []string) error {
+	if err := parseFlags(f.fs, args); err != nil {
+		return err
+	}
+	for _, name := range libfuzzerIgnored {
+		if f.fs.Changed(name) {
+			f.ignored = append(f.ignored, name)
+		}
+	}
+	if f.workers < 1 {
+		return usagef("fuzz: --workers: expected at least 1, got %d", f.workers)
+	}
+	if f.jobs > 0 && !f.fs.Changed("workers") {
+		f.workers = f.jobs
+	}
+	if f.fs.NArg() < 1 {
+		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
+	}
+	return nil
+}
+
+// budget is the campaign's wall-clock limit, 0 for none.
+func (f *fuzzFlags) budget() time.Duration { return time.Duration(f.maxTotalTime) }
+
+func (c *cli) fuzz(ctx context.Context, args []string) error {
+	f := newFuzzFlags()
+	if err := f.parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return c.help(ctx, []string{"fuzz"})
+		}
+		return err
+	}
+	return c.runFuzz(ctx, f, false)
+}
+
+// runFuzz is shared by 'wafer fuzz' and the libFuzzer invocation; lf selects
+// libFuzzer's conventions for where new inputs and artifacts go.
+func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
+	for _, name := range f.ignored {
+		fmt.Fprintf(c.stderr, "INFO: -%s has no effect in wafer\n", name)
+	}
+	target := f.fs.Arg(0)
+	wasm, err := readModule(target)
+	if err != nil {
+		return err
+	}
+	rest := f.fs.Args()[1:]
+	switch {
+	case f.merge != 0:
+		return c.runMerge(ctx, f, wasm, rest)
+	case f.minimizeCrash != 0:
+		if len(rest) != 1 {
+			return usagef("-minimize_crash=1: expected one crash file, got %d", len(rest))
+		}
+		return c.runMinimize(ctx, f, wasm, rest[0])
+	}
+	// libFuzzer runs individual inputs when the arguments are files.
+	if lf && len(rest) > 0 && allFiles(rest) {
+		return c.runInputs(ctx, f, wasm, rest)
+	}
+	for _, d := range rest {
+		if _, err := os.Stat(d); err != nil && !lf {
+			return fileError(d, err)
+		}
+	}
+	out := f.output
+	if out == "" && !lf {
+		out = "wafer-out"
+	}
+	if out != "" {
+		if err := ensureWritableDir(out); err != nil {
+			return err
+		}
+	}
+	if f.artifactPrefix != "" {
+		if err := ensureWritableFile(f.artifactPrefix + "x"); err != nil {
+			return err
+		}
+	}
+	return c.campaign(ctx, f, wasm, rest, out, lf)
+}
+
+func allFiles(paths []string) bool {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || st.IsDir() {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+const libfuzzerHelp = `usage: wafer TARGET.wasm [CORPUS_DIR...] [-flag=value...]
+       wafer TARGET.wasm FILE...                  (run each input once)
+       wafer TARGET.wasm -merge=1 OUT_DIR IN_DIR...
+       wafer TARGET.wasm -minimize_crash=1 -runs=N CRASH_FILE
+
+The libFuzzer-compatible invocation, for runners that drive libFuzzer
+binaries (ClusterFuzzLite, OSS-Fuzz style scripts). New inputs go into the
+first CORPUS_DIR, findings to -artifact_prefix as crash-<sha1> and
+timeout-<sha1>; the final stat:: lines are printed on exit.
+
+flags (one dash, name=value, as libFuzzer):
+  -runs=N -max_total_time=S -seed=N -workers=N -jobs=N -artifact_prefix=P
+  -exact_artifact_path=F -dict=F -max_len=N -timeout=S -rss_limit_mb=N
+  -minimize_crash=1 -merge=1 -close_fd_mask=N -error_exitcode=N
+  -timeout_exitcode=N -print_final_stats=1
+Other libFuzzer flags (-use_value_profile, -detect_leaks, ...) are accepted
+and ignored with an INFO line; wafer's own flags (see 'wafer help fuzz')
+work here too.
+
+exit status: 0 done, 77 crash (-error_exitcode), 70 timeout
+(-timeout_exitcode), 71 out of memory, 1 error, 2 bad invocation.
+
+examples:
+  wafer examples/tlv/tlv.wasm corpus/ -max_total_time=60 -artifact_prefix=out/
+  wafer examples/tlv/tlv.wasm crash-0123abcd...
+  wafer examples/tlv/tlv.wasm -merge=1 small/ big1/ big2/
+`
+
+// looksLikeLibFuzzer reports whether args are a libFuzzer-style invocation:
+// a flag first, or a first argument that is a module path.
+func looksLikeLibFuzzer(args []string) bool {
+	a := args[0]
+	if strings.HasPrefix(a, "-") || strings.HasSuffix(a, ".wasm") {
+		return true
+	}
+	st, err := os.Stat(a)
+	return err == nil && !st.IsDir()
+}
+
+func (c *cli) libfuzzer(ctx context.Context, args []string) error {
+	f := newFuzzFlags()
+	f.fs.Init("libfuzzer", pflag.ContinueOnError)
+	if err := f.parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return c.help(ctx, []string{"libfuzzer"})
+		}
+		return err
+	}
+	return c.runFuzz(ctx, f, true)
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/pflag"
+)
+
+const reproHelp = `usage: wafer repro [flags] TARGET.wasm INPUT|DIR...
+
+Runs each input once, deterministically, exactly as the campaign ran it,
+and prints its outcome (valid, invalid, crash, hang), the failure text and
+the Wasm stack (function, file:line when the module has DWARF).
+
+exit status: 0 every input valid or invalid, 77 a crash, 70 a hang,
+1 wafer error, 2 bad invocation.
+
+examples:
+  wafer repro examples/tlv/tlv.wasm wafer-out/crashes/id:000000,sig:unreachable
+  wafer repro examples/tlv/tlv.wasm crash-3f786850e387550fdab836ed7e6dc881de23001b
+  wafer repro --harness command --arg @@ examples/gostdin/gostdin.wasm input.txt
+`
+
+type reproFlags struct {
+	fs         *pflag.FlagSet
+	timeout    seconds
+	fuel       uint64
+	rssLimitMB int
+	harness    string
+	targetArgs []string
+	output     bool
+}
+
+func newReproFlags() *reproFlags {
+	f := &reproFlags{fs: newFlagSet("repro")}
+	f.fs.Var(&f.timeout, "timeout", "wall-clock backstop per input (seconds or duration)")
+	f.fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input (0: the campaign default)")
+	f.fs.IntVar(&f.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB")
+	f.fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected)")
+	f.fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is the input file (repeatable)")
+	f.fs.BoolVar(&f.output, "output", false, "also print the target's captured stdout and stderr")
+	return f
+}
+
+func (c *cli) repro(ctx context.Context, args []string) error {
+	f := newReproFlags()
+	if err := parseFlags(f.fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return c.help(ctx, []string{"repro"})
+		}
+		return err
+	}
+	if f.fs.NArg() < 2 {
+		return usagef("repro: expected TARGET.wasm and at least one input, got %d arguments (run 'wafer help repro')", f.fs.NArg())
+	}
+	wasm, err := readModule(f.fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	return c.reproInputs(ctx, f, wasm, f.fs.Args()[1:])
+}

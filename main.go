@@ -1,0 +1,231 @@
+// Command wafer is a coverage-guided fuzzer for WebAssembly targets.
+//
+// It has two front ends over the same machinery:
+//
+//   - subcommands: wafer fuzz|repro|minimize|merge|instrument|version|help,
+//     with GNU-style flags (--max-total-time 60s);
+//   - a libFuzzer-compatible invocation, wafer TARGET.wasm [CORPUS_DIR...]
+//     -runs=N -max_total_time=S ..., with libFuzzer's exit codes, artifact
+//     names and final stats lines, so tools that drive libFuzzer binaries
+//     can drive wafer.
+//
+// main.go and the cmd_*.go files only turn flags into the packages'
+// configurations and wire instrument → runtime → engine → corpus; the work
+// happens in those packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	goruntime "runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+)
+
+// Exit codes. The finding codes are libFuzzer's defaults (FuzzerOptions.h:
+// ErrorExitCode 77, TimeoutExitCode 70, OOMExitCode 71); -error_exitcode and
+// -timeout_exitcode override the first two, as in libFuzzer.
+const (
+	exitOK      = 0
+	exitError   = 1 // wafer itself failed: unreadable file, malformed module, I/O error
+	exitUsage   = 2 // bad invocation: unknown flag, missing argument
+	exitCrash   = 77
+	exitTimeout = 70
+	exitOOM     = 71
+)
+
+// cli carries the process's streams so tests can run commands in-process.
+type cli struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// usageError marks an error caused by the invocation itself (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCodeError carries a finding's exit code (crash, timeout, oom) out of
+// a command that already printed its report.
+type exitCodeError struct{ code int }
+
+func (e *exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := (&cli{stdout: os.Stdout, stderr: os.Stderr}).main(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// main runs one invocation and returns the process exit code. Every error
+// is printed as one line "wafer: ..." on stderr.
+func (c *cli) main(ctx context.Context, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			// A broken invariant inside wafer: one line for the user, the
+			// stack only when asked for.
+			fmt.Fprintf(c.stderr, "wafer: internal error: %v (set WAFER_DEBUG=1 for the stack)\n", r)
+			if os.Getenv("WAFER_DEBUG") != "" {
+				c.stderr.Write(debug.Stack())
+			}
+			code = exitError
+		}
+	}()
+	err := c.dispatch(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ec *exitCodeError
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	fmt.Fprintf(c.stderr, "wafer: %s\n", msg)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// command is one subcommand: its name, one-line summary, help text with
+// examples, and the function that runs it.
+type command struct {
+	name    string
+	summary string
+	usage   string
+	run     func(c *cli, ctx context.Context, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"fuzz", "run a fuzzing campaign on a target", fuzzHelp, (*cli).fuzz},
+		{"repro", "run one input (or a directory of inputs) and report the outcome", reproHelp, (*cli).repro},
+		{"minimize", "shrink a crashing input, keeping its failure identity", minimizeHelp, (*cli).minimize},
+		{"merge", "minimise corpora into one directory keeping their coverage", mergeHelp, (*cli).merge},
+		{"instrument", "write the instrumented module and its site map", instrumentHelp, (*cli).instrument},
+		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
+		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
+	}
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, cmd := range commands() {
+		if cmd.name == name {
+			return cmd, true
+		}
+	}
+	return command{}, false
+}
+
+func (c *cli) dispatch(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("no command given: run 'wafer help'")
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "-help=1":
+		c.printUsage(c.stdout)
+		return nil
+	}
+	if cmd, ok := lookupCommand(args[0]); ok {
+		return cmd.run(c, ctx, args[1:])
+	}
+	// Not a subcommand: the libFuzzer-compatible invocation, whose first
+	// non-flag argument is the target module.
+	if looksLikeLibFuzzer(args) {
+		return c.libfuzzer(ctx, args)
+	}
+	return usagef("unknown command %q: run 'wafer help'", args[0])
+}
+
+func (c *cli) printUsage(w io.Writer) {
+	fmt.Fprint(w, `wafer: a coverage-guided fuzzer for WebAssembly targets
+
+usage:
+  wafer COMMAND [flags] [args]
+  wafer TARGET.wasm [CORPUS_DIR...] [-flag=value...]   (libFuzzer-compatible)
+
+commands:
+`)
+	for _, cmd := range commands() {
+		fmt.Fprintf(w, "  %-11s %s\n", cmd.name, cmd.summary)
+	}
+	fmt.Fprint(w, "\nrun 'wafer help COMMAND' for a command's flags and examples.\n")
+}
+
+func (c *cli) help(_ context.Context, args []string) error {
+	if len(args) == 0 {
+		c.printUsage(c.stdout)
+		return nil
+	}
+	if len(args) > 1 {
+		return usagef("help takes one command, got %d arguments", len(args))
+	}
+	name := strings.TrimLeft(args[0], "-")
+	if name == "libfuzzer" {
+		fmt.Fprint(c.stdout, libfuzzerHelp)
+		return nil
+	}
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		return usagef("unknown command %q: run 'wafer help'", args[0])
+	}
+	fmt.Fprint(c.stdout, cmd.usage)
+	if fs := cmd.flags(); fs != "" {
+		fmt.Fprintf(c.stdout, "\nflags:\n%s", fs)
+	}
+	return nil
+}
+
+// flags renders a command's flag table for help.
+func (cmd command) flags() string {
+	var fs interface{ FlagUsages() string }
+	switch cmd.name {
+	case "fuzz":
+		fs = newFuzzFlags().fs
+	case "repro":
+		fs = newReproFlags().fs
+	case "minimize":
+		fs = newMinimizeFlags().fs
+	case "merge":
+		fs = newMergeFlags().fs
+	case "instrument":
+		fs = newInstrumentFlags().fs
+	default:
+		return ""
+	}
+	return fs.FlagUsages()
+}
+
+// version is set by -ldflags "-X main.version=..." in releases.
+var version = "devel"
+
+func (c *cli) version(_ context.Context, args []string) error {
+	if len(args) != 0 {
+		return usagef("version takes no arguments, got %q", args[0])
+	}
+	v := version
+	wazeroVersion := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "devel" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/tetratelabs/wazero" {
+				wazeroVersion = d.Version
+			}
+		}
+	}
+	fmt.Fprintf(c.stdout, "wafer %s (%s, wazero %s, %s/%s)\n", v, goruntime.Version(), wazeroVersion, goruntime.GOOS, goruntime.GOARCH)
+	return nil
+}
