@@ -48,14 +48,7 @@ type fuzzFlags struct {
 	dict         []string
 	maxLen       int
 
-	// Target.
-	timeout    seconds
-	fuel       uint64
-	rssLimitMB int
-	harness    string
-	targetArgs []string
-	skip       []string
-	mode       string
+	target targetFlags
 
 	// Input and output.
 	input             []string
@@ -105,13 +98,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
 
-	fs.Var(&f.timeout, "timeout", "wall-clock backstop per input (seconds or duration; fuel decides hangs)")
-	fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input: function entries + loop iterations before a hang (0: default)")
-	fs.IntVar(&f.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB (0: wasm's 4 GiB)")
-	fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected from the exports)")
-	fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is replaced by the input file (repeatable)")
-	fs.StringArrayVar(&f.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match; repeatable)")
-	fs.StringVar(&f.mode, "reset", "", "state between runs: restore (default), fresh, persistent")
+	f.target.register(fs)
 
 	fs.StringArrayVarP(&f.input, "input", "i", nil, "seed corpus `DIR` or file (repeatable; AFL's -i)")
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")

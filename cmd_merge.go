@@ -20,19 +20,15 @@ examples:
 `
 
 type mergeFlags struct {
-	fs         *pflag.FlagSet
-	out        string
-	fuel       uint64
-	harness    string
-	targetArgs []string
+	fs     *pflag.FlagSet
+	out    string
+	target targetFlags
 }
 
 func newMergeFlags() *mergeFlags {
 	f := &mergeFlags{fs: newFlagSet("merge")}
 	f.fs.StringVarP(&f.out, "output", "o", "", "write the merged corpus to `DIR` (required)")
-	f.fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input (0: the campaign default)")
-	f.fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected)")
-	f.fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is the input file (repeatable)")
+	f.target.register(f.fs)
 	return f
 }
 
@@ -57,5 +53,5 @@ func (c *cli) merge(ctx context.Context, args []string) error {
 	if err := ensureWritableDir(f.out); err != nil {
 		return err
 	}
-	return c.mergeDirs(ctx, f.out, f.fuel, f.harness, f.targetArgs, wasm, f.fs.Args()[1:])
+	return c.mergeDirs(ctx, f.out, &f.target, wasm, f.fs.Args()[1:])
 }

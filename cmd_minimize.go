@@ -22,9 +22,7 @@ type minimizeFlags struct {
 	out          string
 	runs         int64
 	maxTotalTime seconds
-	fuel         uint64
-	harness      string
-	targetArgs   []string
+	target       targetFlags
 }
 
 func newMinimizeFlags() *minimizeFlags {
@@ -32,9 +30,7 @@ func newMinimizeFlags() *minimizeFlags {
 	f.fs.StringVarP(&f.out, "output", "o", "", "write the minimised input to `FILE` (default: minimized-from-<sha1> next to the input)")
 	f.fs.Int64Var(&f.runs, "runs", 10000, "at most `N` executions")
 	f.fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
-	f.fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input (0: the campaign default)")
-	f.fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected)")
-	f.fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is the input file (repeatable)")
+	f.target.register(f.fs)
 	return f
 }
 

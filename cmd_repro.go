@@ -23,22 +23,14 @@ examples:
 `
 
 type reproFlags struct {
-	fs         *pflag.FlagSet
-	timeout    seconds
-	fuel       uint64
-	rssLimitMB int
-	harness    string
-	targetArgs []string
-	output     bool
+	fs     *pflag.FlagSet
+	target targetFlags
+	output bool
 }
 
 func newReproFlags() *reproFlags {
 	f := &reproFlags{fs: newFlagSet("repro")}
-	f.fs.Var(&f.timeout, "timeout", "wall-clock backstop per input (seconds or duration)")
-	f.fs.Uint64Var(&f.fuel, "fuel", 0, "fuel per input (0: the campaign default)")
-	f.fs.IntVar(&f.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB")
-	f.fs.StringVar(&f.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected)")
-	f.fs.StringArrayVar(&f.targetArgs, "arg", nil, "argv entry for a WASI command target; @@ is the input file (repeatable)")
+	f.target.register(f.fs)
 	f.fs.BoolVar(&f.output, "output", false, "also print the target's captured stdout and stderr")
 	return f
 }

@@ -29,14 +29,14 @@ func (c *cli) runMerge(ctx context.Context, f *fuzzFlags, wasm []byte, dirs []st
 	if err := ensureWritableDir(dirs[0]); err != nil {
 		return err
 	}
-	return c.mergeDirs(ctx, dirs[0], f.fuel, f.harness, f.targetArgs, wasm, dirs[1:])
+	return c.mergeDirs(ctx, dirs[0], &f.target, wasm, dirs[1:])
 }
 
 func (c *cli) runMinimize(ctx context.Context, f *fuzzFlags, wasm []byte, crash string) error {
 	return errors.New("minimizing is " + errNotLanded.Error())
 }
 
-func (c *cli) mergeDirs(ctx context.Context, out string, fuel uint64, harness string, targetArgs []string, wasm []byte, in []string) error {
+func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, wasm []byte, in []string) error {
 	return errors.New("merging is " + errNotLanded.Error())
 }
 

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+)
+
+// targetFlags are the flags that say how to load and run a target; every
+// command that runs one takes the same set, with the same names and units.
+type targetFlags struct {
+	harness     string
+	malloc      string
+	args        []string
+	invalidExit []uint
+	fuel        uint64
+	timeout     seconds
+	rssLimitMB  int
+	reset       string
+	skip        []string
+}
+
+func (t *targetFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&t.harness, "harness", "", "harness kind: libfuzzer, go, command (default: detected from the exports)")
+	fs.StringVar(&t.malloc, "malloc", "", "allocator export of a libFuzzer-style target (default: malloc)")
+	fs.StringArrayVar(&t.args, "arg", nil, "argv entry for a WASI command target; @@ is replaced by an in-memory file holding the input (repeatable)")
+	fs.UintSliceVar(&t.invalidExit, "invalid-exit-code", nil, "exit codes of a command target that mean \"input rejected\" (comma-separated)")
+	fs.Uint64Var(&t.fuel, "fuel", 0, "fuel per input: function entries + loop iterations before a hang (0: 2^28)")
+	fs.Var(&t.timeout, "timeout", "wall-clock backstop per input, seconds or duration (0: 10s, only without fuel)")
+	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB (libFuzzer's name)")
+	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
+	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
+}
