@@ -1,0 +1,45 @@
+// Package corpus stores a fuzzing campaign on disk: the queue of
+// interesting inputs, the unique failures, the statistics files and the
+// caches, in a layout an AFL++ user knows.
+//
+// # Layout
+//
+//	OUT/queue/id:000042,src:000017,op:zest,+cov   raw input bytes
+//	OUT/crashes/id:000003,kind:unreachable,src:000042,op:havoc
+//	OUT/hangs/id:000001,kind:hang,src:000007,op:zest
+//	OUT/fuzzer_stats                               AFL "key : value" lines
+//	OUT/plot_data                                  AFL header + CSV rows
+//	OUT/.wafer/meta/{queue,crashes,hangs}/<name>   metadata sidecar ("wafer corpus v1")
+//	OUT/.wafer/checkpoint                          executions, time, hit counts, engine state
+//	OUT/.wafer/cache/                              zstd-compressed caches (coverage, blobs)
+//	OUT/.synced/<peer>                             last peer id imported (sync)
+//
+// Input files hold exactly the input bytes, so afl-showmap, libFuzzer or a
+// hex editor read them directly; everything wafer knows about an entry
+// (choice sequence and choice kinds, parents, operator, coverage added,
+// failure identity, time found) lives in the sidecar, outside queue/ so
+// tools that read every file of queue/ see only inputs.
+//
+// # Crash safety
+//
+// Every file is written to a temporary file in the same directory
+// (a dot-name, which every reader here skips), synced, renamed over its
+// final name, and the directory is synced. The sidecar is written before
+// the input, so an input file that exists always has its metadata; a
+// sidecar whose input is missing is an interrupted write and is removed on
+// the next Open. A campaign killed at any instant resumes with every entry
+// whose Add call returned, and with the counters of the last Checkpoint.
+// Files that are corrupt (a sidecar that does not parse, an input whose
+// hash differs from its sidecar) are reported by path in one error value
+// and skipped; they never stop Open. Write errors (full disk, permission)
+// are returned as a *WriteError naming the file; nothing written before is
+// touched.
+//
+// # What it does not do
+//
+// It does not run targets: shrinking and merging take a run function
+// from the caller, so this package imports no other wafer package. It does
+// not interpret choice kinds (they are opaque bytes from the engine) or
+// coverage feature ids (opaque uint32s). It takes no locks across
+// processes: syncing relies on atomic renames only.
+package corpus

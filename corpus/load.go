@@ -1,0 +1,278 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// load reads every subdirectory, the checkpoint and the coverage cache.
+func (d *Dir) load(ctx context.Context, sk *skips) error {
+	for _, sub := range []string{QueueDir, CrashesDir, HangsDir} {
+		if err := d.loadSub(ctx, sub, sk); err != nil {
+			return err
+		}
+	}
+	cpPath := filepath.Join(d.path, waferDir, "checkpoint")
+	if data, err := d.fs.ReadFile(cpPath); err == nil {
+		c, hits, err := decodeCheckpoint(data, &d.z)
+		if err != nil {
+			sk.add(cpPath, err)
+		} else {
+			d.resumed = c
+			for i := range d.failures {
+				f := &d.failures[i]
+				if h := hits[failDir(f.Hang)+"/"+f.Name]; h > f.Hits {
+					f.Hits = h
+				}
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		sk.add(cpPath, err)
+	}
+	d.loadCoverage()
+	return nil
+}
+
+// listNames returns the entry names of a directory and removes this
+// package's leftover temporary files.
+func (d *Dir) listNames(dir string, sk *skips) []string {
+	des, err := d.fs.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			sk.add(dir, err)
+		}
+		return nil
+	}
+	var names []string
+	for _, de := range des {
+		n := de.Name()
+		if strings.HasPrefix(n, tmpPrefix) {
+			_ = d.fs.Remove(filepath.Join(dir, n))
+			continue
+		}
+		if n[0] == '.' || de.IsDir() {
+			continue
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
+func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
+	inDir := filepath.Join(d.path, sub)
+	metaDir := filepath.Join(d.path, waferDir, "meta", sub)
+	inputs := d.listNames(inDir, sk)
+	metas := d.listNames(metaDir, sk)
+	next := 0
+	haveInput := map[string]bool{}
+	type item struct {
+		id   int
+		name string
+	}
+	var items []item
+	for _, n := range inputs {
+		id, ok := ParseID(n)
+		if !ok {
+			sk.add(filepath.Join(inDir, n), fmt.Errorf("expected an entry name \"id:NNNNNN,...\", got %q", n))
+			continue
+		}
+		haveInput[n] = true
+		items = append(items, item{id, n})
+		next = max(next, id+1)
+	}
+	for _, n := range metas {
+		if id, ok := ParseID(n); ok {
+			next = max(next, id+1)
+		}
+		if !haveInput[n] {
+			// The sidecar of a save that was interrupted before its
+			// input was renamed into place: the Add call never returned.
+			_ = d.fs.Remove(filepath.Join(metaDir, n))
+		}
+	}
+	d.nextID[sub] = next
+	slices.SortFunc(items, func(a, b item) int { return a.id - b.id })
+	for i, it := range items {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		inPath := filepath.Join(inDir, it.name)
+		metaPath := filepath.Join(metaDir, it.name)
+		mdata, merr := d.fs.ReadFile(metaPath)
+		var m *meta
+		if merr == nil {
+			m, merr = decodeMeta(mdata)
+		}
+		if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+			sk.add(metaPath, merr)
+			continue
+		}
+		input, err := d.fs.ReadFile(inPath)
+		if err != nil {
+			sk.add(inPath, err)
+			continue
+		}
+		if m == nil {
+			// No sidecar (copied in by hand, or sidecar removed):
+			// the bytes are intact, the metadata is unknown.
+			if sub != QueueDir {
+				sk.add(metaPath, fmt.Errorf("expected a failure sidecar, got none"))
+				continue
+			}
+			m = &meta{}
+			m.ID, m.Name, m.Hash, m.size = it.id, it.name, xxhash.Sum64(input), len(input)
+		}
+		if m.ID != it.id || m.Name != it.name {
+			sk.add(metaPath, fmt.Errorf("expected sidecar of %q, got one of %q", it.name, m.Name))
+			continue
+		}
+		if sub == QueueDir {
+			if m.failure {
+				sk.add(metaPath, fmt.Errorf("expected a queue sidecar, got a failure sidecar"))
+				continue
+			}
+			if h := xxhash.Sum64(input); len(input) != m.size || h != m.Hash {
+				sk.add(inPath, fmt.Errorf("expected %d bytes with hash %016x, got %d bytes with hash %016x", m.size, m.Hash, len(input), h))
+				continue
+			}
+			e := m.Entry
+			e.Input = input
+			if _, dup := d.byHash[e.Hash]; !dup {
+				d.byHash[e.Hash] = len(d.entries)
+			}
+			d.entries = append(d.entries, e)
+			continue
+		}
+		if !m.failure || !m.hasIn {
+			sk.add(metaPath, fmt.Errorf("expected a failure sidecar with its input, got a queue sidecar"))
+			continue
+		}
+		if xxhash.Sum64(m.input) != m.Hash {
+			sk.add(metaPath, fmt.Errorf("expected input hash %016x, got %016x", m.Hash, xxhash.Sum64(m.input)))
+			continue
+		}
+		if !bytes.Equal(input, m.input) {
+			// A reproducer replacement was interrupted between the two
+			// renames (or the input was damaged): the sidecar wins.
+			if err := d.w.write(inPath, m.input); err != nil {
+				sk.add(inPath, err)
+			}
+		}
+		f := m.Failure
+		f.Input = m.input
+		f.Identity = Identity(f.Kind, f.Message, f.Frames, d.nfr)
+		if _, dup := d.byIdentity[f.Identity]; !dup {
+			d.byIdentity[f.Identity] = len(d.failures)
+		}
+		d.failures = append(d.failures, f)
+	}
+	return nil
+}
+
+const checkpointVersion = "wafer checkpoint v1"
+
+func encodeCheckpoint(c Checkpoint, hits map[string]uint64, z *zcodec) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(checkpointVersion + "\n")
+	fmt.Fprintf(&b, "execs: %d\n", c.Execs)
+	fmt.Fprintf(&b, "time: %d\n", int64(c.Time))
+	keys := make([]string, 0, len(hits))
+	for k := range hits {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "hits: %d %s\n", hits[k], strconv.Quote(k))
+	}
+	if c.State != nil {
+		zs, err := z.compress(c.State)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "state: %s\n", hex.EncodeToString(zs))
+	}
+	b.WriteString("end\n")
+	return b.Bytes(), nil
+}
+
+// DecodeCheckpoint parses a checkpoint file ("wafer checkpoint v1"); the
+// map holds the failure hit counts by "crashes/<name>" or "hangs/<name>".
+func DecodeCheckpoint(data []byte) (Checkpoint, map[string]uint64, error) {
+	var z zcodec
+	defer z.close()
+	return decodeCheckpoint(data, &z)
+}
+
+func decodeCheckpoint(data []byte, z *zcodec) (Checkpoint, map[string]uint64, error) {
+	var c Checkpoint
+	hits := map[string]uint64{}
+	rest, ok := bytes.CutPrefix(data, []byte(checkpointVersion+"\n"))
+	if !ok {
+		return c, nil, fmt.Errorf("expected version line %q", checkpointVersion)
+	}
+	ended := false
+	for len(rest) > 0 {
+		line, r, found := bytes.Cut(rest, []byte("\n"))
+		rest = r
+		if !found {
+			return c, nil, errors.New("expected newline, got end of file (truncated)")
+		}
+		if ended {
+			return c, nil, errors.New("expected end of file after \"end\"")
+		}
+		if string(line) == "end" {
+			ended = true
+			continue
+		}
+		k, v, ok := strings.Cut(string(line), ": ")
+		if !ok {
+			return c, nil, fmt.Errorf("expected \"key: value\", got %.40q", line)
+		}
+		var err error
+		switch k {
+		case "execs":
+			c.Execs, err = strconv.ParseUint(v, 10, 64)
+		case "time":
+			var n int64
+			n, err = strconv.ParseInt(v, 10, 64)
+			c.Time = time.Duration(n)
+		case "hits":
+			ns, q, ok := strings.Cut(v, " ")
+			if !ok {
+				return c, nil, fmt.Errorf("hits: expected \"count name\", got %.40q", v)
+			}
+			var n uint64
+			if n, err = strconv.ParseUint(ns, 10, 64); err == nil {
+				var name string
+				if name, err = strconv.Unquote(q); err == nil {
+					hits[name] = n
+				}
+			}
+		case "state":
+			var zs []byte
+			if zs, err = hex.DecodeString(v); err == nil {
+				c.State, err = z.decompress(zs)
+			}
+		}
+		if err != nil {
+			return c, nil, fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	if !ended {
+		return c, nil, errors.New("expected \"end\" line, got end of file (truncated)")
+	}
+	return c, hits, nil
+}

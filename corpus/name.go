@@ -1,0 +1,153 @@
+package corpus
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// entryName builds an AFL-style name:
+// "id:000042,src:000017,op:zest,+cov" for the queue and
+// "id:000003,kind:unreachable,src:000042,op:havoc" for failures.
+func entryName(id int, kind string, parents []int, op string, newCov bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "id:%06d", id)
+	if kind != "" {
+		b.WriteString(",kind:")
+		b.WriteString(sanitize(kind, 32))
+	}
+	if len(parents) > 0 {
+		b.WriteString(",src:")
+		for i, p := range parents {
+			if i > 0 {
+				b.WriteByte('+')
+			}
+			fmt.Fprintf(&b, "%06d", p)
+		}
+	}
+	if op != "" {
+		b.WriteString(",op:")
+		b.WriteString(sanitize(op, 48))
+	}
+	if newCov {
+		b.WriteString(",+cov")
+	}
+	return b.String()
+}
+
+// sanitize keeps a name part safe in a file name: no separators, no
+// control characters, no leading dot, bounded length.
+func sanitize(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= max {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9',
+			r == '_', r == '-', r == '.', r == ':', r == '+':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// ParseID returns the id of an AFL-style name ("id:000042,..." or AFL's
+// own "id:000042,time:...,orig:x"). ok is false for other names.
+func ParseID(name string) (id int, ok bool) {
+	rest, found := strings.CutPrefix(name, "id:")
+	if !found {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	if end == 0 || end > 9 || (end < len(rest) && rest[end] != ',') {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest[:end])
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// Identity is the deduplication key of a failure (ALGORITHMS.md §7): its
+// kind, the class of its message (MessageClass) and the top n frames of
+// its stack (function names, innermost first; n <= 0 means 3). Two
+// failures with the same identity are the same bug as far as wafer knows.
+func Identity(kind, message string, frames []string, n int) string {
+	if n <= 0 {
+		n = 3
+	}
+	var b strings.Builder
+	b.WriteString(kind)
+	b.WriteString("|")
+	b.WriteString(MessageClass(message))
+	b.WriteString("|")
+	for i, f := range frames {
+		if i == n {
+			break
+		}
+		if i > 0 {
+			b.WriteString(";")
+		}
+		b.WriteString(frameName(f))
+	}
+	return b.String()
+}
+
+// frameName cuts arguments and offsets from a frame ("main.f(0x1, 0x2)"
+// and "f+0x1a" both give the bare function name).
+func frameName(f string) string {
+	f = strings.TrimSpace(f)
+	if i := strings.IndexByte(f, '('); i > 0 {
+		f = f[:i]
+	}
+	if i := strings.Index(f, "+0x"); i > 0 {
+		f = f[:i]
+	}
+	return f
+}
+
+// MessageClass reduces an error message to its class: the first non-empty
+// line, with hexadecimal numbers replaced by "0x?" and decimal numbers by
+// "N", cut to 160 bytes. "index out of range [5] with length 3" and
+// "index out of range [7] with length 2" are one class.
+func MessageClass(msg string) string {
+	line := ""
+	for l := range strings.SplitSeq(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(line) && b.Len() < 160; {
+		c := line[i]
+		switch {
+		case c == '0' && i+1 < len(line) && (line[i+1] == 'x' || line[i+1] == 'X') && i+2 < len(line) && isHex(line[i+2]):
+			i += 2
+			for i < len(line) && isHex(line[i]) {
+				i++
+			}
+			b.WriteString("0x?")
+		case c >= '0' && c <= '9':
+			for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+				i++
+			}
+			b.WriteString("N")
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}

@@ -1,0 +1,210 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Seed is one input read by ReadSeeds.
+type Seed struct {
+	Path string // file it came from
+	Data []byte // input bytes (decoded for Go corpus files)
+}
+
+// GoCorpusHeader is the first line of a Go fuzzing corpus file
+// (testdata/fuzz/FuzzX/*).
+const GoCorpusHeader = "go test fuzz v1"
+
+// ReadSeeds reads seed inputs from files and directories, in path order
+// and then sorted by file name:
+//
+//   - a file is one input: its raw bytes, or, if it starts with
+//     "go test fuzz v1", the one []byte or string value it holds;
+//   - a directory containing queue/ is an AFL or wafer output directory:
+//     its queue/ is read;
+//   - any other directory is a flat corpus (libFuzzer, Go's
+//     testdata/fuzz/FuzzX), read recursively.
+//
+// Names starting with "." are skipped. A missing path or an unreadable
+// file is reported in skipped (a *SkipError) and the rest is still read;
+// err is non-nil only when ctx is done.
+func ReadSeeds(ctx context.Context, fsys FS, paths ...string) (seeds []Seed, skipped error, err error) {
+	if fsys == nil {
+		fsys = OS{}
+	}
+	var sk skips
+	for _, p := range paths {
+		if err := readSeedPath(ctx, fsys, p, &seeds, &sk, 0); err != nil {
+			return nil, nil, err
+		}
+	}
+	return seeds, sk.err(), nil
+}
+
+const maxSeedDepth = 32
+
+func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips, depth int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	des, derr := fsys.ReadDir(p)
+	if derr != nil {
+		// Not a directory (or unreadable): try it as a file.
+		data, err := fsys.ReadFile(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) || !isNotDir(derr) {
+				sk.add(p, err)
+			} else {
+				sk.add(p, err)
+			}
+			return nil
+		}
+		s, err := seedFromFile(p, data)
+		if err != nil {
+			sk.add(p, err)
+			return nil
+		}
+		*out = append(*out, s)
+		return nil
+	}
+	if depth == 0 {
+		for _, de := range des {
+			if de.Name() == QueueDir && de.IsDir() {
+				return readSeedPath(ctx, fsys, filepath.Join(p, QueueDir), out, sk, depth+1)
+			}
+		}
+	}
+	if depth >= maxSeedDepth {
+		sk.add(p, fmt.Errorf("expected at most %d nested directories", maxSeedDepth))
+		return nil
+	}
+	slices.SortFunc(des, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if err := readSeedPath(ctx, fsys, filepath.Join(p, de.Name()), out, sk, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isNotDir(err error) bool { return err != nil }
+
+func seedFromFile(path string, data []byte) (Seed, error) {
+	if bytes.HasPrefix(data, []byte(GoCorpusHeader+"\n")) || string(data) == GoCorpusHeader {
+		v, err := ParseGoCorpus(data)
+		if err != nil {
+			return Seed{}, err
+		}
+		return Seed{Path: path, Data: v}, nil
+	}
+	return Seed{Path: path, Data: data}, nil
+}
+
+// ParseGoCorpus decodes a Go fuzzing corpus file ("go test fuzz v1", then
+// one value) holding one []byte("...") or string("...") value, written
+// with Go's string literal syntax (interpreted or raw). Blank lines and
+// "//" comments are ignored; any other value type, or more than one value,
+// is an error.
+func ParseGoCorpus(data []byte) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(GoCorpusHeader))
+	if !ok || len(rest) > 0 && rest[0] != '\n' && rest[0] != '\r' {
+		return nil, fmt.Errorf("expected %q header", GoCorpusHeader)
+	}
+	var vals [][]byte
+	for n, line := range strings.Split(string(rest), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "//") {
+			continue
+		}
+		v, err := parseGoValue(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n+1, err)
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("expected one []byte or string value, got %d values", len(vals))
+	}
+	return vals[0], nil
+}
+
+func parseGoValue(s string) ([]byte, error) {
+	var inner string
+	switch {
+	case strings.HasPrefix(s, "[]byte(") && strings.HasSuffix(s, ")"):
+		inner = s[len("[]byte(") : len(s)-1]
+	case strings.HasPrefix(s, "string(") && strings.HasSuffix(s, ")"):
+		inner = s[len("string(") : len(s)-1]
+	default:
+		return nil, fmt.Errorf("expected []byte(\"...\") or string(\"...\"), got %.40q", s)
+	}
+	inner = strings.TrimSpace(inner)
+	if inner == "" || inner[0] != '"' && inner[0] != '`' {
+		return nil, fmt.Errorf("expected a string literal, got %.40q", inner)
+	}
+	v, err := strconv.Unquote(inner)
+	if err != nil {
+		return nil, fmt.Errorf("bad string literal %.40q: %w", inner, err)
+	}
+	return []byte(v), nil
+}
+
+// FormatGoCorpus renders data as a Go fuzzing corpus file with one []byte
+// value, readable by `go test` and by ParseGoCorpus.
+func FormatGoCorpus(data []byte) []byte {
+	return fmt.Appendf(nil, "%s\n[]byte(%s)\n", GoCorpusHeader, strconv.Quote(string(data)))
+}
+
+// SHA1 returns the hex SHA-1 of data: the name libFuzzer gives corpus
+// files and artifacts ("crash-<sha1>").
+func SHA1(data []byte) string {
+	h := sha1.Sum(data)
+	return hex.EncodeToString(h[:])
+}
+
+// Flat is a flat corpus directory in libFuzzer's layout: one file per
+// input, named prefix + SHA1(input). It is the output of merge and where
+// libFuzzer-style artifacts (prefix "crash-", "timeout-", "oom-") go.
+// The zero FS means OS; NoSync skips fsync. Flat values are safe for
+// concurrent use.
+type Flat struct {
+	Path   string
+	FS     FS
+	NoSync bool
+}
+
+// Write saves data atomically as Path/prefix+SHA1(data) and returns the
+// full path. If that file exists already nothing is written.
+func (f Flat) Write(ctx context.Context, prefix string, data []byte) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	fsys := f.FS
+	if fsys == nil {
+		fsys = OS{}
+	}
+	if err := fsys.MkdirAll(f.Path, 0o755); err != nil {
+		return "", &WriteError{Path: f.Path, Err: err}
+	}
+	path := filepath.Join(f.Path, prefix+SHA1(data))
+	if old, err := fsys.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return path, nil
+	}
+	w := writer{fs: fsys, noSync: f.NoSync}
+	if err := w.write(path, data); err != nil {
+		return "", err
+	}
+	return path, nil
+}
