@@ -1,0 +1,89 @@
+// Package wasip1 is wafer's own implementation of the WASI
+// wasi_snapshot_preview1 host module for wazero: isolated, deterministic,
+// and aware of the base offset of instrumented modules.
+//
+// # Why not wazero's
+//
+// An instrumented module keeps its memory shifted up by
+// instrument.Layout.ReservedBytes(): target address a lives at real
+// address a+base. WASI functions receive target addresses, both as
+// parameters and inside the structures they read (iovec/ciovec buffers,
+// subscriptions), so every guest pointer here has State.Base added before
+// memory is touched; pointers written back for the guest (args_get's argv
+// array) stay target addresses. With Base 0 an ordinary module runs
+// unchanged.
+//
+// # Use
+//
+//	wasip1.Instantiate(ctx, r)                    // once per wazero.Runtime
+//	st := &wasip1.State{Base: base, Args: ..., Stdin: input,
+//	        Stdout: wasip1.NewTailBuffer(4096), Stderr: wasip1.NewTailBuffer(4096), Seed: 1}
+//	runCtx := wasip1.WithState(ctx, st)           // per worker
+//	mod, err := r.InstantiateModule(runCtx, compiled, cfg)  // _start runs with it
+//	st.Reset(); st.Stdin = next                   // before each later run
+//	_, err = fn.Call(runCtx, ...)
+//
+// The host module holds no state: each host function reads the *State
+// from the context wazero passes it, so one instance serves every worker
+// concurrently, each calling with its own State. A call without a State
+// gets ENOSYS (proc_exit still exits). Instantiation runs start functions
+// with the instantiation context, so put the State in that context too.
+//
+// # What the guest sees
+//
+//   - args_get, environ_get: State.Args, State.Env.
+//   - clock_time_get: a fake clock. Every call advances it by ClockStep
+//     (1 ms) and returns it; realtime = ClockEpoch (2024-01-01) + the
+//     monotonic value; the CPU-time clocks read as monotonic.
+//     clock_res_get reports ClockStep.
+//   - random_get: a math/rand/v2 PCG stream seeded from State.Seed.
+//   - fd 0 reads State.Stdin; fd 1 and 2 write to the State.Stdout and
+//     State.Stderr TailBuffers (last N bytes and a total count kept).
+//     Writing anywhere else is EBADF.
+//   - fd 3 is the preopened directory "/" when State.Files is non-empty:
+//     a read-only in-memory tree (keys are paths, directories implicit).
+//     path_open, path_filestat_get, fd_read/fd_pread/fd_seek/fd_tell,
+//     fd_filestat_get and fd_readdir work on it; anything that would
+//     create, truncate or write is EROFS (EISDIR on a directory), a
+//     missing path ENOENT. ".." never climbs above "/". There is no
+//     access to the host file system at all: /etc/passwd is ENOENT unless
+//     Files has "etc/passwd".
+//   - fd_fdstat_get/fd_filestat_get describe stdio as character devices,
+//     the preopen and opened directories as directories, files as regular
+//     files; times are ClockEpoch. fd_fdstat_set_flags records NONBLOCK
+//     (reads never block anyway) and any flag on stdout/stderr.
+//   - poll_oneoff never blocks: descriptor subscriptions are answered at
+//     once; otherwise the earliest clock subscription fires and the fake
+//     clock jumps to its deadline, so sleeps cost no time.
+//   - proc_exit closes the calling module with the code and panics with
+//     sys.NewExitError, as wazero's own WASI does: the caller's Call
+//     returns a *sys.ExitError; State.Exited/ExitCode record it too.
+//   - sched_yield succeeds; fd_advise, fd_sync, fd_datasync are valid
+//     no-ops on open descriptors.
+//   - Not provided (an errno, the host untouched): sockets (ENOTSUP),
+//     path_create_directory, path_link, path_remove_directory,
+//     path_rename, path_symlink, path_unlink_file, path_filestat_set_times,
+//     fd_allocate, fd_filestat_set_size/_times (EROFS on the file system,
+//     EBADF on stdio or a bad descriptor), fd_renumber and
+//     fd_fdstat_set_rights (ENOTSUP), path_readlink (EINVAL: no links),
+//     proc_raise (ENOSYS).
+//
+// Every function of wasi_snapshot_preview1 is exported with its exact
+// signature, so any preview1 module links. The older "wasi_unstable"
+// (preview0) module is not provided.
+//
+// # Memory safety
+//
+// All guest memory goes through one bounds-checked accessor that adds
+// Base, checks the whole range (including 32-bit wrap-around) against the
+// current memory size, and makes the function return EFAULT otherwise. A
+// hostile guest cannot make a host function panic or read outside its own
+// memory, nor reach the reserved region below Base. Ranges are checked
+// before anything is written where a function writes several results.
+//
+// # Cost
+//
+// fd_read of stdin, fd_write, clock_time_get and random_get do not
+// allocate (TestZeroAlloc, BenchmarkHostCalls). path_open and fd_readdir
+// allocate.
+package wasip1

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Rebuilds the checked-in test fixtures of internal/wasip1. Needs wabt
+# (wat2wasm), Go (GOOS=wasip1) and clang-14 with Debian's wasi-libc.
+# Tests never run this; they embed the .wasm files.
+set -eu
+cd "$(dirname "$0")"
+for w in *.wat; do
+	wat2wasm "$w" -o "${w%.wat}.wasm"
+done
+if [ -d gocmd ]; then
+	(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -ldflags=-buildid= -o ../gocmd.wasm .)
+fi
+if [ -f ccmd.c ]; then
+	clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -o ccmd.wasm ccmd.c
+fi
