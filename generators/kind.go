@@ -1,0 +1,27 @@
+package generators
+
+import "strconv"
+
+// Kind says whether a draw is structural or a value (ALGORITHMS.md §2).
+// The zero value is Value.
+type Kind uint8
+
+const (
+	// Value draws only fill in a leaf: no later decision of the generator
+	// about which or how many draws to make depends on them.
+	Value Kind = iota
+	// Structural draws decide which or how many draws follow: a repetition
+	// count, an alternative, whether to recurse.
+	Structural
+)
+
+// String returns "value" or "structural".
+func (k Kind) String() string {
+	switch k {
+	case Value:
+		return "value"
+	case Structural:
+		return "structural"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}

@@ -1,0 +1,345 @@
+package generators
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+)
+
+// Generator produces one input from the draws it makes on a Source. It must
+// be deterministic in its draws: no other randomness, clock or global state.
+// A Generator is an ordinary Go function; JSON, XML, PNG, Expr and Raw are
+// Generators.
+type Generator func(s *Source) []byte
+
+// Options configure a run. The zero value works: no dictionary,
+// DefaultMaxBytes.
+type Options struct {
+	// Dictionary holds the target's constants (ALGORITHMS.md §5). String
+	// draws take an entry (whose bytes all lie in the draw's alphabet) with
+	// probability 0.5; integer draws over ranges wider than 16 take an
+	// entry with probability 0.1, reading entries of 1, 2, 4 or 8 bytes as
+	// little-endian integers (signed and unsigned) and decimal text as its
+	// value. Nil or empty: no dictionary draws.
+	Dictionary [][]byte
+	// MaxBytes caps the recorded bytes per kind of draw (so a value
+	// mutation never moves the point where structural draws hit the cap):
+	// a draw that would exceed it reads zeros and is not recorded, and
+	// combinators read zeros as "the smallest, the first alternative, stop".
+	// 0 means DefaultMaxBytes.
+	MaxBytes int
+}
+
+// Runner runs one generator over choice sequences, reusing its buffers and
+// its prepared dictionary. Not safe for concurrent use: one per worker.
+type Runner struct {
+	gen Generator
+	src Source
+}
+
+// NewRunner prepares a runner for g with opts.
+func NewRunner(g Generator, opts Options) *Runner {
+	r := &Runner{gen: g}
+	r.src.dict = newDictionary(opts.Dictionary)
+	r.src.max = opts.MaxBytes
+	if r.src.max <= 0 {
+		r.src.max = DefaultMaxBytes
+	}
+	return r
+}
+
+// Run runs the generator on seq (nil: the empty sequence) and returns the
+// input and the sequence of the draws it made (fresh ones included, cut to
+// what was consumed). Running used again gives the same input and an equal
+// sequence. Panics of the generator propagate.
+func (r *Runner) Run(seq *Sequence) (input []byte, used *Sequence) {
+	s := &r.src
+	s.reset(seq)
+	input = r.gen(s)
+	used = s.out
+	s.out = nil
+	s.in = nil
+	return input, used
+}
+
+// Run runs g once on seq with opts: NewRunner(g, opts).Run(seq).
+func Run(g Generator, seq *Sequence, opts Options) (input []byte, used *Sequence) {
+	return NewRunner(g, opts).Run(seq)
+}
+
+// frame is one generator frame on the execution-index stack.
+type frame struct {
+	key   uint64 // execution index of the frame
+	stack uint32 // type stack node in out
+	start int    // its label counters start here in Source.counts
+	name  string // type name; "" for untyped frames
+}
+
+// labelCount counts the occurrences of one label in one frame.
+type labelCount struct {
+	label uint64
+	n     uint32
+}
+
+// Source is what a generator draws from. It is only valid during the run
+// that handed it to the generator. Not safe for concurrent use.
+type Source struct {
+	in     *Sequence
+	cursor int // the choice of in expected next
+
+	stream    []byte // unindexed bytes of in, read in order by draws that miss
+	streamPos int
+	hasStream bool
+
+	rng rand.PCG
+
+	out    *Sequence
+	frames []frame
+	counts []labelCount
+	used   [2]int // recorded bytes per kind
+	max    int
+
+	typeIDs  map[string]uint32
+	stackIDs map[uint64]uint32
+
+	dict *dictionary
+}
+
+// Labels of the built-in draws and untyped frames (hashed once).
+var (
+	lblDraw    = hashString("draw")
+	lblRaw     = hashString("raw")
+	lblInt     = hashString("int")
+	lblBool    = hashString("bool")
+	lblDecide  = hashString("decide")
+	lblPick    = hashString("pick")
+	lblLen     = hashString("len")
+	lblStrHead = hashString("str.head")
+	lblStrBody = hashString("str.body")
+	lblDict    = hashString("dict")
+	lblList    = hashString("list")
+	lblElem    = hashString("elem")
+	lblString  = hashString("string")
+	rootKey    = hashString("root")
+)
+
+func (s *Source) reset(seq *Sequence) {
+	if seq == nil {
+		seq = &Sequence{}
+	}
+	s.in = seq
+	s.cursor = 0
+	s.stream = s.stream[:0]
+	s.streamPos = 0
+	s.hasStream = false
+	for _, c := range seq.choices {
+		if c.flags&flagUnindexed != 0 {
+			s.hasStream = true
+			s.stream = append(s.stream, seq.data[c.off:c.off+c.n]...)
+		}
+	}
+	h := seq.Hash()
+	s.rng.Seed(h, fmix(h^mixK0))
+	s.out = &Sequence{data: make([]byte, 0, len(seq.data)+64), stacks: []stackNode{{}}}
+	s.frames = append(s.frames[:0], frame{key: rootKey})
+	s.counts = s.counts[:0]
+	s.used = [2]int{}
+	if s.typeIDs == nil {
+		s.typeIDs = make(map[string]uint32)
+		s.stackIDs = make(map[uint64]uint32)
+	} else {
+		clear(s.typeIDs)
+		clear(s.stackIDs)
+	}
+}
+
+// occ returns the occurrence count of label in the current frame and
+// increments it.
+func (s *Source) occ(label uint64) uint32 {
+	f := &s.frames[len(s.frames)-1]
+	for i := f.start; i < len(s.counts); i++ {
+		if s.counts[i].label == label {
+			n := s.counts[i].n
+			s.counts[i].n++
+			return n
+		}
+	}
+	s.counts = append(s.counts, labelCount{label, 1})
+	return 0
+}
+
+// Enter pushes a generator frame for type name typ: the draws until the
+// matching Leave are annotated with typ (and the types of the frames
+// below), and indexed under this frame, so that the draws of one object do
+// not shift the indexes of the objects after it. Prefer Call.
+func (s *Source) Enter(typ string) { s.enter(hashString(typ), typ) }
+
+// Leave pops the frame pushed by the last Enter.
+func (s *Source) Leave() {
+	if len(s.frames) <= 1 {
+		panic("generators: Leave without Enter")
+	}
+	f := s.frames[len(s.frames)-1]
+	s.counts = s.counts[:f.start]
+	s.frames = s.frames[:len(s.frames)-1]
+}
+
+// enter pushes a frame; name "" makes an untyped frame (indexing only).
+func (s *Source) enter(label uint64, name string) {
+	parent := s.frames[len(s.frames)-1]
+	key := step(parent.key, label, s.occ(label))
+	stack := parent.stack
+	if name != "" {
+		stack = s.internStack(parent.stack, name)
+	}
+	s.frames = append(s.frames, frame{key: key, stack: stack, start: len(s.counts), name: name})
+}
+
+func (s *Source) internStack(parent uint32, name string) uint32 {
+	id, ok := s.typeIDs[name]
+	if !ok {
+		id = uint32(len(s.out.types))
+		s.out.types = append(s.out.types, name)
+		s.typeIDs[name] = id
+	}
+	k := uint64(parent)<<32 | uint64(id)
+	n, ok := s.stackIDs[k]
+	if !ok {
+		n = uint32(len(s.out.stacks))
+		s.out.stacks = append(s.out.stacks, stackNode{parent, id})
+		s.stackIDs[k] = n
+	}
+	return n
+}
+
+// Depth returns how many frames named typ are on the stack.
+func (s *Source) Depth(typ string) int {
+	n := 0
+	for i := range s.frames {
+		if s.frames[i].name == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// Types returns the type names of the frames on the stack, outermost first.
+func (s *Source) Types() []string {
+	var out []string
+	for _, f := range s.frames {
+		if f.name != "" {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// Draw makes a custom draw of n bytes of the stated kind and returns them;
+// the slice must not be modified. Structural: later decisions about which or
+// how many draws follow depend on it; Value: it only fills a leaf.
+func (s *Source) Draw(kind Kind, n int) []byte {
+	if kind > Structural {
+		panic("generators: bad kind")
+	}
+	return s.draw(kind, lblDraw, n)
+}
+
+// lookup finds the choice of in with key, trying the expected next choice
+// first.
+func (s *Source) lookup(key uint64) (choice, bool) {
+	in := s.in
+	if s.cursor < len(in.choices) {
+		if c := in.choices[s.cursor]; c.key == key && c.flags&flagUnindexed == 0 {
+			s.cursor++
+			return c, true
+		}
+	}
+	if len(in.choices) == 0 {
+		return choice{}, false
+	}
+	i, ok := in.indexMap()[key]
+	if !ok {
+		return choice{}, false
+	}
+	s.cursor = int(i) + 1
+	return in.choices[i], true
+}
+
+// draw is the one place choices are made and recorded.
+func (s *Source) draw(kind Kind, label uint64, n int) []byte {
+	if n < 0 {
+		panic("generators: negative draw size")
+	}
+	f := &s.frames[len(s.frames)-1]
+	key := step(f.key, label^uint64(kind+1)<<56, s.occ(label))
+	if s.used[kind]+n > s.max {
+		return make([]byte, n)
+	}
+	s.used[kind] += n
+	off := len(s.out.data)
+	s.out.data = append(s.out.data, make([]byte, n)...)
+	dst := s.out.data[off : off+n : off+n]
+	filled := 0
+	if c, ok := s.lookup(key); ok {
+		filled = copy(dst, s.in.data[c.off:c.off+c.n])
+	}
+	if filled < n && s.streamPos < len(s.stream) {
+		k := copy(dst[filled:], s.stream[s.streamPos:])
+		s.streamPos += k
+		filled += k
+	}
+	if filled < n {
+		s.fill(dst[filled:])
+	}
+	s.out.choices = append(s.out.choices, choice{key: key, off: uint32(off), n: uint32(n), stack: f.stack, kind: kind})
+	return dst
+}
+
+// fill writes extension-PRNG bytes into b.
+func (s *Source) fill(b []byte) {
+	for len(b) >= 8 {
+		binary.LittleEndian.PutUint64(b, s.rng.Uint64())
+		b = b[8:]
+	}
+	if len(b) > 0 {
+		v := s.rng.Uint64()
+		for i := range b {
+			b[i] = byte(v >> (8 * i))
+		}
+	}
+}
+
+// rest makes Raw's draw: a variable-length value choice holding the whole
+// recorded choice at this index, else the rest of the unindexed bytes, else
+// (the sequence has neither) 0–256 fresh bytes, log-uniformly distributed.
+func (s *Source) rest() []byte {
+	f := &s.frames[len(s.frames)-1]
+	key := step(f.key, lblRaw^uint64(Value+1)<<56, s.occ(lblRaw))
+	var src []byte
+	fresh := -1
+	if c, ok := s.lookup(key); ok {
+		src = s.in.data[c.off : c.off+c.n]
+	} else if s.hasStream {
+		src = s.stream[s.streamPos:]
+		s.streamPos = len(s.stream)
+	} else {
+		v := s.rng.Uint64()
+		fresh = int(v>>8) & (1<<(v%9) - 1)
+	}
+	n := len(src)
+	if fresh >= 0 {
+		n = fresh
+	}
+	if room := s.max - s.used[Value]; n > room {
+		n = max(room, 0)
+	}
+	s.used[Value] += n
+	off := len(s.out.data)
+	if fresh >= 0 {
+		s.out.data = append(s.out.data, make([]byte, n)...)
+		s.fill(s.out.data[off:])
+	} else {
+		s.out.data = append(s.out.data, src[:n]...)
+	}
+	s.out.choices = append(s.out.choices, choice{key: key, off: uint32(off), n: uint32(n), stack: f.stack, kind: Value, flags: flagVar})
+	return s.out.data[off : off+n : off+n]
+}
