@@ -1,0 +1,289 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func openT(t *testing.T, dir string, opts Options) *Dir {
+	t.Helper()
+	d, skipped, err := Open(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped != nil {
+		t.Fatalf("unexpected skipped files: %v", skipped)
+	}
+	return d
+}
+
+func TestEntryNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		id      int
+		kind    string
+		parents []int
+		op      string
+		cov     bool
+		want    string
+	}{
+		{"seed", 0, "", nil, "seed", false, "id:000000,op:seed"},
+		{"child", 42, "", []int{17}, "zest", true, "id:000042,src:000017,op:zest,+cov"},
+		{"splice", 7, "", []int{1, 2}, "splice", false, "id:000007,src:000001+000002,op:splice"},
+		{"crash", 3, "unreachable", []int{42}, "havoc", false, "id:000003,kind:unreachable,src:000042,op:havoc"},
+		{"sanitized", 1, "a/b c", nil, "x,y", false, "id:000001,kind:a_b_c,op:x_y"},
+		{"no op", 1000000, "", nil, "", false, "id:1000000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := entryName(tc.id, tc.kind, tc.parents, tc.op, tc.cov)
+			if got != tc.want {
+				t.Fatalf("expected %q, got %q", tc.want, got)
+			}
+			if id, ok := ParseID(got); !ok || id != tc.id {
+				t.Fatalf("ParseID(%q) = %d, %v", got, id, ok)
+			}
+		})
+	}
+	for _, bad := range []string{"", "id:", "id:abc", "crash-123", "id:12x", "id:1234567890"} {
+		if _, ok := ParseID(bad); ok {
+			t.Errorf("ParseID(%q) accepted", bad)
+		}
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	tests := []struct {
+		name      string
+		kind, msg string
+		frames    []string
+		n         int
+		sameAs    [3]any // kind, msg, frames of another failure with the same identity
+		want      string
+	}{
+		{name: "numbers", kind: "panic", msg: "panic: runtime error: index out of range [5] with length 3\ngoroutine 1 [running]:", frames: []string{"main.parse", "main.fuzz", "harness.run", "runtime.main"},
+			want: "panic|panic: runtime error: index out of range [N] with length N|main.parse;main.fuzz;harness.run"},
+		{name: "hex and args", kind: "oob", msg: "  \nwasm error: out of bounds memory access at 0x1f0a", frames: []string{"f(0x1, 0x2)", "g+0x1a"}, n: 1,
+			want: "oob|wasm error: out of bounds memory access at 0x?|f"},
+		{name: "no frames", kind: "hang", want: "hang||"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Identity(tc.kind, tc.msg, tc.frames, tc.n); got != tc.want {
+				t.Fatalf("expected %q, got %q", tc.want, got)
+			}
+		})
+	}
+	a := Identity("panic", "index out of range [5] with length 3", []string{"f"}, 3)
+	b := Identity("panic", "index out of range [7] with length 2", []string{"f"}, 3)
+	c := Identity("panic", "index out of range [7] with length 2", []string{"g"}, 3)
+	if a != b || a == c {
+		t.Fatalf("expected a == b != c, got %q %q %q", a, b, c)
+	}
+}
+
+func TestAddResume(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "out")
+	d := openT(t, dir, Options{})
+	e0 := Entry{Input: []byte("seed one"), Op: "seed", Time: time.Second, Execs: 1}
+	e1 := Entry{Input: []byte("child"), Choices: []byte{1, 2, 3}, Kinds: []byte{9, 8, 7}, Parents: []int{0}, Op: "zest", NewCov: true, Valid: true, Added: []uint32{5, 6}, Coverage: []uint32{1, 5, 6, 1 << 30}, Time: 2 * time.Second, Execs: 99}
+	for i, e := range []Entry{e0, e1} {
+		name, dup, err := d.AddEntry(ctx, e)
+		if err != nil || dup {
+			t.Fatalf("AddEntry %d: %q %v %v", i, name, dup, err)
+		}
+	}
+	if name, dup, err := d.AddEntry(ctx, Entry{Input: []byte("child"), Op: "havoc"}); err != nil || !dup || name != "id:000001,src:000000,op:zest,+cov" {
+		t.Fatalf("expected dup of entry 1, got %q %v %v", name, dup, err)
+	}
+	if !d.Has([]byte("seed one")) || d.Has([]byte("nope")) {
+		t.Fatal("Has is wrong")
+	}
+	f := Failure{Entry: Entry{Input: []byte("crash input long"), Parents: []int{1}, Op: "zest"}, Kind: "unreachable",
+		Message: "wasm error: unreachable at 0x12", Frames: []string{"a", "b"}, Repro: "wafer repro {input}"}
+	name, isNew, err := d.AddFailure(ctx, f)
+	if err != nil || !isNew || name != "id:000000,kind:unreachable,src:000001,op:zest" {
+		t.Fatalf("AddFailure: %q %v %v", name, isNew, err)
+	}
+	f2 := f
+	f2.Input = []byte("short")
+	f2.Message = "wasm error: unreachable at 0x99"
+	if name2, isNew, err := d.AddFailure(ctx, f2); err != nil || isNew || name2 != name {
+		t.Fatalf("second hit: %q %v %v", name2, isNew, err)
+	}
+	f3 := f
+	f3.Input = []byte("longer than short")
+	if _, isNew, err := d.AddFailure(ctx, f3); err != nil || isNew {
+		t.Fatalf("third hit: %v %v", isNew, err)
+	}
+	h := Failure{Entry: Entry{Input: []byte("loop")}, Kind: "hang", Hang: true}
+	if name, isNew, err := d.AddFailure(ctx, h); err != nil || !isNew || name != "id:000000,kind:hang" {
+		t.Fatalf("hang: %q %v %v", name, isNew, err)
+	}
+	if err := d.Checkpoint(ctx, Checkpoint{Execs: 1234, Time: 5 * time.Second, State: []byte("prng state")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Files an AFL user expects, with raw bytes.
+	if b, err := os.ReadFile(filepath.Join(dir, "queue", "id:000001,src:000000,op:zest,+cov")); err != nil || string(b) != "child" {
+		t.Fatalf("queue file: %q %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "crashes", name)); err != nil || string(b) != "short" {
+		t.Fatalf("crash file: expected smallest reproducer %q, got %q %v", "short", b, err)
+	}
+
+	d2 := openT(t, dir, Options{})
+	got := d2.Entries()
+	if len(got) != 2 {
+		t.Fatalf("expected 2 entries, got %d", len(got))
+	}
+	g := got[1]
+	if !bytes.Equal(g.Input, e1.Input) || !bytes.Equal(g.Choices, e1.Choices) || !bytes.Equal(g.Kinds, e1.Kinds) ||
+		!slices.Equal(g.Parents, e1.Parents) || g.Op != e1.Op || !g.NewCov || !g.Valid || !slices.Equal(g.Added, e1.Added) ||
+		!slices.Equal(g.Coverage, e1.Coverage) || g.Time != e1.Time || g.Execs != e1.Execs || g.ID != 1 {
+		t.Fatalf("entry 1 not restored: %+v", g)
+	}
+	if got[0].Choices != nil || got[0].Coverage != nil {
+		t.Fatalf("entry 0: expected nil choices and coverage, got %+v", got[0])
+	}
+	fs := d2.Failures()
+	if len(fs) != 2 {
+		t.Fatalf("expected 2 failures, got %d", len(fs))
+	}
+	if string(fs[0].Input) != "short" || fs[0].Hits != 3 || fs[0].Kind != "unreachable" || !slices.Equal(fs[0].Frames, f.Frames) ||
+		fs[0].Repro != "wafer repro "+filepath.Join(dir, "crashes", name) {
+		t.Fatalf("failure not restored: %+v", fs[0])
+	}
+	if !fs[1].Hang || fs[1].Hits != 1 {
+		t.Fatalf("hang not restored: %+v", fs[1])
+	}
+	c := d2.Resumed()
+	if c.Execs != 1234 || c.Time != 5*time.Second || string(c.State) != "prng state" {
+		t.Fatalf("checkpoint not restored: %+v", c)
+	}
+	// Ids continue.
+	if name, _, err := d2.AddEntry(ctx, Entry{Input: []byte("third")}); err != nil || name != "id:000002" {
+		t.Fatalf("expected id:000002, got %q %v", name, err)
+	}
+	if name, isNew, err := d2.AddFailure(ctx, Failure{Entry: Entry{Input: []byte("x")}, Kind: "unreachable", Message: "wasm error: unreachable at 0x1", Frames: []string{"a", "b", "c"}}); err != nil || !isNew || name != "id:000001,kind:unreachable" {
+		t.Fatalf("expected a new failure id:000001, got %q %v %v", name, isNew, err)
+	}
+}
+
+// TestCorruptFilesReported damages a saved campaign in every way a
+// reader can see and checks each file is reported by path and skipped,
+// while the good entries load.
+func TestCorruptFilesReported(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d := openT(t, dir, Options{NoSync: true})
+	var names []string
+	for i := range 6 {
+		n, _, err := d.AddEntry(ctx, Entry{Input: []byte{byte(i), 'x'}, Op: "seed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	fname, _, err := d.AddFailure(ctx, Failure{Entry: Entry{Input: []byte("boom")}, Kind: "panic", Message: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(n string) string { return filepath.Join(dir, "queue", n) }
+	m := func(n string) string { return filepath.Join(dir, ".wafer", "meta", "queue", n) }
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	meta1, _ := os.ReadFile(m(names[1]))
+	write(m(names[1]), string(meta1[:len(meta1)-5]))  // truncated sidecar
+	write(q(names[2]), "xx")                          // input changed: hash mismatch
+	write(m(names[3]), "garbage\n")                   // not a sidecar
+	write(q("README"), "hello")                       // not an entry name
+	write(q(".tmp-id:000009.5"), "partial")           // leftover temporary file
+	write(m("id:000010,op:seed"), "orphan")           // sidecar without input
+	os.Remove(m(names[4]))                            // input without sidecar: kept
+	crashPath := filepath.Join(dir, "crashes", fname) // reproducer replaced half-way
+	write(crashPath, "bo")                            // repaired from the sidecar
+	write(filepath.Join(dir, ".wafer", "checkpoint"), "wafer checkpoint v1\nexecs: x\nend\n")
+
+	d2, skipped, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var se *SkipError
+	if !errors.As(skipped, &se) {
+		t.Fatalf("expected *SkipError, got %v", skipped)
+	}
+	var paths []string
+	for _, f := range se.Files {
+		paths = append(paths, f.Path)
+	}
+	want := []string{m(names[1]), q(names[2]), m(names[3]), q("README"), filepath.Join(dir, ".wafer", "checkpoint")}
+	slices.Sort(paths)
+	slices.Sort(want)
+	if !slices.Equal(paths, want) {
+		t.Fatalf("expected skipped\n%v\ngot\n%v\n(%v)", want, paths, skipped)
+	}
+	var ids []int
+	for _, e := range d2.Entries() {
+		ids = append(ids, e.ID)
+	}
+	if !slices.Equal(ids, []int{0, 4, 5}) {
+		t.Fatalf("expected entries 0, 4, 5, got %v", ids)
+	}
+	if _, err := os.Stat(q(".tmp-id:000009.5")); !os.IsNotExist(err) {
+		t.Fatal("temporary file not removed")
+	}
+	if _, err := os.Stat(m("id:000010,op:seed")); !os.IsNotExist(err) {
+		t.Fatal("orphan sidecar not removed")
+	}
+	if b, _ := os.ReadFile(crashPath); string(b) != "boom" {
+		t.Fatalf("crash input not repaired: %q", b)
+	}
+	if fs := d2.Failures(); len(fs) != 1 || string(fs[0].Input) != "boom" {
+		t.Fatalf("failure not loaded: %+v", fs)
+	}
+	// The next id stays above every name seen, the orphan's included.
+	if n, _, err := d2.AddEntry(ctx, Entry{Input: []byte("new")}); err != nil || !strings.HasPrefix(n, "id:000011") {
+		t.Fatalf("expected id:000011, got %q %v", n, err)
+	}
+	if !strings.Contains(skipped.Error(), "hash") {
+		t.Fatalf("message does not say what is wrong: %v", skipped)
+	}
+}
+
+func TestBlobs(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, t.TempDir(), Options{NoSync: true})
+	big := bytes.Repeat([]byte("sitemap "), 10000)
+	if err := d.PutBlob(ctx, "sitemap", big); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Blob(ctx, "sitemap")
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("blob round trip: %v", err)
+	}
+	fi, err := os.Stat(filepath.Join(d.Path(), ".wafer", "cache", "sitemap.zst"))
+	if err != nil || fi.Size() > int64(len(big))/10 {
+		t.Fatalf("expected a compressed file, got %v %v", fi, err)
+	}
+	if _, err := d.Blob(ctx, "missing"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("expected ErrNotExist, got %v", err)
+	}
+	if err := d.PutBlob(ctx, "../x", nil); err == nil {
+		t.Fatal("expected an error for a path name")
+	}
+}
