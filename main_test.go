@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"os"
@@ -160,4 +161,355 @@ func TestHelp(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "wafer ") {
 		t.Errorf("version: expected exit 0 and \"wafer ...\", got %d %q", r.code, r.stdout)
 	}
+}
+
+// notLanded skips the test when the command reports that the package it
+// needs has not been committed yet.
+func notLanded(t *testing.T, r result) {
+	t.Helper()
+	if strings.Contains(r.stderr, "not available in this build yet") {
+		t.Skipf("dependency not landed: %s", strings.TrimSpace(r.stderr))
+	}
+}
+
+func exampleDir(t *testing.T, name string) string {
+	t.Helper()
+	return filepath.Join(repoDir(t), "examples", name)
+}
+
+func TestInstrumentCommand(t *testing.T) {
+	tmp := t.TempDir()
+	in := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	out := filepath.Join(tmp, "tlv.inst.wasm")
+	sites := filepath.Join(tmp, "tlv.sites")
+	r := wafer(t, tmp, "instrument", "--fuel", "--dirty", "--sitemap", sites, "-o", out, in)
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("exit code: expected 0, got %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("\x00asm\x01\x00\x00\x00")) {
+		t.Errorf("output: expected a wasm module, got % x", b[:min(8, len(b))])
+	}
+	orig, _ := os.ReadFile(in)
+	if len(b) <= len(orig) {
+		t.Errorf("output: expected an instrumented module larger than %d bytes, got %d", len(orig), len(b))
+	}
+	if st, err := os.Stat(sites); err != nil || st.Size() == 0 {
+		t.Errorf("site map: expected a non-empty file, got %v", err)
+	}
+	if !strings.Contains(r.stdout, "branch sites") {
+		t.Errorf("stdout: expected a summary line, got %q", r.stdout)
+	}
+	// The instrumented module is a wasm module wafer can fuzz again.
+	r = wafer(t, tmp, "instrument", "-o", filepath.Join(tmp, "again.wasm"), filepath.Join(tmp, "nope.wasm"))
+	if r.code != 1 {
+		t.Errorf("missing input: expected exit 1, got %d", r.code)
+	}
+}
+
+func TestRepro(t *testing.T) {
+	tlv := exampleDir(t, "tlv")
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		wants []string // substrings of stdout
+	}{
+		{"crash", []string{filepath.Join(tlv, "tlv.wasm"), filepath.Join(tlv, "testdata", "crash-divzero")}, 77,
+			[]string{"crash", "divide", "parse_tlv", "tlv.c:"}},
+		{"valid", []string{filepath.Join(tlv, "tlv.wasm"), filepath.Join(tlv, "seeds", "valid")}, 0,
+			[]string{"valid"}},
+		{"directory", []string{filepath.Join(tlv, "tlv.wasm"), filepath.Join(tlv, "testdata")}, 77,
+			[]string{"crash-divzero", "crash-padded"}},
+		{"go reactor", []string{filepath.Join(exampleDir(t, "gojson"), "gojson.wasm"), filepath.Join(exampleDir(t, "gojson"), "seeds")}, 0,
+			[]string{"valid"}},
+		{"go command", []string{"--harness", "command", "--invalid-exit-code", "1",
+			filepath.Join(exampleDir(t, "gostdin"), "gostdin.wasm"), filepath.Join(exampleDir(t, "gostdin"), "seeds")}, 0,
+			[]string{"valid"}},
+		{"go test fuzz v1 file", []string{filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm"),
+			filepath.Join(exampleDir(t, "cexpr"), "testdata", "fuzz", "FuzzExpr")}, 0,
+			[]string{"seed-paren: valid"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := wafer(t, t.TempDir(), append([]string{"repro"}, tc.args...)...)
+			notLanded(t, r)
+			if r.code != tc.code {
+				t.Fatalf("exit code: expected %d, got %d\nstdout: %s\nstderr: %s", tc.code, r.code, r.stdout, r.stderr)
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("stdout: expected %q in\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// copyDir copies the regular files of src into a new directory under t's
+// temp dir and returns it.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	des, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range des {
+		if de.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, de.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// files lists the names of the regular, non-hidden files in dir.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	var names []string
+	for _, de := range des {
+		if !de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
+			names = append(names, de.Name())
+		}
+	}
+	return names
+}
+
+// statLines are libFuzzer's -print_final_stats lines, in its order.
+var statLines = []string{
+	"stat::number_of_executed_units: ",
+	"stat::average_exec_per_sec:     ",
+	"stat::new_units_added:          ",
+	"stat::slowest_unit_time_sec:    ",
+	"stat::peak_rss_mb:              ",
+}
+
+func checkStatLines(t *testing.T, stderr string) {
+	t.Helper()
+	pos := 0
+	for _, l := range statLines {
+		i := strings.Index(stderr[pos:], "\n"+l)
+		if i < 0 {
+			t.Errorf("stderr: expected a line starting %q after offset %d in\n%s", l, pos, stderr)
+			return
+		}
+		pos += i + 1
+	}
+}
+
+func TestFuzzFindsSeededBug(t *testing.T) {
+	tlv := exampleDir(t, "tlv")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	r := wafer(t, tmp, "fuzz", "--max-total-time", "60", "--seed", "1", "-o", out,
+		filepath.Join(tlv, "tlv.wasm"), filepath.Join(tlv, "seeds"))
+	notLanded(t, r)
+	if r.code != 77 {
+		t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	crashes := files(t, filepath.Join(out, "crashes"))
+	if len(crashes) == 0 {
+		t.Fatalf("expected a file in %s/crashes", out)
+	}
+	for _, f := range []string{"fuzzer_stats", "plot_data", "queue"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("output layout: %v", err)
+		}
+	}
+	// The crash reproduces, with the planted bug's function on top.
+	r = wafer(t, tmp, "repro", filepath.Join(tlv, "tlv.wasm"), filepath.Join(out, "crashes", crashes[0]))
+	if r.code != 77 || !strings.Contains(r.stdout, "parse_tlv") {
+		t.Errorf("repro: expected exit 77 and parse_tlv in the stack, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestFuzzNoFinding(t *testing.T) {
+	cexpr := exampleDir(t, "cexpr")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	r := wafer(t, tmp, "fuzz", "--runs", "2000", "--generator", "expr", "-o", out,
+		filepath.Join(cexpr, "cexpr.wasm"), filepath.Join(cexpr, "seeds"), filepath.Join(cexpr, "testdata", "fuzz", "FuzzExpr"))
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("exit code: expected 0, got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if len(files(t, filepath.Join(out, "queue"))) == 0 {
+		t.Errorf("expected queue entries in %s/queue", out)
+	}
+	if _, err := os.Stat(filepath.Join(out, "fuzzer_stats")); err != nil {
+		t.Errorf("output layout: %v", err)
+	}
+}
+
+func TestMinimizeAndMerge(t *testing.T) {
+	tlv := exampleDir(t, "tlv")
+	tmp := t.TempDir()
+	padded := filepath.Join(tlv, "testdata", "crash-padded")
+	small := filepath.Join(tmp, "small")
+	r := wafer(t, tmp, "minimize", "--runs", "3000", "-o", small, filepath.Join(tlv, "tlv.wasm"), padded)
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("minimize: expected exit 0, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	orig, _ := os.ReadFile(padded)
+	got, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) >= len(orig) {
+		t.Errorf("minimize: expected fewer than %d bytes, got %d", len(orig), len(got))
+	}
+	if r := wafer(t, tmp, "repro", filepath.Join(tlv, "tlv.wasm"), small); r.code != 77 {
+		t.Errorf("minimised input: expected it to crash (77), got %d\n%s", r.code, r.stdout)
+	}
+
+	in := copyDir(t, filepath.Join(tlv, "seeds"))
+	// Duplicates of the seed in another name add no coverage.
+	b, _ := os.ReadFile(filepath.Join(in, "valid"))
+	os.WriteFile(filepath.Join(in, "valid-copy"), b, 0o644)
+	os.WriteFile(filepath.Join(in, "junk"), []byte("not tlv"), 0o644)
+	merged := filepath.Join(tmp, "merged")
+	r = wafer(t, tmp, "merge", "-o", merged, filepath.Join(tlv, "tlv.wasm"), in)
+	if r.code != 0 {
+		t.Fatalf("merge: expected exit 0, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	kept := files(t, merged)
+	if len(kept) == 0 || len(kept) > 2 {
+		t.Errorf("merge: expected 1 or 2 inputs kept of 3, got %v", kept)
+	}
+}
+
+// TestLibFuzzerCompat drives wafer as a libFuzzer runner would: flags in
+// libFuzzer's -name=value form, its exit codes (FuzzerOptions.h:
+// ErrorExitCode 77, TimeoutExitCode 70), artifacts named
+// <artifact_prefix>crash-<sha1> / timeout-<sha1>, the "Test unit written
+// to" line and the -print_final_stats lines.
+func TestLibFuzzerCompat(t *testing.T) {
+	tlv := exampleDir(t, "tlv")
+	tlvWasm := filepath.Join(tlv, "tlv.wasm")
+
+	t.Run("crash", func(t *testing.T) {
+		tmp := t.TempDir()
+		corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
+		art := filepath.Join(tmp, "art") + "/"
+		os.Mkdir(art, 0o755)
+		r := wafer(t, tmp, tlvWasm, corpusDir, "-seed=1", "-runs=1000000", "-max_total_time=60",
+			"-artifact_prefix="+art, "-max_len=64", "-timeout=5", "-rss_limit_mb=512",
+			"-workers=1", "-close_fd_mask=3", "-print_final_stats=1")
+		notLanded(t, r)
+		if r.code != 77 {
+			t.Fatalf("exit code: expected 77, got %d\nstderr: %s", r.code, r.stderr)
+		}
+		arts := files(t, art)
+		if len(arts) != 1 || !strings.HasPrefix(arts[0], "crash-") {
+			t.Fatalf("artifacts: expected one crash-<sha1>, got %v", arts)
+		}
+		data, _ := os.ReadFile(filepath.Join(art, arts[0]))
+		if want := fmt.Sprintf("crash-%x", sha1.Sum(data)); arts[0] != want {
+			t.Errorf("artifact name: expected %s (sha1 of its content), got %s", want, arts[0])
+		}
+		if !strings.Contains(r.stderr, "Test unit written to "+art+arts[0]) {
+			t.Errorf("stderr: expected the \"Test unit written to\" line, got\n%s", r.stderr)
+		}
+		checkStatLines(t, r.stderr)
+
+		// Running the artifact as a file argument reproduces it.
+		r = wafer(t, tmp, tlvWasm, filepath.Join(art, arts[0]))
+		if r.code != 77 {
+			t.Errorf("run artifact: expected exit 77, got %d\n%s", r.code, r.stderr)
+		}
+		// -error_exitcode changes the crash status.
+		r = wafer(t, tmp, tlvWasm, "-error_exitcode=33", filepath.Join(art, arts[0]))
+		if r.code != 33 {
+			t.Errorf("-error_exitcode=33: expected exit 33, got %d\n%s", r.code, r.stderr)
+		}
+		// -minimize_crash=1 writes a smaller input that still crashes.
+		min := filepath.Join(tmp, "min")
+		r = wafer(t, tmp, tlvWasm, "-minimize_crash=1", "-runs=3000", "-exact_artifact_path="+min,
+			filepath.Join(tlv, "testdata", "crash-padded"))
+		if r.code != 0 {
+			t.Fatalf("-minimize_crash=1: expected exit 0, got %d\n%s", r.code, r.stderr)
+		}
+		small, err := os.ReadFile(min)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := os.ReadFile(filepath.Join(tlv, "testdata", "crash-padded"))
+		if len(small) >= len(orig) {
+			t.Errorf("-minimize_crash=1: expected fewer than %d bytes, got %d", len(orig), len(small))
+		}
+	})
+
+	t.Run("timeout", func(t *testing.T) {
+		// Fuel that cannot cover one run makes every input a hang: the
+		// deterministic way to get libFuzzer's timeout path.
+		tmp := t.TempDir()
+		corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
+		r := wafer(t, tmp, tlvWasm, corpusDir, "-fuel=3", "-runs=10", "-artifact_prefix="+tmp+"/")
+		notLanded(t, r)
+		if r.code != 70 {
+			t.Fatalf("exit code: expected 70, got %d\nstderr: %s", r.code, r.stderr)
+		}
+		arts := files(t, tmp)
+		if len(arts) != 1 || !strings.HasPrefix(arts[0], "timeout-") {
+			t.Errorf("artifacts: expected one timeout-<sha1>, got %v", arts)
+		}
+		checkStatLines(t, r.stderr)
+	})
+
+	t.Run("runs and corpus", func(t *testing.T) {
+		tmp := t.TempDir()
+		cexpr := exampleDir(t, "cexpr")
+		corpusDir := copyDir(t, filepath.Join(cexpr, "seeds"))
+		before := len(files(t, corpusDir))
+		r := wafer(t, tmp, filepath.Join(cexpr, "cexpr.wasm"), corpusDir, "-runs=3000", "-seed=7",
+			"-use_value_profile=1", "-jobs=1")
+		notLanded(t, r)
+		if r.code != 0 {
+			t.Fatalf("exit code: expected 0, got %d\nstderr: %s", r.code, r.stderr)
+		}
+		checkStatLines(t, r.stderr)
+		if !strings.Contains(r.stderr, "stat::number_of_executed_units: 3000\n") {
+			t.Errorf("stderr: expected 3000 executed units, got\n%s", r.stderr)
+		}
+		if !strings.Contains(r.stderr, "INFO: -use_value_profile has no effect") {
+			t.Errorf("stderr: expected an INFO line for the ignored flag")
+		}
+		after := files(t, corpusDir)
+		if len(after) <= before {
+			t.Errorf("corpus dir: expected new units written to the first corpus dir, got %d files (had %d)", len(after), before)
+		}
+		for _, name := range after {
+			b, _ := os.ReadFile(filepath.Join(corpusDir, name))
+			if name != "mul" && name != fmt.Sprintf("%x", sha1.Sum(b)) {
+				t.Errorf("corpus file %s: expected its sha1 as name", name)
+			}
+		}
+
+		// -merge=1 OUT IN keeps a subset with the same coverage.
+		merged := filepath.Join(tmp, "merged")
+		os.Mkdir(merged, 0o755)
+		r = wafer(t, tmp, filepath.Join(cexpr, "cexpr.wasm"), "-merge=1", merged, corpusDir)
+		if r.code != 0 {
+			t.Fatalf("-merge=1: expected exit 0, got %d\n%s", r.code, r.stderr)
+		}
+		if n := len(files(t, merged)); n == 0 || n > len(after) {
+			t.Errorf("-merge=1: expected between 1 and %d files, got %d", len(after), n)
+		}
+	})
 }
