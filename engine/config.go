@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Config holds the campaign options. The zero value works: raw-mode havoc
+// (zest with a generator), one worker, seed 0, no limits.
+type Config struct {
+	// Strategy names the search technique (Strategies lists them). Empty
+	// means "havoc" without a generator and "zest" with one.
+	Strategy string
+	// Workers is the number of parallel workers, each with its own
+	// Executor. Zero or negative means 1.
+	Workers int
+	// Deterministic makes the executions a function of Seed alone, whatever
+	// the scheduling: the coordinator hands out work in rounds of one job
+	// per worker and merges a round in issue order. With one worker the
+	// campaign is always deterministic. Costs some parallel speed (workers
+	// wait for the slowest job of a round).
+	Deterministic bool
+	// Seed seeds every PRNG: job j's mutations use PCG(Seed, j).
+	Seed uint64
+	// Runs stops after this many executions (seed replays included); zero
+	// means no limit.
+	Runs int64
+	// MaxTotalTime stops the campaign after this much wall time; zero means
+	// no limit.
+	MaxTotalTime time.Duration
+	// KeepGoing continues after a crash; by default the campaign stops at
+	// the first crash (hangs never stop it).
+	KeepGoing bool
+	// MaxLen caps the length of a mutated child (raw input or choice
+	// sequence); zero means 10,240 (ALGORITHMS.md §1, impl.).
+	MaxLen int
+	// Dict holds dictionary tokens (ParseDict reads -dict files); the
+	// target's constant dictionary (Deps.TargetDict) is added to them.
+	Dict [][]byte
+	// FreshLen is the length of a fresh random choice sequence (generator
+	// mode; the generator extends it as needed) and the maximum length of a
+	// fresh random input (raw mode). Zero means 64.
+	FreshLen int
+	// JobSize is the most children one job holds; zero means 64. Smaller
+	// jobs spread a parent over workers sooner, larger ones cost less
+	// coordination.
+	JobSize int
+	// StatsInterval is the period of the status line, JSON stats and
+	// fuzzer_stats/plot_data updates; zero means one second.
+	StatsInterval time.Duration
+}
+
+// Deps are what Fuzz runs against. Only NewExecutor is required.
+type Deps struct {
+	// NewExecutor returns the executor of worker w (0 ≤ w < Workers); each
+	// is used by one goroutine. Called once per worker before the loop.
+	NewExecutor func(ctx context.Context, w int) (Executor, error)
+	// Generator turns choice sequences into inputs; nil is raw mode (the
+	// choice sequence is the input).
+	Generator Generator
+	// Store persists the queue, failures and stats; nil keeps everything
+	// in memory (the Summary still has it).
+	Store Store
+	// Seeds are initial choice sequences (raw mode: initial inputs), run
+	// before anything else; entries a Store.Load returns come first. With
+	// no seed at all, raw mode starts from the empty input and generator
+	// mode from one random sequence of FreshLen bytes.
+	Seeds [][]byte
+	// TargetDict is the target's constant dictionary (instrument's
+	// SiteMap.Dictionary), used as havoc tokens.
+	TargetDict [][]byte
+	// Status receives the live metrics: a status line redrawn in place
+	// when StatusTTY, one JSON object a line otherwise. Nil: no output.
+	Status    io.Writer
+	StatusTTY bool
+}
+
+// Store persists a campaign. The corpus package's directory is adapted to
+// it (see corpusstore.go); tests use an in-memory fake. Methods are called
+// from the coordinator goroutine only.
+type Store interface {
+	// Load returns the choice sequences of a previous run's queue, oldest
+	// first (empty for a new campaign).
+	Load(ctx context.Context) ([][]byte, error)
+	// AddEntry persists a new queue entry.
+	AddEntry(ctx context.Context, e *Entry) error
+	// AddFailure persists a unique failure (first of its identity in this
+	// run).
+	AddFailure(ctx context.Context, f *Finding) error
+	// WriteStats updates fuzzer_stats and appends a plot_data line.
+	WriteStats(ctx context.Context, s *Stats) error
+}
+
+// Finding is a unique failure.
+type Finding struct {
+	Outcome  Outcome
+	Identity string
+	// Choices is the failing choice sequence, Input the generated input
+	// (same bytes in raw mode).
+	Choices, Input []byte
+	Failure        *Failure
+	// Execs is the execution count when it was merged; Count how many runs
+	// had this identity so far.
+	Execs int64
+	Count int64
+}
+
+// Summary is what Fuzz returns.
+type Summary struct {
+	// Stop says why the campaign ended: "runs", "time", "crash",
+	// "canceled" or "error".
+	Stop  string
+	Stats Stats
+	// Queue is the final queue; Failures the unique failures in discovery
+	// order.
+	Queue    []*Entry
+	Failures []*Finding
+}
+
+func (c Config) withDefaults(hasGen bool) Config {
+	if c.Strategy == "" {
+		c.Strategy = "havoc"
+		if hasGen {
+			c.Strategy = "zest"
+		}
+	}
+	if c.Workers <= 0 {
+		c.Workers = 1
+	}
+	if c.MaxLen <= 0 {
+		c.MaxLen = 10240
+	}
+	if c.FreshLen <= 0 {
+		c.FreshLen = 64
+	}
+	if c.JobSize <= 0 {
+		c.JobSize = 64
+	}
+	if c.StatsInterval <= 0 {
+		c.StatsInterval = time.Second
+	}
+	return c
+}

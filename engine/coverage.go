@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// bucketBit maps an 8-bit hit count to its AFL bucket as a one-bit mask:
+// 1, 2, 3, 4–7, 8–15, 16–31, 32–127, 128+ (ALGORITHMS.md §1). 0 is "not hit".
+var bucketBit = func() (t [256]uint8) {
+	for c := 1; c < 256; c++ {
+		var b uint
+		switch {
+		case c == 1:
+			b = 0
+		case c == 2:
+			b = 1
+		case c == 3:
+			b = 2
+		case c <= 7:
+			b = 3
+		case c <= 15:
+			b = 4
+		case c <= 31:
+			b = 5
+		case c <= 127:
+			b = 6
+		default:
+			b = 7
+		}
+		t[c] = 1 << b
+	}
+	return t
+}()
+
+// A trace is kept sparse: one little-endian uint32 per hit site,
+// site<<8 | bucket bit, in site order. Its xxhash identifies unique traces.
+const traceEntry = 4
+
+// maxSites is the most sites a sparse trace entry can name.
+const maxSites = 1 << 24
+
+func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
+	v := binary.LittleEndian.Uint32(tr[i*traceEntry:])
+	return v >> 8, uint8(v)
+}
+
+// scanner is one worker's view of coverage: a private, monotone filter of
+// what this worker already reported, so it sends the coordinator only runs
+// that may be new. A run that is not new in the filter cannot be new to the
+// coordinator, which merges results in issue order (see loop.go). Not safe
+// for concurrent use.
+type scanner struct {
+	total   []uint8 // bucket bits reported, per site
+	valid   []uint8 // non-zero: reported as covered by a valid run
+	traces  map[uint64]struct{}
+	hits    []uint32 // per-site count of runs that hit it, since last flush
+	touched []uint32 // sites with hits != 0
+	trace   []byte   // the last run's sparse trace (reused)
+}
+
+func newScanner() *scanner {
+	return &scanner{traces: make(map[uint64]struct{})}
+}
+
+func (s *scanner) grow(n int) {
+	if n > maxSites {
+		n = maxSites
+	}
+	if n <= len(s.total) {
+		return
+	}
+	s.total = append(s.total, make([]uint8, n-len(s.total))...)
+	s.valid = append(s.valid, make([]uint8, n-len(s.valid))...)
+	s.hits = append(s.hits, make([]uint32, n-len(s.hits))...)
+	if cap(s.trace) < n*traceEntry {
+		s.trace = make([]byte, 0, n*traceEntry)
+	}
+}
+
+// scan buckets the counters of one run into s.trace, counts hits, hashes
+// the trace, and reports whether the run may be new: a (site, bucket) pair
+// or trace this worker never reported, or, for a valid run, a site never
+// reported valid. Failing runs do not mark the coverage filter (their
+// coverage is not merged, ALGORITHMS.md §1 rule 3). It does not allocate
+// once the buffers have grown to the number of sites.
+func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
+	if len(c) > len(s.total) {
+		s.grow(len(c))
+	}
+	if len(c) > maxSites {
+		c = c[:maxSites]
+	}
+	tr := s.trace[:0]
+	total, valid, hits := s.total, s.valid, s.hits
+	isValid := o == Valid
+	mark := !o.Failed()
+	n := len(c) &^ 7
+	for i := 0; i < n; i += 8 {
+		w := binary.LittleEndian.Uint64(c[i:])
+		if w == 0 {
+			continue
+		}
+		for j := 0; w != 0; j, w = j+1, w>>8 {
+			v := uint8(w)
+			if v == 0 {
+				continue
+			}
+			site := i + j
+			bk := bucketBit[v]
+			tr = binary.LittleEndian.AppendUint32(tr, uint32(site)<<8|uint32(bk))
+			if hits[site] == 0 {
+				s.touched = append(s.touched, uint32(site))
+			}
+			hits[site]++
+			if mark && total[site]&bk == 0 {
+				total[site] |= bk
+				fresh = true
+			}
+			if isValid && valid[site] == 0 {
+				valid[site] = 1
+				fresh = true
+			}
+		}
+	}
+	for site := n; site < len(c); site++ {
+		v := c[site]
+		if v == 0 {
+			continue
+		}
+		bk := bucketBit[v]
+		tr = binary.LittleEndian.AppendUint32(tr, uint32(site)<<8|uint32(bk))
+		if hits[site] == 0 {
+			s.touched = append(s.touched, uint32(site))
+		}
+		hits[site]++
+		if mark && total[site]&bk == 0 {
+			total[site] |= bk
+			fresh = true
+		}
+		if isValid && valid[site] == 0 {
+			valid[site] = 1
+			fresh = true
+		}
+	}
+	s.trace = tr
+	hash = xxhash.Sum64(tr)
+	if _, ok := s.traces[hash]; !ok {
+		s.traces[hash] = struct{}{}
+		fresh = true
+	}
+	return hash, fresh
+}
+
+// flushHits moves the hit counts gathered since the last flush into a
+// sparse delta (sites ascending is not guaranteed) and clears them.
+func (s *scanner) flushHits() (sites, counts []uint32) {
+	if len(s.touched) == 0 {
+		return nil, nil
+	}
+	sites = make([]uint32, len(s.touched))
+	counts = make([]uint32, len(s.touched))
+	for i, site := range s.touched {
+		sites[i] = site
+		counts[i] = s.hits[site]
+		s.hits[site] = 0
+	}
+	s.touched = s.touched[:0]
+	return sites, counts
+}
+
+// Feedback is what the coordinator learned from one non-filtered child, in
+// issue order. Strategies read it in Save and Learn.
+type Feedback struct {
+	Outcome Outcome
+	// NewBranch: the child covers a site not in total coverage.
+	NewBranch bool
+	// NewValidBranch: the child is valid and covers a site not in valid coverage.
+	NewValidBranch bool
+	// NewBucket: a (site, bucket) pair not in total coverage (implies nothing
+	// about NewBranch).
+	NewBucket bool
+	// NewTrace / NewValidTrace: the bucketed trace hash was never seen (among
+	// all runs / among valid runs).
+	NewTrace, NewValidTrace bool
+	// Branches is the number of sites the child hit.
+	Branches int
+	// Hash is the trace hash; Trace the sparse trace (site<<8|bucket bit,
+	// little-endian uint32s). Read-only.
+	Hash  uint64
+	Trace []byte
+}
+
+// Coverage is the coordinator's coverage state (ALGORITHMS.md §1, §2, §3).
+// Owned by the coordinator goroutine; not safe for concurrent use.
+type Coverage struct {
+	total []uint8 // bucket bits per site, over non-failing runs
+	valid []uint8 // bucket bits per site, over valid runs
+	// Branches and ValidBranches are |totalCoverage| and |validCoverage|.
+	Branches, ValidBranches int
+	// Hits is numHits(b): the number of executed inputs (all of them, failing
+	// ones included) that hit site b at least once (FairFuzz, §3).
+	Hits []uint64
+	// Abundance c(b): the number of unique traces that executed b (§2).
+	Abundance   []uint64
+	traces      map[uint64]struct{}
+	validTraces map[uint64]struct{}
+}
+
+func newCoverage() *Coverage {
+	return &Coverage{traces: make(map[uint64]struct{}), validTraces: make(map[uint64]struct{})}
+}
+
+func (c *Coverage) grow(n int) {
+	if n <= len(c.total) {
+		return
+	}
+	c.total = append(c.total, make([]uint8, n-len(c.total))...)
+	c.valid = append(c.valid, make([]uint8, n-len(c.valid))...)
+	c.Hits = append(c.Hits, make([]uint64, n-len(c.Hits))...)
+	c.Abundance = append(c.Abundance, make([]uint64, n-len(c.Abundance))...)
+}
+
+// Sites is the number of sites seen so far.
+func (c *Coverage) Sites() int { return len(c.total) }
+
+// Covered reports whether site is in total coverage.
+func (c *Coverage) Covered(site int) bool { return site < len(c.total) && c.total[site] != 0 }
+
+// UniqueTraces is the number of distinct bucketed traces of all runs.
+func (c *Coverage) UniqueTraces() int { return len(c.traces) }
+
+// classify computes the feedback of a trace against the current state
+// without changing it.
+func (c *Coverage) classify(o Outcome, hash uint64, tr []byte) Feedback {
+	fb := Feedback{Outcome: o, Hash: hash, Trace: tr, Branches: len(tr) / traceEntry}
+	if n := len(tr); n > 0 {
+		last, _ := traceSite(tr, n/traceEntry-1)
+		c.grow(int(last) + 1)
+	}
+	for i := 0; i < len(tr)/traceEntry; i++ {
+		site, bk := traceSite(tr, i)
+		t := c.total[site]
+		if t == 0 {
+			fb.NewBranch = true
+		}
+		if t&bk == 0 {
+			fb.NewBucket = true
+		}
+		if o == Valid && c.valid[site] == 0 {
+			fb.NewValidBranch = true
+		}
+	}
+	if _, ok := c.traces[hash]; !ok {
+		fb.NewTrace = true
+	}
+	if o == Valid {
+		if _, ok := c.validTraces[hash]; !ok {
+			fb.NewValidTrace = true
+		}
+	}
+	if o.Failed() {
+		fb.NewBranch, fb.NewBucket, fb.NewValidBranch = false, false, false
+	}
+	return fb
+}
+
+// merge adds a classified trace: coverage (non-failing runs only), unique
+// traces and abundance.
+func (c *Coverage) merge(fb *Feedback) {
+	tr := fb.Trace
+	if !fb.Outcome.Failed() {
+		for i := 0; i < len(tr)/traceEntry; i++ {
+			site, bk := traceSite(tr, i)
+			if c.total[site] == 0 {
+				c.Branches++
+			}
+			c.total[site] |= bk
+			if fb.Outcome == Valid {
+				if c.valid[site] == 0 {
+					c.ValidBranches++
+				}
+				c.valid[site] |= bk
+			}
+		}
+	}
+	if fb.NewTrace {
+		c.traces[fb.Hash] = struct{}{}
+		for i := 0; i < len(tr)/traceEntry; i++ {
+			site, _ := traceSite(tr, i)
+			c.Abundance[site]++
+		}
+	}
+	if fb.NewValidTrace {
+		c.validTraces[fb.Hash] = struct{}{}
+	}
+}
+
+func (c *Coverage) addHits(sites, counts []uint32) {
+	for i, s := range sites {
+		if int(s) >= len(c.Hits) {
+			c.grow(int(s) + 1)
+		}
+		c.Hits[s] += uint64(counts[i])
+	}
+}
+
+// Hill returns the Hill numbers B(0), B(1), B(2) of the abundance
+// distribution (ALGORITHMS.md §2). O(sites).
+func (c *Coverage) Hill() (b0, b1, b2 float64) {
+	var sum float64
+	for _, a := range c.Abundance {
+		if a > 0 {
+			b0++
+			sum += float64(a)
+		}
+	}
+	if sum == 0 {
+		return 0, 0, 0
+	}
+	var h, sq float64
+	for _, a := range c.Abundance {
+		if a > 0 {
+			p := float64(a) / sum
+			h -= p * math.Log(p)
+			sq += p * p
+		}
+	}
+	return b0, math.Exp(h), 1 / sq
+}

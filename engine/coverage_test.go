@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+func TestBuckets(t *testing.T) {
+	tests := []struct {
+		count uint8
+		want  uint8
+	}{
+		{0, 0}, {1, 1}, {2, 2}, {3, 4}, {4, 8}, {7, 8}, {8, 16}, {15, 16},
+		{16, 32}, {31, 32}, {32, 64}, {127, 64}, {128, 128}, {255, 128},
+	}
+	for _, tc := range tests {
+		if got := bucketBit[tc.count]; got != tc.want {
+			t.Errorf("count %d: expected bucket bit %#x, got %#x", tc.count, tc.want, got)
+		}
+	}
+}
+
+func traceOf(t *testing.T, tr []byte) map[uint32]uint8 {
+	t.Helper()
+	m := map[uint32]uint8{}
+	for i := 0; i < len(tr)/traceEntry; i++ {
+		s, b := traceSite(tr, i)
+		m[s] = b
+	}
+	return m
+}
+
+func TestScan(t *testing.T) {
+	s := newScanner()
+	c := make([]byte, 21) // two words and a 5-byte tail
+	c[0], c[9], c[15], c[20] = 1, 3, 200, 9
+	h1, fresh := s.scan(c, Invalid)
+	if !fresh {
+		t.Fatal("first run: expected fresh")
+	}
+	got := traceOf(t, s.trace)
+	want := map[uint32]uint8{0: 1, 9: 4, 15: 128, 20: 16}
+	if len(got) != len(want) {
+		t.Fatalf("expected trace %v, got %v", want, got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("expected trace %v, got %v", want, got)
+		}
+	}
+	// Same counts: not fresh; same bucket (3 → 4..7? no: 3 is its own
+	// bucket), so change 200 → 150 (same bucket 128+): still not fresh.
+	c[15] = 150
+	if h2, fresh := s.scan(c, Invalid); fresh || h2 != h1 {
+		t.Fatalf("same buckets: expected not fresh and same hash, got %v %x/%x", fresh, h1, h2)
+	}
+	// The same run valid: fresh (valid coverage is new).
+	if _, fresh := s.scan(c, Valid); !fresh {
+		t.Fatal("first valid run: expected fresh")
+	}
+	// A failing run with new coverage is fresh but does not mark coverage.
+	c[1] = 1
+	if _, fresh := s.scan(c, Crash); !fresh {
+		t.Fatal("crash with a new trace: expected fresh")
+	}
+	if _, fresh := s.scan(c, Invalid); !fresh {
+		t.Fatal("site 1 after crash: expected fresh (crash coverage not marked)")
+	}
+	sites, counts := s.flushHits()
+	hits := map[uint32]uint32{}
+	for i := range sites {
+		hits[sites[i]] = counts[i]
+	}
+	if hits[0] != 5 || hits[1] != 2 || hits[20] != 5 {
+		t.Fatalf("expected hits 0:5 1:2 20:5, got %v", hits)
+	}
+	if sites, _ := s.flushHits(); sites != nil {
+		t.Fatalf("expected hits cleared, got %v", sites)
+	}
+}
+
+func TestScanZeroAlloc(t *testing.T) {
+	s := newScanner()
+	c := make([]byte, 1<<16)
+	for i := 0; i < len(c); i += 97 {
+		c[i] = byte(i)
+	}
+	s.scan(c, Valid)
+	allocs := testing.AllocsPerRun(1000, func() {
+		s.scan(c, Valid)
+	})
+	if allocs != 0 {
+		t.Fatalf("expected 0 allocations per scan, got %v", allocs)
+	}
+	s.flushHits()
+}
+
+func sparse(pairs ...uint32) []byte {
+	var b []byte
+	for i := 0; i < len(pairs); i += 2 {
+		b = binary.LittleEndian.AppendUint32(b, pairs[i]<<8|pairs[i+1])
+	}
+	return b
+}
+
+func TestCoverageClassifyMerge(t *testing.T) {
+	c := newCoverage()
+	steps := []struct {
+		name    string
+		o       Outcome
+		hash    uint64
+		tr      []byte
+		want    Feedback
+		br, vbr int
+	}{
+		{"invalid new", Invalid, 1, sparse(0, 1, 3, 1), Feedback{NewBranch: true, NewBucket: true, NewTrace: true}, 2, 0},
+		{"valid same sites", Valid, 2, sparse(0, 1, 3, 1), Feedback{NewValidBranch: true, NewTrace: true, NewValidTrace: true}, 2, 2},
+		{"new bucket", Valid, 3, sparse(0, 2), Feedback{NewBucket: true, NewTrace: true, NewValidTrace: true}, 2, 2},
+		{"seen trace", Valid, 3, sparse(0, 2), Feedback{}, 2, 2},
+		{"crash coverage not merged", Crash, 4, sparse(7, 1), Feedback{NewTrace: true}, 2, 2},
+		{"after crash still new", Invalid, 5, sparse(7, 1), Feedback{NewBranch: true, NewBucket: true, NewTrace: true}, 3, 2},
+	}
+	for _, s := range steps {
+		fb := c.classify(s.o, s.hash, s.tr)
+		got := Feedback{NewBranch: fb.NewBranch, NewValidBranch: fb.NewValidBranch, NewBucket: fb.NewBucket, NewTrace: fb.NewTrace, NewValidTrace: fb.NewValidTrace}
+		if got.NewBranch != s.want.NewBranch || got.NewValidBranch != s.want.NewValidBranch || got.NewBucket != s.want.NewBucket || got.NewTrace != s.want.NewTrace || got.NewValidTrace != s.want.NewValidTrace {
+			t.Fatalf("%s: expected %+v, got %+v", s.name, s.want, got)
+		}
+		c.merge(&fb)
+		if c.Branches != s.br || c.ValidBranches != s.vbr {
+			t.Fatalf("%s: expected %d/%d branches, got %d/%d", s.name, s.br, s.vbr, c.Branches, c.ValidBranches)
+		}
+	}
+	if c.UniqueTraces() != 5 {
+		t.Fatalf("expected 5 unique traces, got %d", c.UniqueTraces())
+	}
+	// Abundance: site 0 in traces 1,2,3; site 3 in 1,2; site 7 in 4,5.
+	if a := c.Abundance; a[0] != 3 || a[3] != 2 || a[7] != 2 {
+		t.Fatalf("expected abundance 0:3 3:2 7:2, got %v", a)
+	}
+}
+
+func TestHill(t *testing.T) {
+	c := &Coverage{Abundance: []uint64{1, 1, 0, 2}}
+	b0, b1, b2 := c.Hill()
+	p := []float64{0.25, 0.25, 0.5}
+	var h, sq float64
+	for _, x := range p {
+		h -= x * math.Log(x)
+		sq += x * x
+	}
+	if b0 != 3 || math.Abs(b1-math.Exp(h)) > 1e-12 || math.Abs(b2-1/sq) > 1e-12 {
+		t.Fatalf("expected 3, %v, %v; got %v, %v, %v", math.Exp(h), 1/sq, b0, b1, b2)
+	}
+	// Even abundance: all three equal the number of species.
+	c = &Coverage{Abundance: []uint64{5, 5, 5, 5}}
+	if b0, b1, b2 := c.Hill(); b0 != 4 || math.Abs(b1-4) > 1e-9 || math.Abs(b2-4) > 1e-9 {
+		t.Fatalf("expected 4,4,4, got %v,%v,%v", b0, b1, b2)
+	}
+}
+
+func BenchmarkScan(b *testing.B) {
+	s := newScanner()
+	c := make([]byte, 1<<14)
+	for i := 0; i < len(c); i += 61 {
+		c[i] = 1
+	}
+	b.SetBytes(int64(len(c)))
+	for b.Loop() {
+		s.scan(c, Valid)
+	}
+}

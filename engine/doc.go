@@ -1,0 +1,52 @@
+// Package engine is wafer's search loop: Zest's Algorithm 2
+// (ALGORITHMS.md §1) with pluggable strategies, a coverage map with AFL
+// hit-count buckets, unique traces, per-site hit counts, Hill numbers, live
+// metrics (§6), failure deduplication (§7) and parallel workers.
+//
+// # Shape
+//
+// Fuzz runs a campaign. The calling goroutine is the coordinator: it alone
+// owns the queue, the coverage (Coverage) and the stats, and asks the
+// Strategy for work. Work goes out as Jobs (N children of one parent) to
+// Config.Workers worker goroutines, each owning one Executor (one target
+// instance) and one Mutator. A worker makes each child, runs it through the
+// Generator (generator mode) and the Executor, scans the counters view 8
+// bytes at a time (zero words skipped, no allocation per run), hashes the
+// bucketed trace with xxhash, and checks it against a private, monotone
+// coverage filter: only children that may be new (new (site, bucket) pair,
+// new valid site, new trace) and failures are copied and sent back. Since
+// the coordinator merges results in issue order, a child the filter drops
+// can never be new globally, so the filter changes no decision. No lock is
+// taken in the search loop.
+//
+// Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
+// children of a job do not depend on which worker runs it. With one worker
+// the campaign is a function of the seed. With several, Config.Deterministic
+// issues jobs in rounds (one per worker) and merges each round in issue
+// order; without it, a worker gets its next job as soon as its result is
+// merged (faster, but scheduling changes what the coordinator knows when it
+// picks the next parent). No wall clock enters any search decision; time is
+// read only for stats and the MaxTotalTime stop.
+//
+// # Strategies
+//
+// A Strategy picks parents (Next), decides what is saved (Save), learns
+// from merged feedback (Learn, JobDone) and makes a Mutator per worker.
+// Built in: "zest" (geometric replacement of choice-sequence runs, valid
+// coverage in the saving rule), "havoc" (AFL's havoc operators on raw bytes
+// or on the choice sequence, dictionary tokens, splicing; coverage feedback
+// only) and "random" (fresh choices, no feedback). Raw mode (no Generator)
+// with havoc is the default. Mutators take a Rand, so tests script the
+// randomness and assert exact children.
+//
+// # What it does not do
+//
+// It does not instrument or run Wasm itself: an Executor does (runtime's
+// Worker through NewRuntimeExecutor, or a fake in tests). It does not lay
+// out files: a Store does (the corpus package through NewCorpusStore).
+// Failures are deduplicated by identity (kind plus the top three frames)
+// within a run; shrinking belongs to the Store. The strategies of §2–§5
+// (BeDivFuzz, FairFuzz, Lévy flights, SpotOn) are not here yet; the
+// Strategy/Mutator boundary, per-site hit counts (Coverage.Hits),
+// abundance (Coverage.Abundance) and per-job notes are what they plug into.
+package engine

@@ -1,0 +1,350 @@
+package engine
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// Havoc is the AFL-like raw-byte baseline (ALGORITHMS.md §1): FidgetyAFL's
+// havoc stage (no deterministic stage) over the queue schedule of Cycle,
+// with coverage feedback only: a child is saved for a new branch or a new
+// (branch, bucket) pair, never for validity. In raw mode it mutates the
+// input; with a generator it mutates the choice sequence.
+type Havoc struct {
+	Cycle
+	// StackPow2: a child stacks 2^(1+IntN(StackPow2)) operations; zero
+	// means 4 (AFL++'s HAVOC_STACK_POW2; AFL used 7).
+	StackPow2 int
+}
+
+// Save implements Strategy: coverage only, no validity rule.
+func (*Havoc) Save(_ *State, fb *Feedback) bool { return fb.NewBranch || fb.NewBucket }
+
+// Learn implements Strategy.
+func (*Havoc) Learn(*State, *Job, *Feedback) {}
+
+// JobDone implements Strategy.
+func (*Havoc) JobDone(*State, *Job, any) {}
+
+// NewMutator implements Strategy.
+func (h *Havoc) NewMutator(_ int, env *MutatorEnv) Mutator {
+	p := h.StackPow2
+	if p == 0 {
+		p = 4
+	}
+	return &havocMutator{env: env, stackPow2: p}
+}
+
+type havocMutator struct {
+	BaseMutator
+	env       *MutatorEnv
+	stackPow2 int
+}
+
+func (m *havocMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
+	if j.Parent == nil {
+		return freshChoices(dst, m.env, r)
+	}
+	b := append(dst[:0], j.Parent.Choices...)
+	ops := 1 << (1 + r.IntN(m.stackPow2))
+	for range ops {
+		b = havocOnce(b, r, m.env, j)
+	}
+	if m.env.MaxLen > 0 && len(b) > m.env.MaxLen {
+		b = b[:m.env.MaxLen]
+	}
+	return b
+}
+
+// havocOp is one mutation; it returns the changed slice, or nil when it
+// does not apply to b (then another is drawn).
+type havocOp func(b []byte, r Rand, env *MutatorEnv, j *Job) []byte
+
+// havocOps is the operation table; havocOnce draws uniformly from it.
+var havocOps = [...]havocOp{
+	opFlipBit,
+	opInteresting8, opInteresting16, opInteresting32,
+	opArith8, opArith16, opArith32,
+	opRandomByte,
+	opDeleteBlock, opInsertBlock, opOverwriteBlock,
+	opInsertToken, opOverwriteToken,
+	opSplice,
+}
+
+// havocOnce applies one applicable operation (up to 16 draws; b unchanged
+// if none applied).
+func havocOnce(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
+	for range 16 {
+		if c := havocOps[r.IntN(len(havocOps))](b, r, env, j); c != nil {
+			return c
+		}
+	}
+	return b
+}
+
+// Interesting values, as AFL's config.h.
+var (
+	interesting8  = [...]int8{-128, -1, 0, 1, 16, 32, 64, 100, 127}
+	interesting16 = [...]int16{-32768, -129, 128, 255, 256, 512, 1000, 1024, 4096, 32767}
+	interesting32 = [...]int32{-2147483648, -100663046, -32769, 32768, 65535, 65536, 100663045, 2147483647}
+)
+
+// arithMax is AFL's ARITH_MAX: deltas are 1..35.
+const arithMax = 35
+
+func opFlipBit(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	bit := r.IntN(len(b) * 8)
+	b[bit>>3] ^= 1 << (bit & 7)
+	return b
+}
+
+func opInteresting8(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	pos := r.IntN(len(b))
+	b[pos] = byte(interesting8[r.IntN(len(interesting8))])
+	return b
+}
+
+// bigEndian picks the byte order of a multi-byte operation: a coin.
+func bigEndian(r Rand) bool { return r.IntN(2) == 1 }
+
+func put16(b []byte, v uint16, be bool) {
+	if be {
+		binary.BigEndian.PutUint16(b, v)
+	} else {
+		binary.LittleEndian.PutUint16(b, v)
+	}
+}
+
+func get16(b []byte, be bool) uint16 {
+	if be {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+func put32(b []byte, v uint32, be bool) {
+	if be {
+		binary.BigEndian.PutUint32(b, v)
+	} else {
+		binary.LittleEndian.PutUint32(b, v)
+	}
+}
+
+func get32(b []byte, be bool) uint32 {
+	if be {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func opInteresting16(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 2 {
+		return nil
+	}
+	pos := r.IntN(len(b) - 1)
+	v := uint16(interesting16[r.IntN(len(interesting16))])
+	put16(b[pos:], v, bigEndian(r))
+	return b
+}
+
+func opInteresting32(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 4 {
+		return nil
+	}
+	pos := r.IntN(len(b) - 3)
+	v := uint32(interesting32[r.IntN(len(interesting32))])
+	put32(b[pos:], v, bigEndian(r))
+	return b
+}
+
+// delta draws ±(1..arithMax).
+func delta(r Rand) int {
+	d := 1 + r.IntN(arithMax)
+	if r.IntN(2) == 1 {
+		d = -d
+	}
+	return d
+}
+
+func opArith8(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	pos := r.IntN(len(b))
+	b[pos] = byte(int(b[pos]) + delta(r))
+	return b
+}
+
+func opArith16(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 2 {
+		return nil
+	}
+	pos := r.IntN(len(b) - 1)
+	d := delta(r)
+	be := bigEndian(r)
+	put16(b[pos:], uint16(int(get16(b[pos:], be))+d), be)
+	return b
+}
+
+func opArith32(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 4 {
+		return nil
+	}
+	pos := r.IntN(len(b) - 3)
+	d := delta(r)
+	be := bigEndian(r)
+	put32(b[pos:], uint32(int64(get32(b[pos:], be))+int64(d)), be)
+	return b
+}
+
+func opRandomByte(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	pos := r.IntN(len(b))
+	b[pos] ^= byte(1 + r.IntN(255))
+	return b
+}
+
+// blockLen draws a block length in [1, limit] (limit ≥ 1): small (≤ 32)
+// 6 times in 10, medium (≤ 128) 3 in 10, large (≤ 1500) 1 in 10, as AFL's
+// choose_block_len after the first cycles.
+func blockLen(r Rand, limit int) int {
+	hi := 32
+	switch c := r.IntN(10); {
+	case c >= 9:
+		hi = 1500
+	case c >= 6:
+		hi = 128
+	}
+	return 1 + r.IntN(min(hi, limit))
+}
+
+func opDeleteBlock(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 2 {
+		return nil
+	}
+	l := blockLen(r, len(b)-1)
+	pos := r.IntN(len(b) - l + 1)
+	return slices.Delete(b, pos, pos+l)
+}
+
+// room is how many bytes may be added to b.
+func room(b []byte, env *MutatorEnv) int {
+	if env.MaxLen <= 0 {
+		return 1 << 20
+	}
+	return env.MaxLen - len(b)
+}
+
+// opInsertBlock inserts a clone of a block of b (3 in 4, needs b non-empty)
+// or a block of one repeated byte, random or taken from b.
+func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
+	space := room(b, env)
+	if space <= 0 {
+		return nil
+	}
+	to := r.IntN(len(b) + 1)
+	if len(b) > 0 && r.IntN(4) != 0 {
+		l := blockLen(r, min(len(b), space))
+		from := r.IntN(len(b) - l + 1)
+		// Insert a copy: grow, shifting the tail by l, then copy the block
+		// from where its bytes are now (never inside [to, to+l)).
+		b = slices.Insert(b, to, make([]byte, l)...)
+		for t := range l {
+			k := from + t
+			if k >= to {
+				k += l
+			}
+			b[to+t] = b[k]
+		}
+		return b
+	}
+	l := blockLen(r, min(128, space))
+	v := byte(r.IntN(256))
+	if len(b) > 0 && r.IntN(2) == 0 {
+		v = b[r.IntN(len(b))]
+	}
+	b = slices.Insert(b, to, make([]byte, l)...)
+	for i := to; i < to+l; i++ {
+		b[i] = v
+	}
+	return b
+}
+
+// opOverwriteBlock copies a block of b over another (3 in 4) or sets a
+// block to one repeated byte.
+func opOverwriteBlock(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
+	if len(b) < 2 {
+		return nil
+	}
+	l := blockLen(r, len(b)-1)
+	to := r.IntN(len(b) - l + 1)
+	if r.IntN(4) != 0 {
+		from := r.IntN(len(b) - l + 1)
+		if from == to {
+			return nil
+		}
+		copy(b[to:to+l], b[from:from+l])
+		return b
+	}
+	v := byte(r.IntN(256))
+	if r.IntN(2) == 0 {
+		v = b[r.IntN(len(b))]
+	}
+	for i := to; i < to+l; i++ {
+		b[i] = v
+	}
+	return b
+}
+
+func opInsertToken(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
+	if len(env.Dict) == 0 {
+		return nil
+	}
+	tok := env.Dict[r.IntN(len(env.Dict))]
+	if len(tok) == 0 || len(tok) > room(b, env) {
+		return nil
+	}
+	pos := r.IntN(len(b) + 1)
+	return slices.Insert(b, pos, tok...)
+}
+
+func opOverwriteToken(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
+	if len(env.Dict) == 0 {
+		return nil
+	}
+	tok := env.Dict[r.IntN(len(env.Dict))]
+	if len(tok) == 0 || len(tok) > len(b) {
+		return nil
+	}
+	pos := r.IntN(len(b) - len(tok) + 1)
+	copy(b[pos:], tok)
+	return b
+}
+
+// opSplice crosses b with another queue entry: b's head up to a random
+// point in [1, min(len(b), len(donor)-1)], then the donor's tail from the
+// same point (AFL's splice, with a uniform split point).
+func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
+	if len(j.Queue) < 2 {
+		return nil
+	}
+	d := j.Queue[r.IntN(len(j.Queue))]
+	if d == j.Parent || len(d.Choices) < 2 || len(b) == 0 {
+		return nil
+	}
+	donor := d.Choices
+	at := 1 + r.IntN(min(len(b), len(donor)-1))
+	out := append(b[:at], donor[at:]...)
+	if env.MaxLen > 0 && len(out) > env.MaxLen {
+		out = out[:env.MaxLen]
+	}
+	return out
+}

@@ -1,0 +1,555 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Fuzz runs a campaign until a stop condition (Config.Runs,
+// Config.MaxTotalTime, the first crash unless KeepGoing) or until ctx is
+// canceled. Cancellation is a clean stop: in-flight jobs are cut short and
+// merged, the final stats are written, and Fuzz returns a Summary with
+// Stop "canceled" and a nil error. An error means wafer itself broke (an
+// Executor, Generator or Store error); the Summary is still filled in.
+//
+// Shape: one coordinator (the calling goroutine) owns the queue, the
+// coverage and the stats; Workers goroutines each own an Executor and a
+// Mutator, make and run the children of the jobs they are handed, filter
+// the results through a private coverage filter and send back only the
+// children that may be new. No lock is taken in the search loop.
+func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
+	if deps.NewExecutor == nil {
+		return nil, errors.New("engine: deps.NewExecutor is nil")
+	}
+	cfg = cfg.withDefaults(deps.Generator != nil)
+	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil})
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx, cfg, deps, strat)
+}
+
+// FuzzWith is Fuzz with a strategy value instead of a name (for strategies
+// outside the built-in table and for tests).
+func FuzzWith(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, error) {
+	if deps.NewExecutor == nil {
+		return nil, errors.New("engine: deps.NewExecutor is nil")
+	}
+	cfg = cfg.withDefaults(deps.Generator != nil)
+	return run(ctx, cfg, deps, strat)
+}
+
+type childResult struct {
+	choices, input []byte
+	outcome        Outcome
+	hash           uint64
+	trace          []byte
+	failure        *Failure
+}
+
+type jobResult struct {
+	job      *Job
+	worker   int
+	children []childResult
+	execs    int64
+	valid    int64
+	invalid  int64
+	crashes  int64
+	hangs    int64
+	hitSites []uint32
+	hitCount []uint32
+	times    [tSlots]time.Duration
+	note     any
+	err      error
+}
+
+type worker struct {
+	id        int
+	exec      Executor
+	gen       Generator
+	mut       Mutator
+	sc        *scanner
+	pcg       *rand.PCG
+	rng       *rand.Rand
+	buf       []byte
+	seed      uint64
+	maxLen    int
+	keepGoing bool
+}
+
+// timeEvery: the worker times one child in timeEvery (time shares are
+// estimates; reading the clock for every child would cost more than the
+// bookkeeping it measures on fast targets).
+const timeEvery = 8
+
+func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *jobResult) {
+	for j := range jobs {
+		results <- w.run(ctx, j)
+	}
+}
+
+func (w *worker) run(ctx context.Context, j *Job) *jobResult {
+	res := &jobResult{job: j, worker: w.id}
+	w.pcg.Seed(w.seed, j.Seq)
+	done := ctx.Done()
+	var sampled int64
+	var t [tSlots]time.Duration
+	for i := 0; i < j.N; i++ {
+		select {
+		case <-done:
+			i = j.N
+			continue
+		default:
+		}
+		timed := i%timeEvery == 0
+		var t0, t1, t2, t3 time.Time
+		if timed {
+			t0 = time.Now()
+		}
+		var child []byte
+		if j.replay {
+			child = j.Parent.Choices
+		} else {
+			child = w.mut.Mutate(w.buf[:0], j, w.rng)
+			if len(child) > w.maxLen {
+				child = child[:w.maxLen]
+			}
+			w.buf = child[:0]
+		}
+		if timed {
+			t1 = time.Now()
+		}
+		input, used := child, child
+		if w.gen != nil {
+			var err error
+			input, used, err = w.gen.Generate(child)
+			if err != nil {
+				res.err = fmt.Errorf("generator: %w", err)
+				break
+			}
+		}
+		if timed {
+			t2 = time.Now()
+		}
+		r, err := w.exec.Run(ctx, input)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			res.err = fmt.Errorf("executor: %w", err)
+			break
+		}
+		if timed {
+			t3 = time.Now()
+		}
+		res.execs++
+		switch r.Outcome {
+		case Valid:
+			res.valid++
+		case Invalid:
+			res.invalid++
+		case Crash:
+			res.crashes++
+		case Hang:
+			res.hangs++
+		}
+		hash, fresh := w.sc.scan(r.Counters, r.Outcome)
+		if fresh || r.Outcome.Failed() {
+			c := childResult{
+				choices: slices.Clone(used),
+				outcome: r.Outcome,
+				hash:    hash,
+				trace:   slices.Clone(w.sc.trace),
+				failure: r.Failure.clone(),
+			}
+			if w.gen == nil {
+				c.input = c.choices
+			} else {
+				c.input = slices.Clone(input)
+			}
+			if c.choices == nil {
+				c.choices = []byte{}
+				c.input = c.choices
+			}
+			res.children = append(res.children, c)
+		}
+		w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash})
+		if timed {
+			t4 := time.Now()
+			sampled++
+			t[tMutate] += t1.Sub(t0)
+			t[tGenerate] += t2.Sub(t1)
+			t[tExecute] += t3.Sub(t2)
+			t[tBook] += t4.Sub(t3)
+		}
+		if r.Outcome == Crash && !w.keepGoing {
+			break
+		}
+	}
+	if sampled > 0 {
+		for k := range t {
+			res.times[k] = time.Duration(float64(t[k]) * float64(res.execs) / float64(sampled))
+		}
+	}
+	res.hitSites, res.hitCount = w.sc.flushHits()
+	res.note = w.mut.Done(j)
+	return res
+}
+
+type coordinator struct {
+	cfg   Config
+	deps  Deps
+	strat Strategy
+	st    State
+	cov   *Coverage
+	rng   *rand.Rand
+
+	seeds [][]byte // to replay, in order
+	cur   *Entry   // current parent
+	param any
+	left  int // children of cur still to issue
+	seq   uint64
+
+	issued int64 // children issued (Runs bound)
+	execs  int64
+	valid  int64
+	inval  int64
+	crashR int64
+	hangR  int64
+	times  [tSlots]time.Duration
+
+	failures map[string]*Finding
+	findings []*Finding
+	crashes  int
+	hangs    int
+
+	stop    string
+	err     error
+	start   time.Time
+	rep     reporter
+	lastT   time.Time
+	lastX   int64
+	cycleOf func() int
+}
+
+func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, error) {
+	c := &coordinator{
+		cfg:      cfg,
+		deps:     deps,
+		strat:    strat,
+		cov:      newCoverage(),
+		rng:      rand.New(rand.NewPCG(cfg.Seed, ^uint64(0))),
+		failures: make(map[string]*Finding),
+		rep:      reporter{w: deps.Status, tty: deps.StatusTTY},
+	}
+	c.st.Cov = c.cov
+	if cy, ok := strat.(interface{ cycles() int }); ok {
+		c.cycleOf = cy.cycles
+	}
+	if deps.Store != nil {
+		prev, err := deps.Store.Load(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("load previous queue: %w", err)
+		}
+		c.seeds = append(c.seeds, prev...)
+	}
+	c.seeds = append(c.seeds, deps.Seeds...)
+	if len(c.seeds) == 0 {
+		if deps.Generator == nil {
+			c.seeds = [][]byte{{}}
+		} else {
+			s := make([]byte, cfg.FreshLen)
+			fillRandom(s, c.rng)
+			c.seeds = [][]byte{s}
+		}
+	}
+
+	env := &MutatorEnv{
+		Dict:     append(slices.Clone(cfg.Dict), deps.TargetDict...),
+		MaxLen:   cfg.MaxLen,
+		FreshLen: cfg.FreshLen,
+		Raw:      deps.Generator == nil,
+	}
+	workers := make([]*worker, cfg.Workers)
+	for i := range workers {
+		ex, err := deps.NewExecutor(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("worker %d: %w", i, err)
+		}
+		pcg := rand.NewPCG(0, 0)
+		workers[i] = &worker{
+			id: i, exec: ex, gen: deps.Generator, mut: strat.NewMutator(i, env),
+			sc: newScanner(), pcg: pcg, rng: rand.New(pcg), seed: cfg.Seed,
+			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing,
+		}
+	}
+
+	results := make(chan *jobResult, cfg.Workers)
+	jobs := make([]chan *Job, cfg.Workers)
+	var wg sync.WaitGroup
+	for i, w := range workers {
+		jobs[i] = make(chan *Job, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx, jobs[i], results)
+		}()
+	}
+
+	c.start = time.Now()
+	c.lastT = c.start
+	tick := time.NewTicker(cfg.StatsInterval)
+	defer tick.Stop()
+	var deadline <-chan time.Time
+	if cfg.MaxTotalTime > 0 {
+		tm := time.NewTimer(cfg.MaxTotalTime)
+		defer tm.Stop()
+		deadline = tm.C
+	}
+	done := ctx.Done()
+
+	inflight := 0
+	var round []*jobResult
+	issue := func(w int) bool {
+		j := c.next()
+		if j == nil {
+			return false
+		}
+		jobs[w] <- j
+		inflight++
+		return true
+	}
+	if !cfg.Deterministic {
+		for w := range workers {
+			if !issue(w) {
+				break
+			}
+		}
+	}
+	for {
+		if cfg.Deterministic && inflight == 0 && c.stop == "" {
+			for w := range workers {
+				if !issue(w) {
+					break
+				}
+			}
+		}
+		if inflight == 0 {
+			break
+		}
+		select {
+		case r := <-results:
+			inflight--
+			if cfg.Deterministic {
+				round = append(round, r)
+				if inflight == 0 {
+					slices.SortFunc(round, func(a, b *jobResult) int { return int(a.job.Seq) - int(b.job.Seq) })
+					for _, r := range round {
+						c.merge(ctx, r)
+					}
+					round = round[:0]
+				}
+			} else {
+				c.merge(ctx, r)
+				if c.stop == "" {
+					issue(r.worker)
+				}
+			}
+		case <-tick.C:
+			c.report(ctx, false)
+		case <-done:
+			c.halt("canceled")
+			done = nil
+		case <-deadline:
+			c.halt("time")
+			deadline = nil
+		}
+	}
+	for _, ch := range jobs {
+		close(ch)
+	}
+	wg.Wait()
+	if c.stop == "" {
+		c.stop = "runs"
+	}
+	stats := c.report(context.WithoutCancel(ctx), true)
+	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings}
+	return sum, c.err
+}
+
+// halt records the first stop reason.
+func (c *coordinator) halt(reason string) {
+	if c.stop == "" {
+		c.stop = reason
+	}
+}
+
+// next returns the next job, or nil when nothing more may be issued.
+func (c *coordinator) next() *Job {
+	if c.stop != "" {
+		return nil
+	}
+	budget := int64(-1)
+	if c.cfg.Runs > 0 {
+		budget = c.cfg.Runs - c.issued
+		if budget <= 0 {
+			return nil
+		}
+	}
+	j := &Job{Seq: c.seq, Queue: c.st.Queue[:len(c.st.Queue):len(c.st.Queue)]}
+	if len(c.seeds) > 0 {
+		j.Parent = &Entry{ID: -1, Choices: c.seeds[0], Input: c.seeds[0]}
+		j.N = 1
+		j.replay = true
+		c.seeds = c.seeds[1:]
+	} else {
+		if c.left <= 0 {
+			c.cur, c.left, c.param = c.strat.Next(&c.st)
+			c.left = max(c.left, 1)
+		}
+		j.Parent, j.Param = c.cur, c.param
+		j.N = min(c.left, c.cfg.JobSize)
+		if budget >= 0 && int64(j.N) > budget {
+			j.N = int(budget)
+		}
+		c.left -= j.N
+	}
+	c.seq++
+	c.issued += int64(j.N)
+	return j
+}
+
+// merge folds one job's results into the coordinator's state, children in
+// order.
+func (c *coordinator) merge(ctx context.Context, r *jobResult) {
+	t0 := time.Now()
+	c.execs += r.execs
+	c.st.Execs = c.execs
+	c.valid += r.valid
+	c.inval += r.invalid
+	c.crashR += r.crashes
+	c.hangR += r.hangs
+	for k, d := range r.times {
+		c.times[k] += d
+	}
+	c.cov.addHits(r.hitSites, r.hitCount)
+	if r.err != nil && c.err == nil {
+		c.err = r.err
+		c.halt("error")
+	}
+	for i := range r.children {
+		ch := &r.children[i]
+		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace)
+		if ch.outcome.Failed() {
+			c.strat.Learn(&c.st, r.job, &fb)
+			c.cov.merge(&fb)
+			c.failure(ctx, ch)
+			continue
+		}
+		save := c.strat.Save(&c.st, &fb)
+		if r.job.replay && len(c.st.Queue) == 0 {
+			save = true
+		}
+		c.strat.Learn(&c.st, r.job, &fb)
+		if save {
+			e := &Entry{
+				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
+				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
+				Favored: fb.NewBranch || fb.NewValidBranch,
+			}
+			c.st.Queue = append(c.st.Queue, e)
+			if c.deps.Store != nil {
+				if err := c.deps.Store.AddEntry(ctx, e); err != nil && c.err == nil {
+					c.err = fmt.Errorf("save queue entry: %w", err)
+					c.halt("error")
+				}
+			}
+		}
+		c.cov.merge(&fb)
+	}
+	c.strat.JobDone(&c.st, r.job, r.note)
+	c.times[tBook] += time.Since(t0)
+}
+
+func (c *coordinator) failure(ctx context.Context, ch *childResult) {
+	f := ch.failure
+	if f == nil {
+		f = &Failure{Kind: ch.outcome.String()}
+	}
+	id := ch.outcome.String() + ": " + f.Identity()
+	if old, ok := c.failures[id]; ok {
+		old.Count++
+	} else {
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1}
+		c.failures[id] = fd
+		c.findings = append(c.findings, fd)
+		if ch.outcome == Crash {
+			c.crashes++
+		} else {
+			c.hangs++
+		}
+		if c.deps.Store != nil {
+			if err := c.deps.Store.AddFailure(ctx, fd); err != nil && c.err == nil {
+				c.err = fmt.Errorf("save failure: %w", err)
+				c.halt("error")
+			}
+		}
+	}
+	if ch.outcome == Crash && !c.cfg.KeepGoing {
+		c.halt("crash")
+	}
+}
+
+// stats computes the current metrics.
+func (c *coordinator) stats(final bool) *Stats {
+	now := time.Now()
+	s := &Stats{
+		Elapsed:       now.Sub(c.start),
+		Execs:         c.execs,
+		Queue:         len(c.st.Queue),
+		Coverage:      c.cov.Branches,
+		ValidCoverage: c.cov.ValidBranches,
+		UniqueTraces:  c.cov.UniqueTraces(),
+		Valid:         c.valid,
+		Invalid:       c.inval,
+		Crashes:       c.crashes,
+		Hangs:         c.hangs,
+		CrashRuns:     c.crashR,
+		HangRuns:      c.hangR,
+		Strategy:      c.cfg.Strategy,
+	}
+	if c.execs > 0 {
+		s.ValidPct = 100 * float64(c.valid) / float64(c.execs)
+	}
+	if final {
+		if sec := s.Elapsed.Seconds(); sec > 0 {
+			s.ExecsPerSec = float64(c.execs) / sec
+		}
+	} else if dt := now.Sub(c.lastT).Seconds(); dt > 0 {
+		s.ExecsPerSec = float64(c.execs-c.lastX) / dt
+	}
+	c.lastT, c.lastX = now, c.execs
+	s.B0, s.B1, s.B2 = c.cov.Hill()
+	s.setShares(c.times)
+	if c.cycleOf != nil {
+		s.Cycles = c.cycleOf()
+	}
+	return s
+}
+
+func (c *coordinator) report(ctx context.Context, final bool) *Stats {
+	s := c.stats(final)
+	c.rep.report(s, final)
+	if c.deps.Store != nil {
+		if err := c.deps.Store.WriteStats(ctx, s); err != nil && c.err == nil {
+			c.err = fmt.Errorf("write stats: %w", err)
+			c.halt("error")
+		}
+	}
+	return s
+}

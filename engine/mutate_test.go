@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"bytes"
+	"testing"
+)
+
+// script is a Rand that returns scripted values and fails the test when a
+// value is out of range or the script runs out.
+type script struct {
+	t    *testing.T
+	ints []int
+	u64s []uint64
+}
+
+func (s *script) IntN(n int) int {
+	s.t.Helper()
+	if len(s.ints) == 0 {
+		s.t.Fatalf("script: IntN(%d) called with no value left", n)
+	}
+	v := s.ints[0]
+	s.ints = s.ints[1:]
+	if v < 0 || v >= n {
+		s.t.Fatalf("script: value %d not in [0, %d)", v, n)
+	}
+	return v
+}
+
+func (s *script) Uint64() uint64 {
+	s.t.Helper()
+	if len(s.u64s) == 0 {
+		s.t.Fatalf("script: Uint64 called with no value left")
+	}
+	v := s.u64s[0]
+	s.u64s = s.u64s[1:]
+	return v
+}
+
+func (s *script) done() {
+	s.t.Helper()
+	if len(s.ints) != 0 || len(s.u64s) != 0 {
+		s.t.Errorf("script: %d ints and %d uint64s left unused", len(s.ints), len(s.u64s))
+	}
+}
+
+func TestHavocOps(t *testing.T) {
+	env := &MutatorEnv{Dict: [][]byte{[]byte("KEY"), []byte("xy")}, MaxLen: 16}
+	donor := &Entry{Choices: []byte("abcdefgh")}
+	parent := &Entry{Choices: []byte("01234567")}
+	job := &Job{Parent: parent, Queue: []*Entry{parent, donor}}
+	tests := []struct {
+		name string
+		op   havocOp
+		in   string
+		ints []int
+		want string // "<nil>" when the op does not apply
+	}{
+		{"flip bit 0 of byte 1", opFlipBit, "\x00\x00", []int{8}, "\x00\x01"},
+		{"flip bit 7 of byte 0", opFlipBit, "\x00\x00", []int{7}, "\x80\x00"},
+		{"flip empty", opFlipBit, "", nil, "<nil>"},
+		{"interesting8 -1 at 1", opInteresting8, "aaa", []int{1, 1}, "a\xffa"},
+		{"interesting16 LE 1000 at 0", opInteresting16, "aaa", []int{0, 6, 0}, "\xe8\x03a"},
+		{"interesting16 BE 1000 at 1", opInteresting16, "aaa", []int{1, 6, 1}, "a\x03\xe8"},
+		{"interesting16 too short", opInteresting16, "a", nil, "<nil>"},
+		{"interesting32 LE 65536", opInteresting32, "aaaa", []int{0, 5, 0}, "\x00\x00\x01\x00"},
+		{"interesting32 BE -32769", opInteresting32, "xaaaa", []int{1, 2, 1}, "x\xff\xff\x7f\xff"},
+		{"arith8 +3", opArith8, "ab", []int{1, 2, 0}, "ae"},
+		{"arith8 -1 wraps", opArith8, "\x00", []int{0, 0, 1}, "\xff"},
+		{"arith16 LE +35 carries", opArith16, "\xf0\x00", []int{0, 34, 0, 0}, "\x13\x01"},
+		{"arith16 BE -1 borrows", opArith16, "\x01\x00", []int{0, 0, 1, 1}, "\x00\xff"},
+		{"arith32 BE +1 carries", opArith32, "\x00\x00\x00\xff", []int{0, 0, 0, 1}, "\x00\x00\x01\x00"},
+		{"random byte xor 1", opRandomByte, "a", []int{0, 0}, "`"},
+		{"delete 2 at 1", opDeleteBlock, "abcde", []int{0, 1, 1}, "ade"},
+		{"delete from 1 byte", opDeleteBlock, "a", nil, "<nil>"},
+		{"clone block bc before a", opInsertBlock, "abcd", []int{0, 1, 0, 1, 1}, "bcabcd"},
+		{"clone block straddling insertion point", opInsertBlock, "abcd", []int{2, 1, 0, 1, 1}, "abbccd"},
+		{"clone block after insertion point", opInsertBlock, "abcd", []int{1, 1, 0, 1, 2}, "acdbcd"},
+		{"insert constant run", opInsertBlock, "ab", []int{1, 0, 0, 2, 'z', 1}, "azzzb"},
+		{"insert run of input byte", opInsertBlock, "ab", []int{2, 0, 0, 1, 'z', 0, 0}, "abaa"},
+		{"overwrite block copy", opOverwriteBlock, "abcdef", []int{0, 1, 0, 1, 4}, "efcdef"},
+		{"overwrite block same place", opOverwriteBlock, "abcdef", []int{0, 1, 0, 1, 0}, "<nil>"},
+		{"overwrite block set", opOverwriteBlock, "abcdef", []int{0, 2, 3, 0, 'Q', 1}, "abcQQQ"},
+		{"insert token KEY at 1", opInsertToken, "ab", []int{0, 1}, "aKEYb"},
+		{"overwrite token xy at end", opOverwriteToken, "abc", []int{1, 1}, "axy"},
+		{"overwrite token too long", opOverwriteToken, "ab", []int{0}, "<nil>"},
+		{"splice with donor at 3", opSplice, "01234567", []int{1, 2}, "012defgh"},
+		{"splice with self", opSplice, "01234567", []int{0}, "<nil>"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &script{t: t, ints: tc.ints}
+			got := tc.op([]byte(tc.in), r, env, job)
+			r.done()
+			if tc.want == "<nil>" {
+				if got != nil {
+					t.Fatalf("expected nil (not applicable), got %q", got)
+				}
+				return
+			}
+			if string(got) != tc.want {
+				t.Fatalf("expected %q, got %q", tc.want, got)
+			}
+		})
+	}
+}
+
+func TestHavocInsertRespectsMaxLen(t *testing.T) {
+	env := &MutatorEnv{Dict: [][]byte{[]byte("KEY")}, MaxLen: 4}
+	r := &script{t: t, ints: []int{0}}
+	if got := opInsertToken([]byte("ab"), r, env, &Job{}); got != nil {
+		t.Fatalf("expected nil (token does not fit), got %q", got)
+	}
+	if got := opInsertBlock([]byte("abcd"), r, env, &Job{}); got != nil {
+		t.Fatalf("expected nil (full), got %q", got)
+	}
+}
+
+func TestHavocMutatorStacks(t *testing.T) {
+	// StackPow2 4, draw 0 → 2 stacked ops: op 0 (flip bit 0), op 7 (random
+	// byte at 1 xor 2).
+	h := &Havoc{}
+	env := &MutatorEnv{MaxLen: 100}
+	m := h.NewMutator(0, env)
+	parent := &Entry{Choices: []byte{0, 0}}
+	r := &script{t: t, ints: []int{0, 0, 0, 7, 1, 1}}
+	got := m.Mutate(nil, &Job{Parent: parent}, r)
+	r.done()
+	if want := []byte{1, 2}; !bytes.Equal(got, want) {
+		t.Fatalf("expected %v, got %v", want, got)
+	}
+	if !bytes.Equal(parent.Choices, []byte{0, 0}) {
+		t.Fatalf("parent modified: %v", parent.Choices)
+	}
+}
+
+func TestGeometric(t *testing.T) {
+	r := &script{t: t, ints: []int{3, 1, 2, 0}}
+	if got := geometric(r, 4); got != 4 {
+		t.Fatalf("expected 4, got %d", got)
+	}
+	r.done()
+}
+
+func TestZestMutate(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		ints []int
+		u64s []uint64
+		want string
+	}{
+		// m = 1 (IntN(4)=0); k = 2; l = 2 (IntN(4)=1, then 0): bytes 2..3
+		// replaced by the low bytes of 0x4241.
+		{"one run", "abcdef", []int{0, 2, 1, 0}, []uint64{0x4241}, "abABef"},
+		// m = 2; first run k=5 l=3 (cut at the end), second k=0 l=1.
+		{"two runs, cut at end", "abcdef", []int{1, 0, 5, 1, 1, 0, 0, 0}, []uint64{'X', 'Y'}, "Ybcdef" + ""},
+		// empty sequence: l = 1 random byte appended.
+		{"empty grows", "", []int{0}, []uint64{'Z'}, "Z"},
+	}
+	tests[1].want = "YbcdeX"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &script{t: t, ints: tc.ints, u64s: tc.u64s}
+			got := zestMutate([]byte(tc.in), r, 4, 4)
+			r.done()
+			if string(got) != tc.want {
+				t.Fatalf("expected %q, got %q", tc.want, got)
+			}
+		})
+	}
+}
+
+func TestZestMutatorCopiesParent(t *testing.T) {
+	m := (&Zest{}).NewMutator(0, &MutatorEnv{FreshLen: 3})
+	parent := &Entry{Choices: []byte("abc")}
+	r := &script{t: t, ints: []int{0, 0, 0}, u64s: []uint64{'z'}}
+	got := m.Mutate(make([]byte, 0, 8), &Job{Parent: parent}, r)
+	r.done()
+	if string(got) != "zbc" || string(parent.Choices) != "abc" {
+		t.Fatalf("expected child zbc and parent abc, got %q and %q", got, parent.Choices)
+	}
+	// Fresh children (no parent): FreshLen random bytes.
+	r = &script{t: t, u64s: []uint64{0x636261}}
+	if got := m.Mutate(nil, &Job{}, r); string(got) != "abc" {
+		t.Fatalf("expected fresh abc, got %q", got)
+	}
+	r.done()
+}
+
+func TestRandomMutatorRawLength(t *testing.T) {
+	m := (&Random{}).NewMutator(0, &MutatorEnv{FreshLen: 10, Raw: true})
+	r := &script{t: t, ints: []int{2}, u64s: []uint64{0x4847}}
+	if got := m.Mutate(nil, &Job{}, r); string(got) != "GH" {
+		t.Fatalf("expected GH, got %q", got)
+	}
+	r.done()
+}
+
+func TestNumCandidates(t *testing.T) {
+	st := &State{Cov: &Coverage{Branches: 40}}
+	c := &Cycle{}
+	tests := []struct {
+		e    Entry
+		want int
+	}{
+		{Entry{Branches: 40}, 50},
+		{Entry{Branches: 20}, 25},
+		{Entry{Branches: 20, Favored: true}, 500},
+		{Entry{Branches: 0}, 1},
+	}
+	for _, tc := range tests {
+		if got := c.NumCandidates(st, &tc.e); got != tc.want {
+			t.Errorf("cov %d favored %v: expected %d, got %d", tc.e.Branches, tc.e.Favored, tc.want, got)
+		}
+	}
+}

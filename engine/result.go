@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// Outcome classifies one execution (ALGORITHMS.md, vocabulary).
+type Outcome uint8
+
+const (
+	// Valid: the harness accepted the input and returned normally.
+	Valid Outcome = iota
+	// Invalid: the harness rejected the input (non-zero return, assume(false)).
+	Invalid
+	// Crash: trap, panic or abnormal exit.
+	Crash
+	// Hang: fuel (or the wall-clock backstop) ran out.
+	Hang
+)
+
+var outcomeNames = [...]string{"valid", "invalid", "crash", "hang"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Failed reports whether o is a crash or a hang.
+func (o Outcome) Failed() bool { return o == Crash || o == Hang }
+
+// Result is what an Executor reports for one run.
+type Result struct {
+	Outcome Outcome
+	// Counters is a view of this run's per-site 8-bit hit counters (index ==
+	// site id), valid until the executor's next Run. Zero means not hit.
+	// The engine only reads it.
+	Counters []byte
+	// Failure describes a Crash or Hang; nil otherwise.
+	Failure *Failure
+}
+
+// Failure is the engine's view of a target failure (ALGORITHMS.md §7).
+type Failure struct {
+	// Kind is the failure class: trap code, Go panic message class, exit
+	// code, or "hang".
+	Kind string
+	// Frames are the function names of the Wasm stack, innermost first.
+	Frames []string
+	// Text is the full error text (message, stack, output tails).
+	Text string
+}
+
+// identityFrames is how many top frames make up a failure's identity.
+const identityFrames = 3
+
+// Identity is the deduplication key of a failure: its kind plus the top
+// frames of its stack (ALGORITHMS.md §7).
+func (f *Failure) Identity() string {
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(f.Kind)
+	for i, fr := range f.Frames {
+		if i == identityFrames {
+			break
+		}
+		b.WriteString(" <- ")
+		b.WriteString(fr)
+	}
+	return b.String()
+}
+
+func (f *Failure) clone() *Failure {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	c.Frames = append([]string(nil), f.Frames...)
+	return &c
+}
+
+// Executor runs the target on one input. An error means wafer itself broke
+// (the run is lost and the campaign stops); a target failure is a Result.
+// An Executor is used by one goroutine only.
+type Executor interface {
+	Run(ctx context.Context, input []byte) (Result, error)
+}
+
+// Generator turns a choice sequence into a target input (generator mode).
+// It returns the input and the choices it actually consumed: the given
+// sequence cut to what was read, or extended deterministically (from a PRNG
+// seeded by the sequence) when the generator asked for more. The returned
+// slices must not alias choices' storage in a way later writes to choices
+// would change. A Generator is shared by all workers: Generate must be safe
+// for concurrent use.
+type Generator interface {
+	Generate(choices []byte) (input, used []byte, err error)
+}

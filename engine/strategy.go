@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Rand is the randomness a mutator uses. *math/rand/v2.Rand satisfies it;
+// tests pass a scripted one and assert exact children.
+type Rand interface {
+	// IntN returns a uniform int in [0, n); n > 0.
+	IntN(n int) int
+	// Uint64 returns 64 uniform random bits.
+	Uint64() uint64
+}
+
+// Entry is one saved choice sequence of the queue. Its fields never change
+// after the coordinator adds it, so workers may read any entry of a job's
+// queue snapshot without locks.
+type Entry struct {
+	// ID is the entry's index in the queue.
+	ID int
+	// Choices is the choice sequence (raw mode: the input itself).
+	Choices []byte
+	// Input is the generated input (raw mode: same bytes as Choices).
+	Input []byte
+	// Outcome is the entry's result (Valid or Invalid).
+	Outcome Outcome
+	// Trace is its sparse bucketed trace (see Feedback.Trace).
+	Trace []byte
+	// Branches is the number of sites it covers: cov(parent).
+	Branches int
+	// Favored: it was the first to cover some site, overall or among valid
+	// inputs (ALGORITHMS.md §1).
+	Favored bool
+}
+
+// Job is one unit of work the coordinator hands a worker: N children of
+// Parent. Immutable once issued.
+type Job struct {
+	// Seq numbers jobs in issue order from 0; the worker's PRNG for the job
+	// is derived from (Config.Seed, Seq), so the children do not depend on
+	// which worker runs the job.
+	Seq uint64
+	// Parent is the entry to mutate; nil makes fresh children.
+	Parent *Entry
+	// N is the number of children to make and run.
+	N int
+	// Queue is a snapshot of the queue at issue time (for splicing); its
+	// entries are immutable.
+	Queue []*Entry
+	// Param is strategy-specific data for the mutator (nil for the built-ins).
+	Param any
+	// replay runs Parent's own choices unchanged (seeds, resume).
+	replay bool
+}
+
+// Local is what a worker knows about the child it just ran before the
+// coordinator merges it: the outcome and whether the worker's private filter
+// found anything new (a superset of what is new globally).
+type Local struct {
+	Outcome Outcome
+	Fresh   bool
+	Hash    uint64
+}
+
+// Mutator makes children on one worker's goroutine. A strategy's
+// NewMutator is called once per worker; a Mutator is never shared.
+type Mutator interface {
+	// Mutate returns a child of j.Parent (or a fresh sequence when
+	// j.Parent is nil). It may build the child in dst's storage and must
+	// not modify j.Parent or any queue entry.
+	Mutate(dst []byte, j *Job, r Rand) []byte
+	// Observe is called after each child of j ran, in order.
+	Observe(j *Job, l Local)
+	// Done is called at the end of j; its result is handed to
+	// Strategy.JobDone on the coordinator.
+	Done(j *Job) any
+}
+
+// Strategy is one search technique (ALGORITHMS.md §1–§5). The coordinator
+// calls its methods from a single goroutine; only the Mutators run on the
+// workers. Adding a technique means one file: a type embedding Cycle (or
+// not), a Mutator, and an entry in the strategies table.
+type Strategy interface {
+	// Next returns the next job's parent (nil: fresh children), the number
+	// of children to make of it and a strategy parameter for the mutator.
+	// The coordinator may cut n into several jobs.
+	Next(s *State) (parent *Entry, n int, param any)
+	// Save decides whether a non-failing child enters the queue.
+	Save(s *State, fb *Feedback) bool
+	// Learn sees the feedback of every child a worker reported (all runs
+	// that were new to that worker, failing ones included), in issue order,
+	// after Save and before the child's coverage is merged.
+	Learn(s *State, j *Job, fb *Feedback)
+	// JobDone is called when j is merged, with its Mutator's note.
+	JobDone(s *State, j *Job, note any)
+	// NewMutator returns the mutator for worker w.
+	NewMutator(w int, env *MutatorEnv) Mutator
+}
+
+// MutatorEnv is read-only data every mutator may use.
+type MutatorEnv struct {
+	// Dict holds dictionary tokens: -dict files, then the target's
+	// constant dictionary.
+	Dict [][]byte
+	// MaxLen caps the length of a child (0: no cap).
+	MaxLen int
+	// FreshLen is the length of a fresh random choice sequence.
+	FreshLen int
+	// Raw is true when there is no generator (choices are the input).
+	Raw bool
+}
+
+// State is what the coordinator shares with its strategy. Strategies may
+// read everything and must not modify Queue entries or Cov.
+type State struct {
+	Queue []*Entry
+	Cov   *Coverage
+	// Execs is the number of executions merged so far.
+	Execs int64
+}
+
+// ZestSave is the saving rule of ALGORITHMS.md §1: new branch, or valid
+// and new valid branch, or (ours, = JQF's "+count") a new (branch, bucket)
+// pair.
+func ZestSave(fb *Feedback) bool {
+	return fb.NewBranch || fb.NewValidBranch || fb.NewBucket
+}
+
+// Cycle is the queue schedule of ALGORITHMS.md §1: it cycles through the
+// queue in order and gives each parent numCandidates children,
+// ⌊50·cov(parent)/|totalCoverage|⌋, ×20 when favored (impl., JQF), at
+// least 1 (ours). Strategies embed it for Next.
+type Cycle struct {
+	// Baseline (50) and FavoredFactor (20): zero means the default.
+	Baseline, FavoredFactor int
+	next                    int
+	// Cycles counts completed passes over the queue.
+	Cycles int
+}
+
+// NumCandidates is numCandidates(parent).
+func (c *Cycle) NumCandidates(s *State, e *Entry) int {
+	base, fav := c.Baseline, c.FavoredFactor
+	if base == 0 {
+		base = 50
+	}
+	if fav == 0 {
+		fav = 20
+	}
+	n := base
+	if s.Cov.Branches > 0 {
+		n = base * e.Branches / s.Cov.Branches
+	}
+	if e.Favored {
+		n *= fav
+	}
+	return max(n, 1)
+}
+
+// Next returns the next parent in the cycle.
+func (c *Cycle) Next(s *State) (*Entry, int, any) {
+	if len(s.Queue) == 0 {
+		return nil, 1, nil
+	}
+	if c.next >= len(s.Queue) {
+		c.next = 0
+		c.Cycles++
+	}
+	e := s.Queue[c.next]
+	c.next++
+	return e, c.NumCandidates(s, e), nil
+}
+
+// Base gives a strategy the default Save (ZestSave), Learn and JobDone.
+type Base struct{}
+
+func (Base) Save(_ *State, fb *Feedback) bool { return ZestSave(fb) }
+func (Base) Learn(*State, *Job, *Feedback)    {}
+func (Base) JobDone(*State, *Job, any)        {}
+
+// BaseMutator gives a mutator no-op Observe and Done.
+type BaseMutator struct{}
+
+func (BaseMutator) Observe(*Job, Local) {}
+func (BaseMutator) Done(*Job) any       { return nil }
+
+// StrategyOptions are the knobs the built-in strategies read.
+type StrategyOptions struct {
+	// Raw is true in raw mode (no generator).
+	Raw bool
+}
+
+// strategies is the table of built-in techniques by name.
+var strategies = map[string]func(StrategyOptions) Strategy{
+	"zest":   func(StrategyOptions) Strategy { return &Zest{} },
+	"havoc":  func(StrategyOptions) Strategy { return &Havoc{} },
+	"random": func(StrategyOptions) Strategy { return &Random{} },
+}
+
+// Strategies lists the built-in strategy names, sorted.
+func Strategies() []string {
+	names := make([]string, 0, len(strategies))
+	for n := range strategies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewStrategy returns the built-in strategy called name.
+func NewStrategy(name string, o StrategyOptions) (Strategy, error) {
+	f, ok := strategies[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown strategy %q: expected one of %s", name, strings.Join(Strategies(), ", "))
+	}
+	return f(o), nil
+}
+
+func (c *Cycle) cycles() int { return c.Cycles }

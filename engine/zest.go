@@ -1,0 +1,105 @@
+package engine
+
+// Zest is the semantic fuzzing strategy of Padhye et al. (ALGORITHMS.md §1,
+// paper 001): it cycles through the queue (Cycle), mutates choice
+// sequences by replacing geometric-length runs with random bytes, and saves
+// by ZestSave, which keeps valid inputs that add valid coverage.
+type Zest struct {
+	Cycle
+	Base
+	// MeanMutations is the mean of m, the number of runs replaced per child
+	// (geometric on {1, 2, …}); MeanLength the mean run length. Zero means 4
+	// for both (paper; JQF's code uses 8 for m).
+	MeanMutations, MeanLength int
+}
+
+// NewMutator implements Strategy.
+func (z *Zest) NewMutator(_ int, env *MutatorEnv) Mutator {
+	m := &zestMutator{env: env, meanM: z.MeanMutations, meanL: z.MeanLength}
+	if m.meanM == 0 {
+		m.meanM = 4
+	}
+	if m.meanL == 0 {
+		m.meanL = 4
+	}
+	return m
+}
+
+type zestMutator struct {
+	BaseMutator
+	env          *MutatorEnv
+	meanM, meanL int
+}
+
+func (m *zestMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
+	if j.Parent == nil {
+		return freshChoices(dst, m.env, r)
+	}
+	return zestMutate(append(dst[:0], j.Parent.Choices...), r, m.meanM, m.meanL)
+}
+
+// maxGeometric bounds a geometric draw (a scripted Rand that never returns
+// 0 must not loop forever).
+const maxGeometric = 1 << 12
+
+// geometric draws from the geometric distribution on {1, 2, …} with the
+// given integer mean (success probability 1/mean per trial).
+func geometric(r Rand, mean int) int {
+	n := 1
+	if mean <= 1 {
+		return n
+	}
+	for n < maxGeometric && r.IntN(mean) != 0 {
+		n++
+	}
+	return n
+}
+
+// zestMutate applies Zest's mutation in place (ALGORITHMS.md §1): m ~
+// Geometric(mean meanM) times, pick an offset k uniform in [0, len) and a
+// length l ~ Geometric(mean meanL), and replace [k, min(k+l, len)) with
+// random bytes. An empty sequence gets l random bytes instead (ours:
+// otherwise it could never change).
+func zestMutate(b []byte, r Rand, meanM, meanL int) []byte {
+	if len(b) == 0 {
+		l := geometric(r, meanL)
+		b = append(b, make([]byte, l)...)
+		fillRandom(b, r)
+		return b
+	}
+	m := geometric(r, meanM)
+	for range m {
+		k := r.IntN(len(b))
+		l := geometric(r, meanL)
+		fillRandom(b[k:min(k+l, len(b))], r)
+	}
+	return b
+}
+
+// fillRandom fills b with random bytes, 8 per Uint64, little-endian.
+func fillRandom(b []byte, r Rand) {
+	for len(b) > 0 {
+		v := r.Uint64()
+		n := min(8, len(b))
+		for i := range n {
+			b[i] = byte(v >> (8 * i))
+		}
+		b = b[n:]
+	}
+}
+
+// freshChoices returns a fresh random sequence: env.FreshLen random bytes
+// in generator mode (the generator extends it as needed), a random length
+// in [0, FreshLen] in raw mode.
+func freshChoices(dst []byte, env *MutatorEnv, r Rand) []byte {
+	n := env.FreshLen
+	if env.Raw {
+		n = r.IntN(n + 1)
+	}
+	if env.MaxLen > 0 {
+		n = min(n, env.MaxLen)
+	}
+	b := append(dst[:0], make([]byte, n)...)
+	fillRandom(b, r)
+	return b
+}
