@@ -1,0 +1,302 @@
+package generators
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// TestSameSequenceSameInput: running a generator twice on one sequence, with
+// a fresh or a reused Runner, gives byte-identical inputs and equal used
+// sequences; replaying the used sequence gives the same input again and an
+// equal sequence (so a saved sequence reproduces its input).
+func TestSameSequenceSameInput(t *testing.T) {
+	for _, tc := range generatorCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 1))
+			for _, opts := range []Options{{}, {Dictionary: testDict}} {
+				runner := NewRunner(tc.gen, opts)
+				for i := range 200 {
+					seq := randomSeq(r)
+					if i%10 == 0 {
+						seq = nil
+					}
+					in1, used1 := Run(tc.gen, seq, opts)
+					in2, used2 := runner.Run(seq)
+					if !bytes.Equal(in1, in2) || !used1.Equal(used2) {
+						t.Fatalf("seq %d: two runs differ:\n%q\n%q", i, in1, in2)
+					}
+					in3, used3 := runner.Run(used1)
+					if !bytes.Equal(in1, in3) {
+						t.Fatalf("seq %d: replay of the used sequence differs:\n%q\n%q", i, in1, in3)
+					}
+					if !used1.Equal(used3) {
+						t.Fatalf("seq %d: replay recorded a different sequence", i)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestValueMutationKeepsStructure: mutating only value choices (BeDivFuzz's
+// v) never changes the structural choices or the structural signature, with
+// and without a dictionary.
+func TestValueMutationKeepsStructure(t *testing.T) {
+	for _, tc := range generatorCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(2, 2))
+			changed := 0
+			for _, opts := range []Options{{}, {Dictionary: testDict}} {
+				runner := NewRunner(tc.gen, opts)
+				for i := range 300 {
+					in, parent := runner.Run(randomSeq(r))
+					sig := parent.StructuralSignature()
+					child := parent.Clone()
+					MutatePositions(r, child.Bytes(), child.KindPositions(Value), i%10 == 0)
+					in2, used := runner.Run(child)
+					if got := used.StructuralSignature(); got != sig {
+						t.Fatalf("seq %d: signature %x, expected %x", i, got, sig)
+					}
+					if !bytes.Equal(used.KindBytes(Structural), parent.KindBytes(Structural)) {
+						t.Fatalf("seq %d: structural bytes changed", i)
+					}
+					if !bytes.Equal(in, in2) {
+						changed++
+					}
+				}
+			}
+			t.Logf("%s: %d of 600 value mutations changed the input", tc.name, changed)
+		})
+	}
+}
+
+// TestStructuralMutationChangesSignature: the signature separates
+// structures: mutating structural bytes changes it whenever the structural
+// bytes change.
+func TestStructuralMutationChangesSignature(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	runner := NewRunner(JSON, Options{})
+	for i := range 200 {
+		_, parent := runner.Run(randomSeq(r))
+		child := parent.Clone()
+		if MutatePositions(r, child.Bytes(), child.KindPositions(Structural), false) == 0 {
+			continue
+		}
+		_, used := runner.Run(child)
+		if !bytes.Equal(used.KindBytes(Structural), parent.KindBytes(Structural)) &&
+			used.StructuralSignature() == parent.StructuralSignature() {
+			t.Fatalf("seq %d: different structural bytes, same signature", i)
+		}
+	}
+}
+
+// records generates a list of records, each a structural count of value
+// integers, and returns the input and each record's text.
+func records(s *Source) []byte {
+	var b []byte
+	List(s, 3, 8, func(s *Source) struct{} {
+		Call(s, "record", func(s *Source) struct{} {
+			n := s.Len(0, 6)
+			for range n {
+				b = strconv.AppendInt(b, int64(s.Int(0, 1000)), 10)
+				b = append(b, ',')
+			}
+			return struct{}{}
+		})
+		b = append(b, ';')
+		return struct{}{}
+	})
+	return b
+}
+
+// TestExecutionIndexing: changing the structure of one list element (its
+// count of values) leaves every later element, and the recorded choices of
+// every other element, unchanged. The same mutation replayed linearly (the
+// bytes without their indexes, as Zest's untyped parameters) shifts later
+// elements, which shows what the index buys.
+func TestExecutionIndexing(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	runner := NewRunner(records, Options{})
+	shifted, trials := 0, 0
+	for i := 0; trials < 200 && i < 10000; i++ {
+		in, parent := runner.Run(randomSeq(r))
+		elems := bytes.Split(in, []byte{';'})
+		// The k-th structural choice annotated "record" is element k's count.
+		var counts []int
+		for _, c := range parent.TypeChoices("record") {
+			if parent.Choice(c).Kind == Structural {
+				counts = append(counts, c)
+			}
+		}
+		if len(counts) < 2 {
+			continue
+		}
+		k := r.IntN(len(counts) - 1)
+		child := parent.Clone()
+		cb := child.Choice(counts[k]).Bytes
+		old := slices.Clone(cb)
+		for j := range cb {
+			cb[j] = byte(r.Uint32())
+		}
+		if bytes.Equal(old, cb) {
+			continue
+		}
+		trials++
+		in2, used := runner.Run(child)
+		elems2 := bytes.Split(in2, []byte{';'})
+		if len(elems2) != len(elems) {
+			t.Fatalf("seq %d: %d elements, expected %d", i, len(elems2), len(elems))
+		}
+		for e := k + 1; e < len(elems); e++ {
+			if !bytes.Equal(elems[e], elems2[e]) {
+				t.Fatalf("seq %d: mutating element %d changed element %d: %q → %q", i, k, e, elems[e], elems2[e])
+			}
+		}
+		// Every choice recorded in both runs outside element k keeps its bytes.
+		byKey := map[uint64][]byte{}
+		for j := range parent.NumChoices() {
+			c := parent.Choice(j)
+			byKey[c.Index] = c.Bytes
+		}
+		for j := range used.NumChoices() {
+			c := used.Choice(j)
+			if p, ok := byKey[c.Index]; ok && j != counts[k] && !bytes.Equal(p, c.Bytes) {
+				t.Fatalf("seq %d: choice %d (index %x) changed: %x → %x", i, j, c.Index, p, c.Bytes)
+			}
+		}
+		in3, _ := runner.Run(FromBytes(child.Bytes()))
+		if e3 := bytes.Split(in3, []byte{';'}); len(e3) != len(elems) || !slices.EqualFunc(e3[k+1:], elems[k+1:], bytes.Equal) {
+			shifted++
+		}
+	}
+	if trials < 100 {
+		t.Fatalf("only %d trials", trials)
+	}
+	t.Logf("%d structural mutations of one element: later elements unchanged in all; linear replay shifted later elements in %d", trials, shifted)
+	if shifted == 0 {
+		t.Errorf("linear replay never shifted later elements: the test does not exercise indexing")
+	}
+}
+
+// TestExtension: past the end of a sequence, draws come from a PRNG seeded
+// by the sequence: deterministic, recorded in the used sequence, and
+// different for different sequences; the used sequence is cut to what was
+// consumed.
+func TestExtension(t *testing.T) {
+	for _, tc := range generatorCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, 5))
+			distinct := map[string]bool{}
+			for range 100 {
+				prefix := make([]byte, r.IntN(8))
+				for j := range prefix {
+					prefix[j] = byte(r.Uint32())
+				}
+				a, ua := Run(tc.gen, FromBytes(prefix), Options{})
+				b, ub := Run(tc.gen, FromBytes(prefix), Options{})
+				if !bytes.Equal(a, b) || !ua.Equal(ub) {
+					t.Fatalf("prefix %x: extension not deterministic", prefix)
+				}
+				if ua.Len() < len(prefix) && tc.name != "raw" && !bytes.HasPrefix(prefix, ua.Bytes()) {
+					t.Fatalf("prefix %x: used %x is not a prefix", prefix, ua.Bytes())
+				}
+				distinct[string(a)] = true
+			}
+			if len(distinct) < 50 {
+				t.Errorf("only %d distinct inputs from 100 sequences", len(distinct))
+			}
+			long := make([]byte, 20000)
+			for j := range long {
+				long[j] = byte(r.Uint32())
+			}
+			_, used := Run(tc.gen, FromBytes(long), Options{})
+			if tc.name != "raw" && used.Len() >= len(long) {
+				t.Errorf("used %d bytes of %d: not cut to what was consumed", used.Len(), len(long))
+			}
+			if n := used.KindLen(Value); n > DefaultMaxBytes {
+				t.Errorf("recorded %d value bytes, cap is %d", n, DefaultMaxBytes)
+			}
+		})
+	}
+}
+
+// TestMaxBytes: draws past the cap read zeros, are not recorded, and the
+// run stays deterministic.
+func TestMaxBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for _, tc := range generatorCases {
+		opts := Options{MaxBytes: 16}
+		for range 50 {
+			seq := randomSeq(r)
+			a, ua := Run(tc.gen, seq, opts)
+			b, _ := Run(tc.gen, ua, opts)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("%s: replay under a cap differs", tc.name)
+			}
+			for _, k := range []Kind{Structural, Value} {
+				if ua.KindLen(k) > 16 {
+					t.Fatalf("%s: %d %v bytes recorded, cap 16", tc.name, ua.KindLen(k), k)
+				}
+			}
+			if tc.valid != nil {
+				if err := tc.valid(a); err != nil {
+					t.Fatalf("%s: capped input invalid: %v: %q", tc.name, err, a)
+				}
+			}
+		}
+	}
+}
+
+func TestRaw(t *testing.T) {
+	tests := []struct {
+		name string
+		seq  *Sequence
+		want []byte
+	}{
+		{"bytes", FromBytes([]byte("hello")), []byte("hello")},
+		{"empty", FromBytes(nil), []byte{}},
+		{"withbytes-longer", func() *Sequence {
+			_, u := Run(Raw, FromBytes([]byte("abc")), Options{})
+			return u.WithBytes([]byte("abcdef"))
+		}(), []byte("abcdef")},
+		{"withbytes-shorter", func() *Sequence {
+			_, u := Run(Raw, FromBytes([]byte("abc")), Options{})
+			return u.WithBytes([]byte("a"))
+		}(), []byte("a")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, used := Run(Raw, tc.seq, Options{})
+			if !bytes.Equal(got, tc.want) {
+				t.Fatalf("got %q, expected %q", got, tc.want)
+			}
+			if used.NumChoices() != 1 || used.Choice(0).Kind != Value || !bytes.Equal(used.Bytes(), tc.want) {
+				t.Fatalf("used: %d choices, bytes %q", used.NumChoices(), used.Bytes())
+			}
+		})
+	}
+	a, _ := Run(Raw, nil, Options{})
+	b, _ := Run(Raw, &Sequence{}, Options{})
+	if !bytes.Equal(a, b) || len(a) > 256 {
+		t.Fatalf("zero sequence: %q vs %q", a, b)
+	}
+}
+
+// TestZeroBytes: all-zero choices mean "the smallest, the first
+// alternative, stop": every generator terminates with a small input.
+func TestZeroBytes(t *testing.T) {
+	for _, tc := range generatorCases {
+		in, _ := Run(tc.gen, FromBytes(make([]byte, 4096)), Options{})
+		if tc.valid != nil {
+			if err := tc.valid(in); err != nil {
+				t.Errorf("%s: %v: %q", tc.name, err, in)
+			}
+		}
+		if len(in) > 4200 {
+			t.Errorf("%s: %d bytes from zeros", tc.name, len(in))
+		}
+	}
+}
