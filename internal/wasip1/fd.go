@@ -44,7 +44,7 @@ const (
 	rightsStdout           = rightFdWrite | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite
 	rightsFile             = rightFdRead | rightFdSeek | rightFdTell | rightFdAdvise | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite | rightFdSync | rightFdDatasync
 	rightsDir              = rightPathOpen | rightFdReaddir | rightPathReadlink | rightPathFilestatGet | rightFdFilestatGet | rightFdFdstatSetFlags | rightFdSync | rightFdDatasync
-	rightsWrite            = rightFdWrite | rightFdAllocate | rightFdFilestatSetSize
+	rightsWrite            = rightFdWrite // requested by Go and wasi-libc exactly when opening for writing
 )
 
 // fdKind classifies a descriptor.
@@ -119,6 +119,9 @@ func fdRead(s *State, g guest, p []uint64) Errno {
 
 // readv copies src[*pos:] into the iovecs, advancing *pos.
 func readv(g guest, iovs, n uint32, src []byte, pos *uint64) (uint32, Errno) {
+	if _, ok := g.bytes64(iovs, 8*uint64(n)); !ok {
+		return 0, ErrnoFault
+	}
 	var nread uint32
 	for i := uint32(0); i < n; i++ {
 		buf, errno := g.iovec(iovs, i)
@@ -179,11 +182,17 @@ func fdWrite(s *State, g guest, p []uint64) Errno {
 	if fd == fdStderr {
 		out = s.Stderr
 	}
+	if _, ok := g.bytes64(iovs, 8*uint64(n)); !ok {
+		return ErrnoFault
+	}
 	var total uint32
 	for i := uint32(0); i < n; i++ {
 		buf, errno := g.iovec(iovs, i)
 		if errno != ErrnoSuccess {
 			return errno
+		}
+		if uint64(total)+uint64(len(buf)) > math.MaxInt32 {
+			break // a short write, as writev's SSIZE_MAX limit
 		}
 		if out != nil {
 			out.Write(buf)

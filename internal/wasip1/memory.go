@@ -64,11 +64,10 @@ func (g guest) putU64(ptr uint32, v uint64) bool {
 // iovec/ciovec array at guest address iovs (8 bytes each: buf u32, len u32;
 // buf is itself a guest pointer and is translated too).
 func (g guest) iovec(iovs, i uint32) ([]byte, Errno) {
-	off := uint64(iovs) + 8*uint64(i)
-	if off > math.MaxUint32 {
-		return nil, ErrnoFault
+	e, ok := g.bytes64(iovs, 8*uint64(i)+8)
+	if ok {
+		e = e[8*i:]
 	}
-	e, ok := g.bytes(uint32(off), 8)
 	if !ok {
 		return nil, ErrnoFault
 	}

@@ -8,7 +8,7 @@ for w in *.wat; do
 	wat2wasm "$w" -o "${w%.wat}.wasm"
 done
 if [ -d gocmd ]; then
-	(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -ldflags=-buildid= -o ../gocmd.wasm .)
+	(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -ldflags="-s -w -buildid=" -o ../gocmd.wasm .)
 fi
 if [ -f ccmd.c ]; then
 	clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -o ccmd.wasm ccmd.c

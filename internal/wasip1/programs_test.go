@@ -1,0 +1,199 @@
+package wasip1
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// Real programs: a Go GOOS=wasip1 command (testdata/gocmd/main.go) and a
+// C wasi-libc command (testdata/ccmd.c), both rebuilt by testdata/build.sh.
+// Their expected outputs are pinned byte for byte: the clock readings and
+// random values depend on how many clock_time_get and random_get calls the
+// language runtime makes, so rebuilding a .wasm with another toolchain may
+// change those lines (and only those).
+var (
+	//go:embed testdata/gocmd.wasm
+	gocmdWasm []byte
+	//go:embed testdata/ccmd.wasm
+	ccmdWasm []byte
+)
+
+// runCommand instantiates a WASI command (running _start) with s and
+// returns the exit code (0 when _start returned normally).
+func runCommand(t testing.TB, r wazero.Runtime, compiled wazero.CompiledModule, s *State) uint32 {
+	t.Helper()
+	ctx := WithState(context.Background(), s)
+	mod, err := r.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(""))
+	if err == nil {
+		mod.Close(ctx)
+		return 0
+	}
+	return exitCode(t, err)
+}
+
+// hostPaths are the host paths the programs try to create or remove; none
+// may change.
+var hostPaths = []string{"/created.txt", "/tmp/wafer-wasip1-gocmd", "/newdir", "/input"}
+
+func hostSnapshot() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range hostPaths {
+		_, err := os.Lstat(p)
+		m[p] = !errors.Is(err, fs.ErrNotExist)
+	}
+	return m
+}
+
+func checkHost(t *testing.T, before map[string]bool) {
+	t.Helper()
+	for p, existed := range hostSnapshot() {
+		if existed != before[p] {
+			t.Errorf("host path %s changed: existed %v, now %v", p, before[p], existed)
+		}
+	}
+}
+
+const goFullStdout = `stdin: "hello stdin" err=<nil>
+args: ["gocmd" "/input"]
+env: ["EXIT_CODE=3" "HOME=/"]
+file /input: "file content" err=<nil>
+stat: size=12 dir=false mode=-rw-------
+dirent: dir dir=true
+dirent: input dir=false
+readdir err=<nil>
+now: 2024-01-01T00:00:00.009Z
+slept>=2s: true
+crypto/rand: 40f94a52f653f0e9 err=<nil>
+math/rand: 16454279266385068627
+create: open /created.txt: Read-only file system
+writefile: open /tmp/wafer-wasip1-gocmd: Read-only file system
+mkdir: mkdir /newdir: Read-only file system
+passwd: open /etc/passwd: No such file or directory
+passwd-relative: open ../../../etc/passwd: No such file or directory
+remove: remove /input: Read-only file system
+`
+
+const goBareStdout = `stdin: "" err=<nil>
+args: ["gocmd"]
+env: []
+readdir err=open /: Bad file number
+now: 2024-01-01T00:00:00.009Z
+slept>=2s: true
+crypto/rand: 40f94a52f653f0e9 err=<nil>
+math/rand: 16454279266385068627
+create: open /created.txt: Bad file number
+writefile: open /tmp/wafer-wasip1-gocmd: Bad file number
+mkdir: mkdir /newdir: Bad file number
+passwd: open /etc/passwd: Bad file number
+passwd-relative: open ../../../etc/passwd: Bad file number
+`
+
+const cFullStdout = `stdin 11: hello stdin
+argv[0] = ccmd
+argv[1] = /input
+HOME = /home
+file /input 12: file content
+seek 5: con tell=8
+dirent dir type=3
+dirent input type=4
+realtime 1704067200.001000000 monotonic 0.002000000
+entropy 3f7829631da00787
+passwd: No such file or directory
+create: Read-only file system
+`
+
+func TestPrograms(t *testing.T) {
+	files := func() map[string][]byte {
+		return map[string][]byte{"input": []byte("file content"), "dir/a.txt": []byte("a")}
+	}
+	for _, tc := range []struct {
+		name       string
+		wasm       []byte
+		state      State
+		wantCode   uint32
+		wantStdout string
+		wantStderr string
+	}{
+		{"go full", gocmdWasm, State{
+			Args: []string{"gocmd", "/input"}, Env: []string{"EXIT_CODE=3", "HOME=/"},
+			Stdin: []byte("hello stdin"), Files: files(), Seed: 1,
+		}, 3, goFullStdout, "to stderr\n"},
+		{"go bare", gocmdWasm, State{Args: []string{"gocmd"}, Seed: 1}, 0, goBareStdout, "to stderr\n"},
+		{"go exit 42", gocmdWasm, State{Args: []string{"gocmd"}, Env: []string{"EXIT_CODE=42"}, Seed: 1}, 42, "", "to stderr\n"},
+		{"c full", ccmdWasm, State{
+			Args: []string{"ccmd", "/input"}, Env: []string{"HOME=/home"},
+			Stdin: []byte("hello stdin"), Files: files(), Seed: 1,
+		}, 5, cFullStdout, "bye from C\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := newRuntime(t)
+			compiled, err := r.CompileModule(ctx, tc.wasm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := hostSnapshot()
+			var outs [2][]byte
+			for i := range outs {
+				s := tc.state // fresh run state, same configuration
+				s.Stdout, s.Stderr = NewTailBuffer(1<<16), NewTailBuffer(1<<16)
+				code := runCommand(t, r, compiled, &s)
+				if code != tc.wantCode {
+					t.Errorf("run %d: expected exit code %d, got %d (stderr %q)", i, tc.wantCode, code, s.Stderr)
+				}
+				if tc.wantStdout != "" && s.Stdout.String() != tc.wantStdout {
+					t.Errorf("run %d stdout:\n got %q\nwant %q", i, s.Stdout, tc.wantStdout)
+				}
+				if s.Stderr.String() != tc.wantStderr {
+					t.Errorf("run %d stderr: expected %q, got %q", i, tc.wantStderr, s.Stderr)
+				}
+				outs[i] = append(s.Stdout.Bytes(), s.Stderr.Bytes()...)
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Errorf("two runs differ:\n%q\n%q", outs[0], outs[1])
+			}
+			checkHost(t, before)
+		})
+	}
+}
+
+// TestProgramSeed: the seed reaches the program's randomness and nothing
+// else; reusing one State with Reset reproduces a run exactly.
+func TestProgramSeed(t *testing.T) {
+	ctx := context.Background()
+	r := newRuntime(t)
+	compiled, err := r.CompileModule(ctx, gocmdWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &State{Args: []string{"gocmd"}, Seed: 2, Stdout: NewTailBuffer(1 << 16)}
+	runCommand(t, r, compiled, s)
+	first := s.Stdout.String()
+	if first == goBareStdout {
+		t.Fatal("seed 2 gives seed 1's output")
+	}
+	diff := 0
+	for i, l := range bytes.Split([]byte(first), []byte("\n")) {
+		if want := bytes.Split([]byte(goBareStdout), []byte("\n"))[i]; !bytes.Equal(l, want) {
+			diff++
+			if !bytes.HasPrefix(l, []byte("crypto/rand: ")) && !bytes.HasPrefix(l, []byte("math/rand: ")) {
+				t.Errorf("seed changed a non-random line: %q", l)
+			}
+		}
+	}
+	if diff != 2 {
+		t.Errorf("expected the 2 random lines to change, %d did", diff)
+	}
+	s.Reset()
+	runCommand(t, r, compiled, s)
+	if got := s.Stdout.String(); got != first {
+		t.Errorf("after Reset:\n got %q\nwant %q", got, first)
+	}
+}
