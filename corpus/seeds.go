@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -61,11 +60,7 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 		// Not a directory (or unreadable): try it as a file.
 		data, err := fsys.ReadFile(p)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || !isNotDir(derr) {
-				sk.add(p, err)
-			} else {
-				sk.add(p, err)
-			}
+			sk.add(p, err)
 			return nil
 		}
 		s, err := seedFromFile(p, data)
@@ -98,8 +93,6 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 	}
 	return nil
 }
-
-func isNotDir(err error) bool { return err != nil }
 
 func seedFromFile(path string, data []byte) (Seed, error) {
 	if bytes.HasPrefix(data, []byte(GoCorpusHeader+"\n")) || string(data) == GoCorpusHeader {

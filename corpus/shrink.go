@@ -38,7 +38,9 @@ type Shrunk struct {
 // returning identity (ALGORITHMS.md §7): first structure (delete runs of
 // choices, long runs first, each run tried at every position), then values
 // (each byte to 0, else binary search for the smallest value that keeps the
-// failure), repeated until nothing changes or the budget is spent.
+// failure; then moving value from a byte to its right neighbour, which lets
+// the next round delete the emptied byte), repeated until nothing changes
+// or the budget is spent.
 //
 // kinds is nil or has one opaque kind byte per byte of choices (expand
 // per-choice kinds to per-byte before calling); it is kept aligned with
@@ -51,18 +53,19 @@ func ShrinkChoices(ctx context.Context, choices, kinds []byte, identity string, 
 		kinds = nil
 	}
 	s := newShrinker(choices, kinds, identity, run, opts)
-	return s.shrink(ctx, []pass{s.truncate, s.deleteRuns(true), s.lowerValues})
+	return s.shrink(ctx, []pass{s.truncate, s.deleteRuns(true), s.lowerValues, s.redistribute})
 }
 
 // ShrinkBytes shrinks a failing raw input while run keeps returning
 // identity: it deletes chunks (halves, quarters, ... down to single bytes,
 // at aligned positions, then sliding for chunks of up to 4 bytes), then
 // simplifies bytes (each to 0, else the smallest value found by binary
-// search), repeated until nothing changes or the budget is spent.
+// search; then moving value to the right neighbour), repeated until
+// nothing changes or the budget is spent.
 // Deterministic, as ShrinkChoices.
 func ShrinkBytes(ctx context.Context, input []byte, identity string, run RunFunc, opts ShrinkOptions) (Shrunk, error) {
 	s := newShrinker(input, nil, identity, run, opts)
-	return s.shrink(ctx, []pass{s.truncate, s.deleteRuns(false), s.lowerValues})
+	return s.shrink(ctx, []pass{s.truncate, s.deleteRuns(false), s.lowerValues, s.redistribute})
 }
 
 type pass func(ctx context.Context) (progress bool, err error)
@@ -242,6 +245,34 @@ func (s *shrinker) lowerValues(ctx context.Context) (bool, error) {
 		if byte(hi) < s.cur[i] {
 			s.cur[i] = byte(hi)
 			progress = true
+		}
+	}
+	return progress, nil
+}
+
+// redistribute moves value from cur[i] to cur[i+1] (all of it, else
+// half): the candidate is bytewise smaller, and a byte brought to 0 can
+// be deleted by the next round.
+func (s *shrinker) redistribute(ctx context.Context) (bool, error) {
+	progress := false
+	for i := 0; i+1 < len(s.cur); i++ {
+		for _, d := range []int{int(s.cur[i]), int(s.cur[i]) / 2} {
+			d = min(d, 255-int(s.cur[i+1]))
+			if d <= 0 {
+				continue
+			}
+			cand := slices.Clone(s.cur)
+			cand[i] -= byte(d)
+			cand[i+1] += byte(d)
+			ok, err := s.try(ctx, cand)
+			if err != nil {
+				return progress, err
+			}
+			if ok {
+				s.cur = cand
+				progress = true
+				break
+			}
 		}
 	}
 	return progress, nil
