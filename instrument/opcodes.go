@@ -97,6 +97,9 @@ const (
 	OpI64Eq              Op = 0x51
 	OpI64GeU             Op = 0x5a
 	OpI32GtU             Op = 0x4b
+	OpI32LeU             Op = 0x4d
+	OpI64LtU             Op = 0x54
+	OpI32Shl             Op = 0x74
 	OpI64LtS             Op = 0x53
 	OpI32Add             Op = 0x6a
 	OpI32Sub             Op = 0x6b

@@ -1,0 +1,808 @@
+package instrument
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+)
+
+// Options select what Instrument adds. The zero value adds branch counters
+// only.
+type Options struct {
+	// Fuel adds an exported mutable i64 global (Layout.FuelExport),
+	// decremented by one at every function entry and loop header; when it
+	// goes negative the module executes `unreachable` (after storing the
+	// negative value), so the host can tell a hang from a target trap. Its
+	// initial value is the largest i64, so instantiation (start functions,
+	// _initialize) is never cut short; the host sets it before each run.
+	Fuel bool
+	// DirtyPages marks, for every store, atomic write, bulk memory
+	// operation and memory.grow, the target pages it touches in the dirty
+	// map (Layout.DirtyOffset, one byte per 64 KiB target page).
+	DirtyPages bool
+	// Skip holds path.Match patterns on function names: matching functions
+	// get no counters (memory addressing is still rewritten everywhere).
+	Skip []string
+
+	// counter selects the increment form (benchmarks only); zero is the
+	// chosen default.
+	counter counterForm
+}
+
+type counterForm uint8
+
+const (
+	counterBaseLocal counterForm = iota // local.get $base; load/store offset=id (default, see doc.go)
+	counterConst                        // i32.const id twice, offset=0
+	counterConstZero                    // i32.const 0 twice, offset=id
+)
+
+// Export names fixed by the Layout contract.
+const (
+	MemoryExport       = "wafer.memory"
+	FuelExport         = "wafer.fuel"
+	GlobalExportPrefix = "wafer.g"
+)
+
+// dirtyMapBytes is the size of the dirty-page map: one byte per possible
+// 64 KiB page of a 32-bit memory, so an index derived from any 32-bit
+// address stays inside the map.
+const dirtyMapBytes = 65536
+
+// Instrument rewrites a module so that it counts branch sites in the
+// reserved low pages of its memory (see Layout and doc.go). The output
+// behaves like the input: same results, same traps, same memory.size and
+// memory.grow answers, with target addresses moved up by
+// Layout.ReservedBytes(). Instrument is safe for concurrent use.
+func Instrument(wasm []byte, opts Options) (out []byte, sm *SiteMap, err error) {
+	m, err := Decode(wasm)
+	if err != nil {
+		return nil, nil, err
+	}
+	return InstrumentModule(m, opts)
+}
+
+// InstrumentModule is Instrument on an already decoded module, which it
+// modifies in place.
+func InstrumentModule(m *Module, opts Options) ([]byte, *SiteMap, error) {
+	rw := &rewriter{m: m, opts: opts}
+	if err := rw.run(); err != nil {
+		return nil, nil, err
+	}
+	return m.Encode(), rw.sm, nil
+}
+
+// frame is an open block while rewriting a body.
+type frame struct {
+	op      Op
+	c       uint32 // block type code
+	a       uint64 // block type index / heap
+	hasElse bool
+	// elseSite is the id reserved for the else arm of an if.
+	elseSite uint32
+}
+
+// localSlot keys a scratch local: its type and a slot number.
+type localSlot struct {
+	t    ValType
+	slot int
+}
+
+type rewriter struct {
+	m    *Module
+	opts Options
+	sm   *SiteMap
+
+	rb         uint64 // reserved bytes
+	rp         uint32 // reserved pages
+	dirtyOff   uint32
+	nsites     int
+	fuelGlobal uint32
+	baseGlobal uint32
+	markFunc   uint32
+	skip       []bool   // by defined function
+	funcOff    []uint32 // code-relative offset of each defined function's first instruction
+	typeIdx    map[string]uint32
+
+	// per function
+	fn      uint32
+	out     []Instr
+	pool    []uint64
+	ctl     []frame
+	results []ValType // of the function
+	next    uint32    // next free local index
+	scratch map[localSlot]uint32
+	added   []LocalDecl
+	count   bool // counters on in this function
+}
+
+func (rw *rewriter) run() error {
+	m := rw.m
+	if n := m.NumImported(ExternMemory); n > 0 {
+		return fmt.Errorf("instrument: module imports its memory: %w (wafer must own the memory to reserve its low pages)", ErrUnsupported)
+	}
+	if len(m.Memories) > 1 {
+		return fmt.Errorf("instrument: module has %d memories: %w (multiple memories)", len(m.Memories), ErrUnsupported)
+	}
+	nimp := m.NumImported(ExternFunc)
+	names := funcNames(m)
+	rw.skip = make([]bool, len(m.Code))
+	for i := range m.Code {
+		name := names[nimp+uint32(i)]
+		for _, pat := range rw.opts.Skip {
+			if ok, _ := path.Match(pat, name); ok {
+				rw.skip[i] = true
+				break
+			}
+		}
+	}
+	// Pass 1: count sites to size the reserved region; collect the
+	// constants that feed comparisons before code is inserted.
+	var consts [][]byte
+	for i := range m.Code {
+		if !rw.skip[i] {
+			rw.nsites += countSites(&m.Code[i].Body)
+		}
+		consts = cmpConsts(&m.Code[i].Body, consts)
+	}
+	rw.funcOff = make([]uint32, len(m.Code))
+	counterPages := (uint64(rw.nsites) + 0xffff) >> 16
+	rw.rp = uint32(counterPages)
+	if rw.opts.DirtyPages {
+		rw.dirtyOff = uint32(counterPages << 16)
+		rw.rp += dirtyMapBytes >> 16
+	}
+	if rw.rp == 0 {
+		rw.rp = 1
+	}
+	rw.rb = uint64(rw.rp) << 16
+
+	// Memory: grow limits, or add one.
+	if len(m.Memories) == 0 {
+		m.Memories = append(m.Memories, Limits{Min: uint64(rw.rp)})
+	} else {
+		l := &m.Memories[0]
+		if l.Min+uint64(rw.rp) > 65536 {
+			return fmt.Errorf("instrument: memory minimum of %d pages leaves no room for %d reserved pages: %w", l.Min, rw.rp, ErrUnsupported)
+		}
+		l.Min += uint64(rw.rp)
+		if l.HasMax() {
+			l.Max = min(l.Max+uint64(rw.rp), 65536)
+		}
+	}
+
+	// Globals: counter base and fuel, appended (no index shifts).
+	nglobImp := m.NumImported(ExternGlobal)
+	if rw.opts.counter == counterBaseLocal {
+		rw.baseGlobal = nglobImp + uint32(len(m.Globals))
+		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
+	}
+	if rw.opts.Fuel {
+		rw.fuelGlobal = nglobImp + uint32(len(m.Globals))
+		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true},
+			Init: Expr{Instrs: []Instr{{Op: OpI64Const, A: 1<<63 - 1}, {Op: OpEnd}}}})
+	}
+	if rw.opts.DirtyPages {
+		rw.markFunc = nimp + uint32(len(m.Code))
+	}
+
+	// Data segments move up by the reserved bytes.
+	for i := range m.Data {
+		d := &m.Data[i]
+		if d.Flags == 1 {
+			continue
+		}
+		if err := rw.shiftOffset(&d.Offset); err != nil {
+			return fmt.Errorf("instrument: data segment %d: %w", i, err)
+		}
+	}
+
+	rw.sm = &SiteMap{Sites: make([]Site, 0, rw.nsites)}
+	// Pass 2: rewrite bodies.
+	for i := range m.Code {
+		if err := rw.function(uint32(i), nimp); err != nil {
+			return err
+		}
+	}
+	if len(rw.sm.Sites) != rw.nsites {
+		panic(fmt.Sprintf("instrument: counted %d sites, placed %d", rw.nsites, len(rw.sm.Sites)))
+	}
+	if rw.opts.DirtyPages {
+		rw.addMarkFunc()
+	}
+
+	// Exports.
+	if err := rw.export(MemoryExport, ExternMemory, 0); err != nil {
+		return err
+	}
+	if rw.opts.Fuel {
+		if err := rw.export(FuelExport, ExternGlobal, rw.fuelGlobal); err != nil {
+			return err
+		}
+	}
+	for i := range m.Globals {
+		idx := nglobImp + uint32(i)
+		if !m.Globals[i].Type.Mutable || (rw.opts.Fuel && idx == rw.fuelGlobal) {
+			continue
+		}
+		if err := rw.export(GlobalExportPrefix+strconv.Itoa(int(idx)), ExternGlobal, idx); err != nil {
+			return err
+		}
+	}
+
+	l := Layout{
+		ReservedPages:      rw.rp,
+		Counters:           uint32(rw.nsites),
+		MemoryExport:       MemoryExport,
+		GlobalExportPrefix: GlobalExportPrefix,
+	}
+	if rw.opts.DirtyPages {
+		l.DirtyOffset = rw.dirtyOff
+		l.DirtyPages = dirtyMapBytes
+	}
+	if rw.opts.Fuel {
+		l.FuelExport = FuelExport
+	}
+	rw.sm.Layout = l
+	rw.sm.Funcs = make([]Func, 0, len(names))
+	for i, n := range names {
+		f := Func{Name: n}
+		if i >= int(nimp) && i-int(nimp) < len(rw.funcOff) {
+			f.Offset = rw.funcOff[i-int(nimp)]
+		}
+		rw.sm.Funcs = append(rw.sm.Funcs, f)
+	}
+	addDWARF(m, rw.sm)
+	rw.sm.Dictionary = dictionary(m, consts)
+	return nil
+}
+
+func (rw *rewriter) export(name string, kind byte, idx uint32) error {
+	for _, e := range rw.m.Exports {
+		if e.Name == name {
+			if e.Kind == kind && e.Index == idx {
+				return nil
+			}
+			return fmt.Errorf("instrument: module already exports %q: %w", name, ErrUnsupported)
+		}
+	}
+	rw.m.Exports = append(rw.m.Exports, Export{Name: name, Kind: kind, Index: idx})
+	return nil
+}
+
+// shiftOffset adds the reserved bytes to an active data segment offset.
+func (rw *rewriter) shiftOffset(e *Expr) error {
+	in := e.Instrs
+	if len(in) == 2 && in[0].Op == OpI32Const && in[1].Op == OpEnd {
+		v := uint64(uint32(in[0].A)) + rw.rb
+		if v > 0xffffffff {
+			v = 0xffffffff // out of bounds before, out of bounds after
+		}
+		in[0].A = uint64(int64(int32(uint32(v))))
+		return nil
+	}
+	if len(in) == 0 || in[len(in)-1].Op != OpEnd {
+		return fmt.Errorf("offset expression without end")
+	}
+	// global.get or extended-const: append `i32.const rb; i32.add` (needs
+	// the extended-const feature in the runtime).
+	body := append([]Instr{}, in[:len(in)-1]...)
+	body = append(body, Instr{Op: OpI32Const, A: uint64(int64(int32(uint32(rw.rb))))}, Instr{Op: OpI32Add}, Instr{Op: OpEnd})
+	e.Instrs = body
+	return nil
+}
+
+// countSites counts the sites function body e will get.
+func countSites(e *Expr) int {
+	n := 1
+	for i := range e.Instrs {
+		switch e.Instrs[i].Op {
+		case OpIf, OpBrIf:
+			n += 2
+		case OpBrTable:
+			n += int(e.Instrs[i].B)
+		}
+	}
+	return n
+}
+
+func (rw *rewriter) site(in *Instr, kind SiteKind, arm uint32) uint32 {
+	id := uint32(len(rw.sm.Sites))
+	var off uint32
+	if in.Off >= rw.m.CodeOffset {
+		off = in.Off - rw.m.CodeOffset
+	}
+	rw.sm.Sites = append(rw.sm.Sites, Site{Func: rw.fn, Offset: off, Kind: kind, Arm: arm})
+	return id
+}
+
+func (rw *rewriter) emit(op Op, a uint64) { rw.out = append(rw.out, Instr{Op: op, A: a}) }
+
+func (rw *rewriter) emitMem(op Op, offset uint64, align uint64) {
+	rw.out = append(rw.out, Instr{Op: op, A: offset, B: align})
+}
+
+func (rw *rewriter) i32(v int64) { rw.emit(OpI32Const, uint64(int64(int32(v)))) }
+
+// local returns the index of scratch local (t, slot), adding it on first use.
+func (rw *rewriter) local(t ValType, slot int) uint32 {
+	k := localSlot{t, slot}
+	if idx, ok := rw.scratch[k]; ok {
+		return idx
+	}
+	idx := rw.next
+	rw.next++
+	rw.scratch[k] = idx
+	if n := len(rw.added); n > 0 && rw.added[n-1].Type == t {
+		rw.added[n-1].Count++
+	} else {
+		rw.added = append(rw.added, LocalDecl{Count: 1, Type: t})
+	}
+	return idx
+}
+
+// counter emits a never-zero 8-bit increment of counter id:
+// v' = v+1 + ((v+1)>>8), so 255 wraps to 1, not 0.
+func (rw *rewriter) counter(id uint32) {
+	t := rw.local(TI32, 0)
+	var addr func()
+	var off uint64
+	switch rw.opts.counter {
+	case counterBaseLocal:
+		base := rw.local(TI32, -1)
+		addr = func() { rw.emit(OpLocalGet, uint64(base)) }
+		off = uint64(id)
+	case counterConst:
+		addr = func() { rw.i32(int64(id)) }
+	case counterConstZero:
+		addr = func() { rw.i32(0) }
+		off = uint64(id)
+	}
+	addr()
+	addr()
+	rw.emitMem(OpI32Load8U, off, 0)
+	rw.i32(1)
+	rw.emit(OpI32Add, 0)
+	rw.emit(OpLocalTee, uint64(t))
+	rw.emit(OpLocalGet, uint64(t))
+	rw.i32(8)
+	rw.emit(OpI32ShrU, 0)
+	rw.emit(OpI32Add, 0)
+	rw.emitMem(OpI32Store8, off, 0)
+}
+
+// fuel emits the fuel decrement and check.
+func (rw *rewriter) fuel() {
+	t := rw.local(TI64, 0)
+	rw.emit(OpGlobalGet, uint64(rw.fuelGlobal))
+	rw.emit(OpI64Const, 1)
+	rw.emit(OpI64Sub, 0)
+	rw.emit(OpLocalTee, uint64(t))
+	rw.emit(OpGlobalSet, uint64(rw.fuelGlobal))
+	rw.emit(OpLocalGet, uint64(t))
+	rw.emit(OpI64Const, 0)
+	rw.emit(OpI64LtS, 0)
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpUnreachable, 0)
+	rw.emit(OpEnd, 0)
+}
+
+func (rw *rewriter) blockTypes(c uint32, a uint64) (params, results []ValType) {
+	switch {
+	case c == 0x40:
+		return nil, nil
+	case c == 0:
+		if a < uint64(len(rw.m.Types)) {
+			t := &rw.m.Types[a]
+			return t.Params, t.Results
+		}
+		return nil, nil
+	case byte(c) == RefNull || byte(c) == Ref:
+		return nil, []ValType{{Code: byte(c), Heap: int64(a)}}
+	default:
+		return nil, []ValType{{Code: byte(c)}}
+	}
+}
+
+// labelTypes returns the types a branch to depth carries.
+func (rw *rewriter) labelTypes(depth uint64) []ValType {
+	if depth >= uint64(len(rw.ctl)) {
+		return nil
+	}
+	f := &rw.ctl[len(rw.ctl)-1-int(depth)]
+	if len(rw.ctl)-1-int(depth) == 0 {
+		return rw.results
+	}
+	p, r := rw.blockTypes(f.c, f.a)
+	if f.op == OpLoop {
+		return p
+	}
+	return r
+}
+
+func defaultable(ts []ValType) bool {
+	for _, t := range ts {
+		if t.Code == Ref {
+			return false
+		}
+	}
+	return true
+}
+
+// typeIndex returns the index of a function type, adding it if needed.
+func (rw *rewriter) typeIndex(params, results []ValType) uint32 {
+	if rw.typeIdx == nil {
+		rw.typeIdx = map[string]uint32{}
+		for i := len(rw.m.Types) - 1; i >= 0; i-- {
+			rw.typeIdx[typeKey(rw.m.Types[i].Params, rw.m.Types[i].Results)] = uint32(i)
+		}
+	}
+	k := typeKey(params, results)
+	if i, ok := rw.typeIdx[k]; ok {
+		return i
+	}
+	i := uint32(len(rw.m.Types))
+	rw.m.Types = append(rw.m.Types, FuncType{Params: append([]ValType(nil), params...), Results: append([]ValType(nil), results...)})
+	rw.typeIdx[k] = i
+	return i
+}
+
+func typeKey(p, r []ValType) string {
+	var e encoder
+	e.valTypes(p)
+	e.valTypes(r)
+	return string(e.buf)
+}
+
+// function rewrites defined function i.
+func (rw *rewriter) function(i uint32, nimp uint32) error {
+	m := rw.m
+	c := &m.Code[i]
+	rw.fn = nimp + i
+	rw.count = !rw.skip[i]
+	rw.out = rw.out[:0]
+	rw.pool = c.Body.Pool
+	rw.ctl = rw.ctl[:0]
+	rw.added = nil
+	rw.scratch = map[localSlot]uint32{}
+	if int(m.Funcs[i]) >= len(m.Types) {
+		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
+	}
+	ft := &m.Types[m.Funcs[i]]
+	rw.results = ft.Results
+	rw.next = uint32(len(ft.Params))
+	for _, l := range c.Locals {
+		rw.next += l.Count
+	}
+	body := c.Body.Instrs
+	if len(body) == 0 {
+		return fmt.Errorf("instrument: function %d: empty body", rw.fn)
+	}
+	first := &body[0]
+	rw.ctl = append(rw.ctl, frame{op: OpBlock})
+	// entry
+	if rw.count && rw.opts.counter == counterBaseLocal {
+		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
+		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
+	}
+	if rw.opts.Fuel {
+		rw.fuel()
+	}
+	if rw.count {
+		rw.counter(rw.site(first, FuncEntry, 0))
+	}
+	for k := range body {
+		in := body[k]
+		if err := rw.instr(&in, k, body); err != nil {
+			return fmt.Errorf("instrument: function %d: %w", rw.fn, err)
+		}
+	}
+	if len(rw.ctl) != 0 {
+		return fmt.Errorf("instrument: function %d: unbalanced blocks", rw.fn)
+	}
+	if first.Off >= m.CodeOffset {
+		rw.funcOff[i] = first.Off - m.CodeOffset
+	}
+	c.Body.Instrs = append(make([]Instr, 0, len(rw.out)), rw.out...)
+	c.Body.Pool = rw.pool
+	c.Locals = append(c.Locals, rw.added...)
+	return nil
+}
+
+func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
+	info := opinfo(in.Op)
+	switch in.Op {
+	case OpBlock, OpTry, OpTryTable:
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
+		rw.out = append(rw.out, *in)
+		return nil
+	case OpLoop:
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
+		rw.out = append(rw.out, *in)
+		if rw.opts.Fuel {
+			rw.fuel()
+		}
+		return nil
+	case OpIf:
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
+		rw.out = append(rw.out, *in)
+		if rw.count {
+			rw.counter(rw.site(in, IfThen, 0))
+			// reserve the else id now so ids follow instruction order
+			rw.ctl[len(rw.ctl)-1].elseSite = rw.site(in, IfElse, 0)
+		}
+		return nil
+	case OpElse:
+		rw.out = append(rw.out, *in)
+		if n := len(rw.ctl); n > 0 && rw.ctl[n-1].op == OpIf {
+			f := &rw.ctl[n-1]
+			f.hasElse = true
+			if rw.count {
+				rw.counter(f.elseSite)
+			}
+		}
+		return nil
+	case OpEnd, OpDelegate:
+		n := len(rw.ctl)
+		if n == 0 {
+			return fmt.Errorf("end without block")
+		}
+		f := rw.ctl[n-1]
+		if f.op == OpIf && !f.hasElse && rw.count {
+			rw.emit(OpElse, 0)
+			rw.counter(f.elseSite)
+		}
+		rw.ctl = rw.ctl[:n-1]
+		rw.out = append(rw.out, *in)
+		return nil
+	case OpBrIf:
+		if !rw.count {
+			break
+		}
+		rw.brIf(in)
+		return nil
+	case OpBrTable:
+		if !rw.count {
+			break
+		}
+		rw.brTable(in)
+		return nil
+	case OpMemorySize:
+		rw.out = append(rw.out, *in)
+		rw.i32(int64(rw.rp))
+		rw.emit(OpI32Sub, 0)
+		return nil
+	case OpMemoryGrow:
+		rw.memoryGrow(in)
+		return nil
+	case OpMemoryFill, OpMemoryCopy, OpMemoryInit:
+		rw.bulk(in)
+		return nil
+	case OpCatch, OpCatchAll:
+		// frames of legacy try stay open until end/delegate
+	}
+	if info.isMemarg() {
+		if in.B&0x40 != 0 && in.C != 0 {
+			return fmt.Errorf("memory index %d: %w", in.C, ErrUnsupported)
+		}
+		orig := in.A
+		in.A += rw.rb
+		if in.A > 0xffffffff {
+			in.A = 0xffffffff // the original access was out of bounds for every address
+		}
+		if rw.opts.DirtyPages && (info.mem == memStore || info.mem == memRMW || info.mem == memCmpxchg) {
+			rw.markStore(in, info, orig)
+			return nil
+		}
+	}
+	rw.out = append(rw.out, *in)
+	return nil
+}
+
+// brIf: arity 0: `if; count taken; br L+1; else; count not taken; end`.
+// With label values: keep the br_if and count on a copy of the condition.
+func (rw *rewriter) brIf(in *Instr) {
+	taken := rw.site(in, BrIfTaken, 0)
+	notTaken := rw.site(in, BrIfNotTaken, 0)
+	if len(rw.labelTypes(in.A)) == 0 {
+		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+		rw.counter(taken)
+		rw.emit(OpBr, in.A+1)
+		rw.emit(OpElse, 0)
+		rw.counter(notTaken)
+		rw.emit(OpEnd, 0)
+		return
+	}
+	c := rw.local(TI32, 1)
+	rw.emit(OpLocalTee, uint64(c))
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.counter(taken)
+	rw.emit(OpElse, 0)
+	rw.counter(notTaken)
+	rw.emit(OpEnd, 0)
+	rw.emit(OpLocalGet, uint64(c))
+	rw.out = append(rw.out, *in)
+}
+
+// brTable turns `br_table l0..ln-1 ld` into n+1 nested blocks, one per arm,
+// each arm counting then branching to its original label.
+func (rw *rewriter) brTable(in *Instr) {
+	labels := append([]uint64(nil), rw.pool[in.A:in.A+in.B]...)
+	n := len(labels) - 1 // arms 0..n, n = default
+	ids := make([]uint32, len(labels))
+	for i := range labels {
+		ids[i] = rw.site(in, BrTableArm, uint32(i))
+	}
+	types := rw.labelTypes(labels[n])
+	var stash []uint32
+	bt := Instr{Op: OpBlock, C: 0x40}
+	if len(types) > 0 && !defaultable(types) {
+		// non-defaultable values ride through block parameters (multi-value)
+		ps := append(append([]ValType(nil), types...), TI32)
+		bt = Instr{Op: OpBlock, C: 0, A: uint64(rw.typeIndex(ps, types))}
+	} else {
+		sel := rw.local(TI32, 1)
+		rw.emit(OpLocalSet, uint64(sel))
+		stash = make([]uint32, len(types))
+		for i := len(types) - 1; i >= 0; i-- {
+			stash[i] = rw.local(types[i], 100+i)
+			rw.emit(OpLocalSet, uint64(stash[i]))
+		}
+	}
+	for i := 0; i <= n; i++ {
+		rw.out = append(rw.out, bt)
+	}
+	if bt.C == 0x40 {
+		rw.emit(OpLocalGet, uint64(rw.local(TI32, 1)))
+	}
+	start := uint64(len(rw.pool))
+	for i := 0; i <= n; i++ {
+		rw.pool = append(rw.pool, uint64(i))
+	}
+	rw.out = append(rw.out, Instr{Op: OpBrTable, A: start, B: uint64(n + 1)})
+	for i := 0; i <= n; i++ {
+		rw.emit(OpEnd, 0)
+		rw.counter(ids[i])
+		for _, s := range stash {
+			rw.emit(OpLocalGet, uint64(s))
+		}
+		rw.emit(OpBr, labels[i]+uint64(n-i))
+	}
+}
+
+// sat emits local x + rb, saturated at 0xffffffff so it never wraps.
+func (rw *rewriter) sat(x uint32) {
+	rw.emit(OpLocalGet, uint64(x))
+	rw.i32(int64(uint32(rw.rb)))
+	rw.emit(OpI32Add, 0)
+	rw.i32(-1)
+	rw.emit(OpLocalGet, uint64(x))
+	rw.i32(int64(uint32(0xffffffff - rw.rb)))
+	rw.emit(OpI32LeU, 0)
+	rw.emit(OpSelect, 0)
+}
+
+// bulk shifts the target address operands of memory.fill/copy/init.
+func (rw *rewriter) bulk(in *Instr) {
+	d, s, n := rw.local(TI32, 2), rw.local(TI32, 3), rw.local(TI32, 4)
+	rw.emit(OpLocalSet, uint64(n))
+	rw.emit(OpLocalSet, uint64(s))
+	rw.emit(OpLocalSet, uint64(d))
+	if rw.opts.DirtyPages {
+		rw.emit(OpLocalGet, uint64(d))
+		rw.emit(OpLocalGet, uint64(n))
+		rw.emit(OpCall, uint64(rw.markFunc))
+	}
+	rw.sat(d)
+	switch in.Op {
+	case OpMemoryCopy:
+		rw.sat(s)
+	default: // fill value, init source offset
+		rw.emit(OpLocalGet, uint64(s))
+	}
+	rw.emit(OpLocalGet, uint64(n))
+	rw.out = append(rw.out, *in)
+}
+
+// memoryGrow answers in target pages: old-rp, or -1 on failure.
+func (rw *rewriter) memoryGrow(in *Instr) {
+	t := rw.local(TI32, 2)
+	var delta uint32
+	if rw.opts.DirtyPages {
+		delta = rw.local(TI32, 3)
+		rw.emit(OpLocalTee, uint64(delta))
+	}
+	rw.out = append(rw.out, *in)
+	rw.emit(OpLocalTee, uint64(t))
+	rw.i32(int64(rw.rp))
+	rw.emit(OpI32Sub, 0)
+	rw.emit(OpLocalGet, uint64(t))
+	rw.emit(OpLocalGet, uint64(t))
+	rw.i32(-1)
+	rw.emit(OpI32Ne, 0)
+	rw.emit(OpSelect, 0)
+	if rw.opts.DirtyPages {
+		// mark the new pages: [old<<16, delta<<16)
+		rw.emit(OpLocalSet, uint64(t))
+		rw.emit(OpLocalGet, uint64(t))
+		rw.i32(-1)
+		rw.emit(OpI32Ne, 0)
+		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+		rw.emit(OpLocalGet, uint64(t))
+		rw.i32(16)
+		rw.emit(OpI32Shl, 0)
+		rw.emit(OpLocalGet, uint64(delta))
+		rw.i32(16)
+		rw.emit(OpI32Shl, 0)
+		rw.emit(OpCall, uint64(rw.markFunc))
+		rw.emit(OpEnd, 0)
+		rw.emit(OpLocalGet, uint64(t))
+	}
+}
+
+// markStore marks the pages of the first and last byte a store writes,
+// then performs it. orig is the store's original (target) offset.
+func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
+	var vals []uint32
+	vt := ValType{Code: info.val}
+	if info.mem == memCmpxchg {
+		vals = []uint32{rw.local(vt, 5), rw.local(vt, 6)}
+	} else {
+		vals = []uint32{rw.local(vt, 5)}
+	}
+	for i := len(vals) - 1; i >= 0; i-- {
+		rw.emit(OpLocalSet, uint64(vals[i]))
+	}
+	a := rw.local(TI32, 2)
+	rw.emit(OpLocalTee, uint64(a))
+	rw.markAt(orig)
+	if info.size > 1 {
+		rw.emit(OpLocalGet, uint64(a))
+		rw.markAt(orig + uint64(info.size) - 1)
+	}
+	rw.emit(OpLocalGet, uint64(a))
+	for _, v := range vals {
+		rw.emit(OpLocalGet, uint64(v))
+	}
+	rw.out = append(rw.out, *in)
+}
+
+// markAt: [addr] -> []; dirty[(addr+off)>>16] = 1 (32-bit wrap: the access
+// traps anyway when addr+off does not fit).
+func (rw *rewriter) markAt(off uint64) {
+	if off != 0 {
+		rw.i32(int64(uint32(off)))
+		rw.emit(OpI32Add, 0)
+	}
+	rw.i32(16)
+	rw.emit(OpI32ShrU, 0)
+	rw.i32(1)
+	rw.emitMem(OpI32Store8, uint64(rw.dirtyOff), 0)
+}
+
+// addMarkFunc appends $mark(addr, len i32): sets the dirty byte of every
+// target page in [addr, addr+len), len 0 marks nothing.
+func (rw *rewriter) addMarkFunc() {
+	m := rw.m
+	ti := rw.typeIndex([]ValType{TI32, TI32}, nil)
+	const a, n, p, e, v = 0, 1, 2, 3, 4
+	b := []Instr{
+		{Op: OpLocalGet, A: n}, {Op: OpI32Eqz}, {Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
+		{Op: OpLocalGet, A: a}, {Op: OpI64ExtendI32U}, {Op: OpLocalGet, A: n}, {Op: OpI64ExtendI32U}, {Op: OpI64Add},
+		{Op: OpI64Const, A: 1}, {Op: OpI64Sub}, {Op: OpI64Const, A: 16}, {Op: OpI64ShrU}, {Op: OpLocalTee, A: v},
+		{Op: OpI64Const, A: 0xffff}, {Op: OpLocalGet, A: v}, {Op: OpI64Const, A: 0xffff}, {Op: OpI64LtU}, {Op: OpSelect},
+		{Op: OpI32WrapI64}, {Op: OpLocalSet, A: e},
+		{Op: OpLocalGet, A: a}, {Op: OpI32Const, A: 16}, {Op: OpI32ShrU}, {Op: OpLocalSet, A: p},
+		{Op: OpLoop, C: 0x40},
+		{Op: OpLocalGet, A: p}, {Op: OpI32Const, A: 1}, {Op: OpI32Store8, A: uint64(rw.dirtyOff)},
+		{Op: OpLocalGet, A: p}, {Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpLocalTee, A: p},
+		{Op: OpLocalGet, A: e}, {Op: OpI32LeU}, {Op: OpBrIf, A: 0},
+		{Op: OpEnd},
+		{Op: OpEnd},
+	}
+	m.Funcs = append(m.Funcs, ti)
+	m.Code = append(m.Code, Code{
+		Locals: []LocalDecl{{Count: 2, Type: TI32}, {Count: 1, Type: TI64}},
+		Body:   Expr{Instrs: b},
+	})
+}

@@ -1,0 +1,272 @@
+package instrument
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"encoding/binary"
+	"sort"
+	"strconv"
+
+	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
+)
+
+// funcNames returns a name for every function index (imports first): the
+// name section's, else an export name, else "func[N]".
+func funcNames(m *Module) []string {
+	n := int(m.NumImported(ExternFunc)) + len(m.Funcs)
+	names := make([]string, n)
+	for i := range m.Customs {
+		if m.Customs[i].Name == "name" {
+			parseNameSection(m.Customs[i].Data(), names)
+		}
+	}
+	for _, e := range m.Exports {
+		if e.Kind == ExternFunc && int64(e.Index) < int64(n) && names[e.Index] == "" {
+			names[e.Index] = e.Name
+		}
+	}
+	for i := range names {
+		if names[i] == "" {
+			names[i] = "func[" + strconv.Itoa(i) + "]"
+		}
+	}
+	return names
+}
+
+// parseNameSection fills names from the function-names subsection (id 1);
+// malformed content is ignored.
+func parseNameSection(b []byte, names []string) {
+	for len(b) > 0 {
+		id := b[0]
+		size, n, err := leb128.Uint32(b[1:])
+		if err != nil || uint64(size) > uint64(len(b)-1-n) {
+			return
+		}
+		sub := b[1+n : 1+n+int(size)]
+		b = b[1+n+int(size):]
+		if id != 1 {
+			continue
+		}
+		cnt, k, err := leb128.Uint32(sub)
+		if err != nil {
+			return
+		}
+		sub = sub[k:]
+		for i := uint32(0); i < cnt; i++ {
+			idx, k, err := leb128.Uint32(sub)
+			if err != nil {
+				return
+			}
+			sub = sub[k:]
+			l, k, err := leb128.Uint32(sub)
+			if err != nil || uint64(l) > uint64(len(sub)-k) {
+				return
+			}
+			if int64(idx) < int64(len(names)) {
+				names[idx] = string(sub[k : k+int(l)])
+			}
+			sub = sub[k+int(l):]
+		}
+	}
+}
+
+// addDWARF fills file:line information from .debug_* custom sections.
+// Malformed DWARF is ignored (the SiteMap just has no lines).
+func addDWARF(m *Module, sm *SiteMap) {
+	sec := map[string][]byte{}
+	for i := range m.Customs {
+		if len(m.Customs[i].Name) > 7 && m.Customs[i].Name[:7] == ".debug_" {
+			sec[m.Customs[i].Name[7:]] = m.Customs[i].Data()
+		}
+	}
+	if sec["info"] == nil || sec["line"] == nil {
+		return
+	}
+	table, files := lineTable(sec)
+	if len(table) == 0 {
+		return
+	}
+	sm.Files = files
+	sm.LineTable = table
+	sm.Lines = make([]Line, len(sm.Sites))
+	for i, s := range sm.Sites {
+		if f, l, ok := lookupTable(table, s.Offset); ok {
+			sm.Lines[i] = Line{File: f, Line: l}
+		}
+	}
+	for i := range sm.Funcs {
+		if sm.Funcs[i].Offset == 0 {
+			continue
+		}
+		if f, l, ok := lookupTable(table, sm.Funcs[i].Offset); ok {
+			sm.Funcs[i].File = files[f]
+			sm.Funcs[i].Line = l
+		}
+	}
+}
+
+func lookupTable(t []LineEntry, off uint32) (uint32, uint32, bool) {
+	i := sort.Search(len(t), func(i int) bool { return t[i].Offset > off }) - 1
+	if i < 0 || t[i].Line == 0 {
+		return 0, 0, false
+	}
+	return t[i].File, t[i].Line, true
+}
+
+// lineTable reads every compile unit's line program. debug/dwarf may
+// panic on hostile input in corners; a recover keeps Instrument total.
+func lineTable(sec map[string][]byte) (table []LineEntry, files []string) {
+	defer func() {
+		if recover() != nil {
+			table, files = nil, nil
+		}
+	}()
+	d, err := dwarf.New(sec["abbrev"], sec["aranges"], sec["frame"], sec["info"], sec["line"], sec["pubnames"], sec["ranges"], sec["str"])
+	if err != nil {
+		return nil, nil
+	}
+	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists", "loclists"} {
+		if b := sec[name]; b != nil {
+			if d.AddSection(".debug_"+name, b) != nil {
+				return nil, nil
+			}
+		}
+	}
+	fileIdx := map[string]uint32{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagCompileUnit {
+			r.SkipChildren()
+			continue
+		}
+		r.SkipChildren()
+		lr, err := d.LineReader(e)
+		if err != nil || lr == nil {
+			continue
+		}
+		var le dwarf.LineEntry
+		for lr.Next(&le) == nil {
+			if le.Address > 0xffffffff {
+				continue
+			}
+			var f uint32
+			name := ""
+			if le.File != nil {
+				name = le.File.Name
+			}
+			if idx, ok := fileIdx[name]; ok {
+				f = idx
+			} else {
+				f = uint32(len(files))
+				fileIdx[name] = f
+				files = append(files, name)
+			}
+			line := uint32(le.Line)
+			if le.EndSequence {
+				line = 0
+			}
+			table = append(table, LineEntry{Offset: uint32(le.Address), File: f, Line: line})
+		}
+	}
+	sort.SliceStable(table, func(i, j int) bool { return table[i].Offset < table[j].Offset })
+	// keep the last entry for equal offsets
+	out := table[:0]
+	for i, t := range table {
+		if i+1 < len(table) && table[i+1].Offset == t.Offset {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, files
+}
+
+// Dictionary limits.
+const (
+	dictMaxEntries = 4096
+	dictMaxLen     = 64
+	dictMinString  = 3
+)
+
+// cmpConsts appends the i32/i64.const immediates of e that feed a
+// comparison directly (`x; const; cmp` or `const; local.get|global.get; cmp`),
+// as little-endian bytes of the operand's width. 0, 1 and -1 are skipped.
+func cmpConsts(e *Expr, out [][]byte) [][]byte {
+	ins := e.Instrs
+	for i := range ins {
+		if ins[i].Op != OpI32Const && ins[i].Op != OpI64Const {
+			continue
+		}
+		j := i + 1
+		if j < len(ins) && (ins[j].Op == OpLocalGet || ins[j].Op == OpGlobalGet) {
+			j++
+		}
+		if j >= len(ins) || !isCompare(ins[j].Op) {
+			continue
+		}
+		v := int64(ins[i].A)
+		if v >= -1 && v <= 1 {
+			continue
+		}
+		var b []byte
+		if ins[i].Op == OpI32Const {
+			b = binary.LittleEndian.AppendUint32(nil, uint32(v))
+		} else {
+			b = binary.LittleEndian.AppendUint64(nil, uint64(v))
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func isCompare(op Op) bool {
+	return op >= OpI32Eq && op <= OpI32GeU || op >= OpI64Eq && op <= OpI64GeU
+}
+
+// dictionary dedupes consts and printable strings (>= 3 bytes, at most
+// dictMaxLen) from data segments, in that order, capped at dictMaxEntries.
+func dictionary(m *Module, consts [][]byte) [][]byte {
+	seen := map[string]bool{}
+	var out [][]byte
+	add := func(b []byte) bool {
+		if len(out) >= dictMaxEntries {
+			return false
+		}
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			out = append(out, bytes.Clone(b))
+		}
+		return true
+	}
+	for _, c := range consts {
+		if !add(c) {
+			return out
+		}
+	}
+	for i := range m.Data {
+		d := m.Data[i].Init
+		start := -1
+		for j := 0; j <= len(d); j++ {
+			if j < len(d) && d[j] >= 0x20 && d[j] < 0x7f {
+				if start < 0 {
+					start = j
+				}
+				continue
+			}
+			if start >= 0 && j-start >= dictMinString {
+				s := d[start:j]
+				if len(s) > dictMaxLen {
+					s = s[:dictMaxLen]
+				}
+				if !add(s) {
+					return out
+				}
+			}
+			start = -1
+		}
+	}
+	return out
+}

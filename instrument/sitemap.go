@@ -1,0 +1,272 @@
+package instrument
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// SiteKind is what a branch site counts.
+type SiteKind uint8
+
+// Site kinds.
+const (
+	FuncEntry    SiteKind = iota // the function was entered
+	IfThen                       // an if took its then arm
+	IfElse                       // an if took its else arm (added when missing)
+	BrIfTaken                    // a br_if branched
+	BrIfNotTaken                 // a br_if fell through
+	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
+)
+
+var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table"}
+
+func (k SiteKind) String() string {
+	if int(k) < len(siteKindNames) {
+		return siteKindNames[k]
+	}
+	return fmt.Sprintf("SiteKind(%d)", uint8(k))
+}
+
+// Site is one counter. Func is the function index (imports counted),
+// Offset the code-section-relative offset of the instrumented instruction
+// (the first instruction for FuncEntry; DWARF addresses use the same
+// origin), Arm the br_table arm (0 otherwise).
+type Site struct {
+	Func   uint32
+	Offset uint32
+	Kind   SiteKind
+	Arm    uint32
+}
+
+// Func describes a function of the original module.
+type Func struct {
+	Name string // name section, else export name, else "func[N]"
+	File string // from DWARF, "" without
+	Line uint32
+	// Offset is the code-section-relative offset of the body's first
+	// instruction (0 for imports).
+	Offset uint32
+}
+
+// Line is a source position, index into SiteMap.Files and line number.
+type Line struct {
+	File uint32
+	Line uint32
+}
+
+// SiteMap describes an instrumented module: its memory layout and what
+// every counter means. Index into Sites == site id == counter address.
+// A SiteMap is immutable after Instrument returns it and then safe for
+// concurrent reads.
+type SiteMap struct {
+	Layout     Layout
+	Sites      []Site
+	Funcs      []Func // by function index, imports included
+	Dictionary [][]byte
+	// Files and Lines hold DWARF positions: Lines is parallel to Sites when
+	// the module had DWARF line info, else empty.
+	Files []string
+	Lines []Line
+	// LineTable maps code-section-relative offsets to source lines (sorted by
+	// Offset), for mapping stack frames; empty without DWARF.
+	LineTable []LineEntry
+}
+
+// LineEntry: code from Offset up to the next entry comes from File:Line.
+type LineEntry struct {
+	Offset, File, Line uint32
+}
+
+// Lookup returns the source position of a code-section-relative offset.
+func (m *SiteMap) Lookup(offset uint32) (file string, line uint32, ok bool) {
+	i := sort.Search(len(m.LineTable), func(i int) bool { return m.LineTable[i].Offset > offset }) - 1
+	if i < 0 || int(m.LineTable[i].File) >= len(m.Files) || m.LineTable[i].Line == 0 {
+		return "", 0, false
+	}
+	return m.Files[m.LineTable[i].File], m.LineTable[i].Line, true
+}
+
+// Describe returns a one-line description of site id:
+// "name+0xOFF file:line kind [arm N]".
+func (m *SiteMap) Describe(id int) string {
+	if id < 0 || id >= len(m.Sites) {
+		return fmt.Sprintf("site %d (out of range)", id)
+	}
+	s := m.Sites[id]
+	name := fmt.Sprintf("func[%d]", s.Func)
+	if int(s.Func) < len(m.Funcs) && m.Funcs[s.Func].Name != "" {
+		name = m.Funcs[s.Func].Name
+	}
+	out := fmt.Sprintf("%s+%#x", name, s.Offset)
+	if id < len(m.Lines) && int(m.Lines[id].File) < len(m.Files) && m.Lines[id].Line != 0 {
+		out += fmt.Sprintf(" %s:%d", m.Files[m.Lines[id].File], m.Lines[id].Line)
+	}
+	out += " " + s.Kind.String()
+	if s.Kind == BrTableArm {
+		out += fmt.Sprintf(" arm %d", s.Arm)
+	}
+	return out
+}
+
+const siteMapMagic = "wafer sitemap v1\n"
+
+// MarshalBinary encodes the SiteMap: a version line, then uvarints and
+// length-prefixed strings.
+func (m *SiteMap) MarshalBinary() ([]byte, error) {
+	b := []byte(siteMapMagic)
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	s := func(x string) { u(uint64(len(x))); b = append(b, x...) }
+	l := m.Layout
+	for _, v := range []uint32{l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages} {
+		u(uint64(v))
+	}
+	s(l.MemoryExport)
+	s(l.FuelExport)
+	s(l.GlobalExportPrefix)
+	u(uint64(len(m.Sites)))
+	for _, x := range m.Sites {
+		u(uint64(x.Func))
+		u(uint64(x.Offset))
+		u(uint64(x.Kind))
+		u(uint64(x.Arm))
+	}
+	u(uint64(len(m.Funcs)))
+	for _, f := range m.Funcs {
+		s(f.Name)
+		s(f.File)
+		u(uint64(f.Line))
+		u(uint64(f.Offset))
+	}
+	u(uint64(len(m.Dictionary)))
+	for _, d := range m.Dictionary {
+		s(string(d))
+	}
+	u(uint64(len(m.Files)))
+	for _, f := range m.Files {
+		s(f)
+	}
+	u(uint64(len(m.Lines)))
+	for _, x := range m.Lines {
+		u(uint64(x.File))
+		u(uint64(x.Line))
+	}
+	u(uint64(len(m.LineTable)))
+	for _, x := range m.LineTable {
+		u(uint64(x.Offset))
+		u(uint64(x.File))
+		u(uint64(x.Line))
+	}
+	return b, nil
+}
+
+type smReader struct {
+	b   []byte
+	err error
+}
+
+func (r *smReader) u() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("sitemap: truncated or bad varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *smReader) u32() uint32 {
+	v := r.u()
+	if v > 1<<32-1 && r.err == nil {
+		r.err = fmt.Errorf("sitemap: expected a 32-bit value, got %d", v)
+	}
+	return uint32(v)
+}
+
+func (r *smReader) s() string {
+	n := r.u()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)) {
+		r.err = fmt.Errorf("sitemap: string of %d bytes exceeds the %d left", n, len(r.b))
+		return ""
+	}
+	x := string(r.b[:n])
+	r.b = r.b[n:]
+	return x
+}
+
+// count reads a length and checks each element needs at least min bytes.
+func (r *smReader) count(min int) int {
+	n := r.u()
+	if r.err == nil && n > uint64(len(r.b)/min) {
+		r.err = fmt.Errorf("sitemap: count %d exceeds the %d bytes left", n, len(r.b))
+		return 0
+	}
+	return int(n)
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote. Any other input is an
+// error, never a panic.
+func (m *SiteMap) UnmarshalBinary(data []byte) error {
+	if len(data) < len(siteMapMagic) || string(data[:len(siteMapMagic)]) != siteMapMagic {
+		return errors.New("sitemap: expected header \"wafer sitemap v1\"")
+	}
+	r := &smReader{b: data[len(siteMapMagic):]}
+	var out SiteMap
+	l := &out.Layout
+	l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages = r.u32(), r.u32(), r.u32(), r.u32(), r.u32()
+	l.MemoryExport, l.FuelExport, l.GlobalExportPrefix = r.s(), r.s(), r.s()
+	if n := r.count(4); n > 0 {
+		out.Sites = make([]Site, n)
+		for i := range out.Sites {
+			out.Sites[i] = Site{Func: r.u32(), Offset: r.u32(), Kind: SiteKind(r.u32()), Arm: r.u32()}
+		}
+	}
+	if n := r.count(4); n > 0 {
+		out.Funcs = make([]Func, n)
+		for i := range out.Funcs {
+			out.Funcs[i] = Func{Name: r.s(), File: r.s(), Line: r.u32(), Offset: r.u32()}
+		}
+	}
+	if n := r.count(1); n > 0 {
+		out.Dictionary = make([][]byte, n)
+		for i := range out.Dictionary {
+			out.Dictionary[i] = []byte(r.s())
+		}
+	}
+	if n := r.count(1); n > 0 {
+		out.Files = make([]string, n)
+		for i := range out.Files {
+			out.Files[i] = r.s()
+		}
+	}
+	if n := r.count(2); n > 0 {
+		out.Lines = make([]Line, n)
+		for i := range out.Lines {
+			out.Lines[i] = Line{File: r.u32(), Line: r.u32()}
+		}
+	}
+	if n := r.count(3); n > 0 {
+		out.LineTable = make([]LineEntry, n)
+		for i := range out.LineTable {
+			out.LineTable[i] = LineEntry{Offset: r.u32(), File: r.u32(), Line: r.u32()}
+		}
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("sitemap: %d trailing bytes", len(r.b))
+	}
+	if uint64(l.Counters) != uint64(len(out.Sites)) {
+		return fmt.Errorf("sitemap: expected %d sites, got %d", l.Counters, len(out.Sites))
+	}
+	*m = out
+	return nil
+}
