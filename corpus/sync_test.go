@@ -1,0 +1,106 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+func TestSync(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	a := openT(t, filepath.Join(root, "a"), Options{NoSync: true})
+	b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	// An AFL++ secondary next to them.
+	os.MkdirAll(filepath.Join(root, "afl", "queue"), 0o755)
+	os.WriteFile(filepath.Join(root, "afl", "queue", "id:000000,time:0,orig:s"), []byte("from afl"), 0o644)
+	os.WriteFile(filepath.Join(root, "afl", "queue", ".state"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(root, "afl", "queue", "id:000001,time:1,op:havoc"), []byte("shared"), 0o644)
+
+	a.AddEntry(ctx, Entry{Input: []byte("a0"), Choices: []byte{1, 2}, Kinds: []byte{3, 4}, Valid: true})
+	a.AddEntry(ctx, Entry{Input: []byte("shared")})
+	sb := b.Syncer()
+	got, skipped, err := sb.Poll(ctx)
+	if err != nil || skipped != nil {
+		t.Fatal(err, skipped)
+	}
+	var desc []string
+	for _, e := range got {
+		desc = append(desc, fmt.Sprintf("%s:%s:%v:%v:%v", e.Op, e.Input, e.Choices, e.Kinds, e.Valid))
+	}
+	want := "[sync:a:a0:[1 2]:[3 4]:true sync:a:shared:[]:[]:false sync:afl:from afl:[]:[]:false]"
+	if fmt.Sprint(desc) != want {
+		t.Fatalf("expected %s, got %s", want, fmt.Sprint(desc))
+	}
+	if again, _, _ := sb.Poll(ctx); len(again) != 0 {
+		t.Fatalf("expected nothing new, got %d", len(again))
+	}
+	// The engine keeps the interesting ones.
+	for _, e := range got {
+		b.AddEntry(ctx, e)
+	}
+	// a does not get its own inputs back, but gets afl's new one.
+	sa := a.Syncer()
+	back, _, _ := sa.Poll(ctx)
+	if len(back) != 1 || string(back[0].Input) != "from afl" || back[0].Op != "sync:afl" {
+		t.Fatalf("expected only afl's entry, got %+v", back)
+	}
+	// A resumed campaign remembers what it imported.
+	a.AddEntry(ctx, Entry{Input: []byte("a2")})
+	b2 := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	got2, _, _ := b2.Syncer().Poll(ctx)
+	if len(got2) != 1 || string(got2[0].Input) != "a2" {
+		t.Fatalf("expected only a2 after resume, got %+v", got2)
+	}
+}
+
+// TestSyncHammer has one campaign write while another polls: every
+// entry arrives exactly once, none torn.
+func TestSyncHammer(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	a := openT(t, filepath.Join(root, "a"), Options{NoSync: true})
+	b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	const n = 300
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			if _, _, err := a.AddEntry(ctx, Entry{Input: fmt.Appendf(nil, "entry %d %0*d", i, i, 0)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	seen := map[string]int{}
+	s := b.Syncer()
+	poll := func() {
+		got, skipped, err := s.Poll(ctx)
+		if err != nil || skipped != nil {
+			t.Fatal(err, skipped)
+		}
+		for _, e := range got {
+			seen[string(e.Input)]++
+		}
+	}
+	for len(seen) < n {
+		poll()
+		if t.Failed() {
+			return
+		}
+	}
+	wg.Wait()
+	poll()
+	for i := range n {
+		if c := seen[string(fmt.Appendf(nil, "entry %d %0*d", i, i, 0))]; c != 1 {
+			t.Fatalf("entry %d seen %d times", i, c)
+		}
+	}
+	if len(seen) != n {
+		t.Fatalf("expected %d distinct entries, got %d", n, len(seen))
+	}
+}
