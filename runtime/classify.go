@@ -1,0 +1,322 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// trapKinds maps the text after "wasm error: " in wazero v1.12's trap errors
+// to a kind. TestTrapMessages pins every entry against wazero itself.
+var trapKinds = [...]struct {
+	msg  string
+	kind Kind
+}{
+	{"unreachable", KindUnreachable},
+	{"out of bounds memory access", KindOutOfBoundsMemory},
+	{"invalid table access", KindTableOutOfBounds},
+	{"integer divide by zero", KindDivideByZero},
+	{"integer overflow", KindIntegerOverflow},
+	{"invalid conversion to integer", KindInvalidConversion},
+	{"indirect call type mismatch", KindIndirectCallMismatch},
+	{"null reference", KindNullReference},
+	{"stack overflow", KindStackExhausted},
+	{"unaligned atomic", KindUnalignedAtomic},
+	{"uncaught exception", KindUncaughtException},
+}
+
+// runEnd is everything classify needs to know about how one call ended.
+type runEnd struct {
+	err      error  // from the wazero call; nil when it returned
+	ret      uint32 // harness return value when err == nil (reactors)
+	stderr   []byte // tail of the target's stderr
+	command  bool   // WASI command: exit codes decide valid/invalid
+	invalid  func(code uint32) bool
+	fuelOut  bool   // the fuel global was negative after the call
+	fuel     uint64 // the fuel budget, for the message
+	timedOut bool   // the per-run wall-clock backstop fired
+	oom      bool   // a memory.grow past the cap was refused during the run
+	oomPages uint32 // the cap, for the message
+	funcs    map[string]Frame
+}
+
+// classify is the one place that turns how a call ended into an Outcome and
+// a Failure. Order matters: hangs first (a fuel trap is an unreachable trap,
+// a backstop closes the module with an exit error), then the memory cap
+// (what the target does after a refused grow is a consequence), then exits,
+// then traps.
+func classify(e runEnd) (Outcome, *Failure, uint32) {
+	switch {
+	case e.timedOut:
+		return Hang, &Failure{Kind: KindTimeout, Message: "wall-clock timeout (backstop)", Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.fuelOut:
+		return Hang, &Failure{Kind: KindFuel, Message: "out of fuel (budget " + strconv.FormatUint(e.fuel, 10) + ")", Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.oom:
+		return Crash, &Failure{Kind: KindOutOfMemory, Message: "memory.grow past the cap of " + strconv.FormatUint(uint64(e.oomPages), 10) + " pages", Stack: wasmStack(e.err, e.funcs)}, 0
+	}
+	if e.err == nil {
+		if e.command {
+			return Valid, nil, 0
+		}
+		if e.ret != 0 {
+			return Invalid, nil, 0
+		}
+		return Valid, nil, 0
+	}
+	var exit *sys.ExitError
+	if errors.As(e.err, &exit) {
+		code := exit.ExitCode()
+		if f := goFailure(e.stderr, code); f != nil {
+			return Crash, f, code
+		}
+		if e.command {
+			if code == 0 {
+				return Valid, nil, 0
+			}
+			if e.invalid != nil && e.invalid(code) {
+				return Invalid, nil, code
+			}
+		}
+		msg := "exit code " + strconv.FormatUint(uint64(code), 10)
+		if !e.command {
+			msg = "reactor exited with code " + strconv.FormatUint(uint64(code), 10)
+		}
+		if last := lastLine(e.stderr); last != "" {
+			msg += ": " + last
+		}
+		return Crash, &Failure{Kind: KindExit, Message: msg, ExitCode: code}, code
+	}
+	// Go's c-shared runtime ends a panicking export with an unreachable trap
+	// after printing the panic: the stderr text is the better description.
+	if f := goFailure(e.stderr, 2); f != nil {
+		f.ExitCode = 0
+		if len(f.Stack) == 0 {
+			f.Stack = wasmStack(e.err, e.funcs)
+		}
+		return Crash, f, 0
+	}
+	return Crash, trapFailure(e.err, e.stderr, e.funcs), 0
+}
+
+// trapFailure classifies a trap error by its "wasm error: " line.
+func trapFailure(err error, stderr []byte, funcs map[string]Frame) *Failure {
+	text := err.Error()
+	first, _, _ := strings.Cut(text, "\n")
+	f := &Failure{Kind: KindTrap, Message: first, Stack: wasmStack(err, funcs)}
+	// wazero prefixes traps with "wasm error: ", except a stack overflow,
+	// which it returns bare (and without a stack trace).
+	msg := strings.TrimPrefix(first, "wasm error: ")
+	for _, t := range trapKinds {
+		if msg == t.msg {
+			f.Kind, f.Message = t.kind, msg
+			break
+		}
+	}
+	// C keeps large locals on a shadow stack in linear memory: unbounded
+	// recursion runs the stack pointer below 0 and the next frame store
+	// traps out of bounds, before wazero's own stack overflows. wazero cuts
+	// the trace at 30 frames; a cut trace whose innermost function recurs
+	// throughout is that, not a wild pointer.
+	if f.Kind == KindOutOfBoundsMemory && recursive(f.Stack) && strings.Contains(text, "omitted frames") {
+		f.Kind = KindStackExhausted
+		f.Message = "out of bounds memory access (shadow stack exhausted by recursion in " + f.Stack[0].Func + ")"
+	}
+	// wasi-libc's abort() is __builtin_trap(): an unreachable trap whose
+	// innermost frame is abort (assert reaches it through __assert_fail).
+	if f.Kind == KindUnreachable && len(f.Stack) > 0 && f.Stack[0].Func == "abort" {
+		f.Kind = KindAbort
+		f.Message = "abort"
+		if last := lastLine(stderr); last != "" {
+			f.Message = "abort: " + last
+		}
+	}
+	return f
+}
+
+// recursive reports whether the innermost function fills at least half of
+// a long stack.
+func recursive(st []Frame) bool {
+	if len(st) < 16 {
+		return false
+	}
+	n := 0
+	for _, f := range st {
+		if f.Func == st[0].Func {
+			n++
+		}
+	}
+	return 2*n >= len(st)
+}
+
+// wasmStack parses wazero's "wasm stack trace:" lines into frames. A frame
+// line is "\t<module>.<func>(<params>) <results>", optionally followed by
+// "\t\t<file>:<line>:<col>" source lines when wazero read DWARF; file:line
+// from the SiteMap (funcs) wins over DWARF when present.
+func wasmStack(err error, funcs map[string]Frame) []Frame {
+	if err == nil {
+		return nil
+	}
+	_, trace, ok := strings.Cut(err.Error(), "wasm stack trace:\n")
+	if !ok {
+		return nil
+	}
+	var frames []Frame
+	for _, l := range strings.Split(trace, "\n") {
+		switch {
+		case strings.HasPrefix(l, "\t\t"):
+			if len(frames) == 0 || frames[len(frames)-1].File != "" {
+				continue
+			}
+			src := strings.TrimSpace(l)
+			// "0x32d: file.c:5:5": drop the code offset.
+			if i := strings.Index(src, ": "); i > 0 && strings.HasPrefix(src, "0x") {
+				src = src[i+2:]
+			}
+			file, line := splitSource(src)
+			frames[len(frames)-1].File, frames[len(frames)-1].Line = file, line
+		case strings.HasPrefix(l, "\t"):
+			name := frameName(l[1:])
+			fr := Frame{Func: name}
+			if sf, ok := funcs[name]; ok {
+				fr.File, fr.Line = sf.File, sf.Line
+			}
+			frames = append(frames, fr)
+		default:
+			if len(frames) > 0 {
+				return frames
+			}
+		}
+	}
+	return frames
+}
+
+// frameName strips the module name and the signature from a wazero frame:
+// ".main.(*T).f(i32,i32) i32" → "main.(*T).f". Our instances are anonymous,
+// so the module name is empty and the line starts with '.'.
+func frameName(s string) string {
+	s = strings.TrimPrefix(s, ".")
+	if m := sigRE.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return s
+}
+
+// sigRE matches wazero's frame signature: name(params) [result|(results)].
+var sigRE = regexp.MustCompile(`^(.*?)\((?:(?:i32|i64|f32|f64|v128|funcref|externref|exnref|anyref|ref),?)*\)(?: [a-z0-9]+| \([a-z0-9,]*\))?$`)
+
+// splitSource parses "file:line:col" or "file:line" (the file may contain
+// colons); a trailing " (inlined)" is dropped.
+func splitSource(s string) (string, int) {
+	s = strings.TrimSuffix(s, " (inlined)")
+	for range 2 {
+		i := strings.LastIndexByte(s, ':')
+		if i < 0 {
+			return s, 0
+		}
+		if n, err := strconv.Atoi(s[i+1:]); err == nil {
+			// The last number may be the column: take the one before if it
+			// is a number too.
+			if j := strings.LastIndexByte(s[:i], ':'); j >= 0 {
+				if m, err := strconv.Atoi(s[j+1 : i]); err == nil {
+					return s[:j], m
+				}
+			}
+			return s[:i], n
+		}
+		return s, 0
+	}
+	return s, 0
+}
+
+// goFailure recognises a Go program's death on stderr: "panic: msg" or
+// "fatal error: msg" followed by "goroutine N [...]:" traces, exit code 2.
+func goFailure(stderr []byte, code uint32) *Failure {
+	if code != 2 || len(stderr) == 0 {
+		return nil
+	}
+	s := string(stderr)
+	kind, msg := KindNone, ""
+	for _, l := range lines(s) {
+		if m, ok := strings.CutPrefix(l, "panic: "); ok && kind == KindNone {
+			kind, msg = KindGoPanic, m
+		} else if m, ok := strings.CutPrefix(l, "fatal error: "); ok && kind == KindNone {
+			kind, msg = KindGoFatal, m
+		}
+	}
+	if kind == KindNone {
+		return nil
+	}
+	msg = strings.TrimSuffix(msg, " [recovered]")
+	msg = strings.TrimSuffix(msg, " [recovered, repanicked]")
+	return &Failure{Kind: kind, Message: msg, Stack: goStack(s), ExitCode: code}
+}
+
+// goStack parses the first goroutine trace: pairs of "pkg.func(args)" and
+// "\tfile:line +0x.." lines. Runtime frames of the panic machinery
+// (panic, runtime.gopanic, runtime.panicIndex...) are dropped so the top
+// frame is where the target failed; the harness frames are kept.
+func goStack(s string) []Frame {
+	i := strings.Index(s, "\ngoroutine ")
+	if i < 0 {
+		return nil
+	}
+	ls := lines(s[i+1:])
+	var frames []Frame
+	for k := 1; k < len(ls); k++ {
+		l := ls[k]
+		if l == "" {
+			break
+		}
+		if strings.HasPrefix(l, "\t") {
+			if len(frames) > 0 && frames[len(frames)-1].File == "" {
+				src := strings.TrimSpace(l)
+				if sp := strings.IndexByte(src, ' '); sp >= 0 {
+					src = src[:sp]
+				}
+				frames[len(frames)-1].File, frames[len(frames)-1].Line = splitSource(src)
+			}
+			continue
+		}
+		name := l
+		if p := strings.LastIndexByte(name, '('); p > 0 {
+			name = name[:p]
+		}
+		name = strings.TrimPrefix(name, "created by ")
+		frames = append(frames, Frame{Func: name})
+	}
+	for len(frames) > 1 && isPanicMachinery(frames[0].Func) {
+		frames = frames[1:]
+	}
+	return frames
+}
+
+func isPanicMachinery(f string) bool {
+	switch f {
+	case "panic", "runtime.gopanic", "runtime.goPanicIndex", "runtime.goPanicIndexU",
+		"runtime.panicmem", "runtime.sigpanic", "runtime.throw", "runtime.fatal", "runtime.fatalthrow":
+		return true
+	}
+	return strings.HasPrefix(f, "runtime.panic") || strings.HasPrefix(f, "runtime.goPanic") ||
+		strings.HasPrefix(f, "runtime.mapassign") || strings.HasPrefix(f, "internal/runtime/maps.")
+}
+
+func lastLine(b []byte) string {
+	ls := lines(string(b))
+	for i := len(ls) - 1; i >= 0; i-- {
+		if t := strings.TrimSpace(ls[i]); t != "" {
+			if len(t) > 200 {
+				t = t[:200]
+			}
+			return t
+		}
+	}
+	return ""
+}
+
+// ctxCanceled reports whether the caller's own context ended (not our
+// per-run backstop): that is the caller stopping us, not a finding.
+func ctxCanceled(ctx context.Context) bool { return ctx.Err() != nil }

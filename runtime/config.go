@@ -1,0 +1,185 @@
+package runtime
+
+import (
+	"strconv"
+	"time"
+)
+
+// Harness is the protocol wafer uses to hand an input to a target.
+type Harness uint8
+
+const (
+	// HarnessAuto detects the protocol from the module's exports:
+	// LLVMFuzzerTestOneInput → LibFuzzer (Go when the module was built by
+	// Go), else _start → Command.
+	HarnessAuto Harness = iota
+	// HarnessLibFuzzer: LLVMFuzzerTestOneInput(ptr, len) → i32 plus an
+	// allocator export; optional _initialize and LLVMFuzzerInitialize.
+	HarnessLibFuzzer
+	// HarnessGo: a Go wasip1 c-shared reactor using package harness. Same
+	// protocol as LibFuzzer; Go panics are parsed from stderr.
+	HarnessGo
+	// HarnessCommand: a WASI command (_start); the input is stdin, or the
+	// file named by an "@@" argument.
+	HarnessCommand
+)
+
+var harnessNames = [...]string{"auto", "libfuzzer", "go", "command"}
+
+func (h Harness) String() string {
+	if int(h) < len(harnessNames) {
+		return harnessNames[h]
+	}
+	return "Harness(" + strconv.Itoa(int(h)) + ")"
+}
+
+// ParseHarness is the inverse of Harness.String.
+func ParseHarness(s string) (Harness, bool) {
+	for i, n := range harnessNames {
+		if n == s {
+			return Harness(i), true
+		}
+	}
+	return 0, false
+}
+
+// Reset is how a Worker brings its instance back to a clean state between
+// runs.
+type Reset uint8
+
+const (
+	// Restore (the default): snapshot memory and mutable globals once after
+	// initialisation and copy them back before each run: only the pages the
+	// previous run dirtied when the module was instrumented with
+	// DirtyPages, else all of memory. Deterministic.
+	Restore Reset = iota
+	// Fresh instantiates and initialises a new instance for every run.
+	// Deterministic, slowest (a Go reactor costs milliseconds).
+	Fresh
+	// Persistent reuses the instance as libFuzzer does; only counters are
+	// cleared. Fastest, not deterministic when the target keeps state.
+	Persistent
+)
+
+var resetNames = [...]string{"restore", "fresh", "persistent"}
+
+func (r Reset) String() string {
+	if int(r) < len(resetNames) {
+		return resetNames[r]
+	}
+	return "Reset(" + strconv.Itoa(int(r)) + ")"
+}
+
+// ParseReset is the inverse of Reset.String.
+func ParseReset(s string) (Reset, bool) {
+	for i, n := range resetNames {
+		if n == s {
+			return Reset(i), true
+		}
+	}
+	return 0, false
+}
+
+// Defaults used for zero Config fields.
+const (
+	DefaultFuel           = 1 << 28 // fuel units (function entries + loop iterations) per run
+	DefaultTimeout        = 10 * time.Second
+	DefaultMaxMemoryPages = 32768 // 2 GiB of target memory, libFuzzer's default RSS limit
+	DefaultMaxInputLen    = 1 << 20
+	DefaultOutputTail     = 4096
+)
+
+// Config configures a Target. The zero value works: auto-detected harness,
+// restore mode, default fuel, wall-clock backstop only without fuel, 2 GiB
+// memory cap, compilation cache under os.UserCacheDir()/wafer.
+type Config struct {
+	// Harness overrides detection (zero: HarnessAuto).
+	Harness Harness
+	// Reset is the reset mode (zero: Restore).
+	Reset Reset
+	// Malloc names the allocator export of libFuzzer-style targets (zero:
+	// "malloc").
+	Malloc string
+	// Args are the arguments after argv[0] for command targets; an argument
+	// "@@" is replaced by the path of a read-only in-memory file holding
+	// the input (and stdin is then empty). Zero: no arguments, input on
+	// stdin.
+	Args []string
+	// Env is the environment ("KEY=value") the target sees (zero: none).
+	Env []string
+	// InvalidExitCodes are the exit codes of a command target that mean the
+	// input was rejected; 0 is valid, every other code is a crash.
+	InvalidExitCodes []uint32
+	// Fuel is the per-run fuel budget of an instrumented module with fuel
+	// (zero: DefaultFuel). Ignored for modules without fuel.
+	Fuel uint64
+	// Timeout is the per-run wall-clock backstop. Zero: DefaultTimeout, but
+	// only for modules without fuel (the backstop makes wazero check the
+	// context in loops, 3–6× slower); negative: never. A positive value is
+	// always applied.
+	Timeout time.Duration
+	// MaxMemoryPages caps the target's memory in 64 KiB pages, not counting
+	// wafer's reserved pages (zero: DefaultMaxMemoryPages). A memory.grow
+	// past it fails in the target and the run is a Crash of KindOutOfMemory.
+	MaxMemoryPages uint32
+	// MaxInputLen is the size of the input buffer allocated in reactor
+	// targets once per instance (zero: DefaultMaxInputLen). Longer inputs
+	// are an error.
+	MaxInputLen int
+	// OutputTail is how many trailing bytes of stdout and stderr a run
+	// keeps (zero: DefaultOutputTail).
+	OutputTail int
+	// Seed seeds the target's random_get stream.
+	Seed uint64
+	// CacheDir is wazero's compilation cache directory (zero:
+	// os.UserCacheDir()/wafer/wazero); NoCache disables the cache.
+	CacheDir string
+	NoCache  bool
+	// Interpreter forces wazero's interpreter (zero: the compiler where
+	// wazero supports it).
+	Interpreter bool
+}
+
+func (c Config) malloc() string {
+	if c.Malloc == "" {
+		return "malloc"
+	}
+	return c.Malloc
+}
+
+func (c Config) fuel() uint64 {
+	if c.Fuel == 0 {
+		return DefaultFuel
+	}
+	return c.Fuel
+}
+
+func (c Config) maxPages() uint32 {
+	if c.MaxMemoryPages == 0 {
+		return DefaultMaxMemoryPages
+	}
+	return c.MaxMemoryPages
+}
+
+func (c Config) maxInput() int {
+	if c.MaxInputLen <= 0 {
+		return DefaultMaxInputLen
+	}
+	return c.MaxInputLen
+}
+
+func (c Config) outputTail() int {
+	if c.OutputTail <= 0 {
+		return DefaultOutputTail
+	}
+	return c.OutputTail
+}
+
+func (c Config) invalidExit(code uint32) bool {
+	for _, v := range c.InvalidExitCodes {
+		if v == code {
+			return true
+		}
+	}
+	return false
+}

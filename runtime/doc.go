@@ -1,0 +1,123 @@
+// Package runtime runs WebAssembly fuzz targets in wazero: isolated,
+// deterministic, and with every way a run can end classified.
+//
+// # Use
+//
+//	t, err := runtime.New(ctx, wasm, siteMap, runtime.Config{})  // compile once
+//	defer t.Close(ctx)
+//	w, err := t.NewWorker(ctx)                                   // one per goroutine
+//	res, err := w.Run(ctx, input)                                // res.Outcome, res.Counters, res.Failure
+//
+// New compiles the module once in one wazero.Runtime (compiler engine where
+// wazero supports it, interpreter otherwise, Config.Interpreter forces it),
+// with WebAssembly 2.0 plus threads, tail calls, extended-const, exception
+// handling and typed function references enabled, through wazero's on-disk
+// compilation cache (Config.CacheDir, default os.UserCacheDir()/wafer/wazero)
+// so a second campaign does not recompile. A nil SiteMap runs the module
+// as it is: no counters, no fuel (the bare-wazero ceiling, and `wafer
+// repro`). Each Worker owns one module instance.
+//
+// # Harnesses
+//
+// Detected from the exports (Config.Harness overrides):
+//
+//   - libFuzzer-style: LLVMFuzzerTestOneInput(ptr, len) → i32 and an
+//     allocator export (malloc, or Config.Malloc). wafer calls _initialize
+//     (reactors), LLVMFuzzerInitialize(0, 0) when exported (argc/argv are
+//     NULL), then malloc(Config.MaxInputLen) once per instance; each input
+//     is copied to that buffer (at pointer + Layout.ReservedBytes() in an
+//     instrumented module; the rest of the buffer is kept zero) and the
+//     target is called with (pointer, length). 0 is Valid, any other
+//     return Invalid.
+//   - Go reactors built with package harness (GOOS=wasip1 -buildmode=c-shared,
+//     detected by Go's "go:buildid" section): the same protocol. A panic
+//     prints "panic: ..." and the goroutine trace and ends the call (Go's
+//     c-shared runtime traps with unreachable after printing); wafer reports
+//     KindGoPanic with the message and the top Go frames from that trace.
+//     See package harness for what Go's toolchain allows.
+//   - WASI commands (_start): a new instance per run (a command exits);
+//     the input is stdin, or a read-only in-memory file "/input" when an
+//     argument in Config.Args is "@@". Exit code 0 (or returning from
+//     _start) is Valid, Config.InvalidExitCodes are Invalid, any other code
+//     a Crash of KindExit. Reset modes do not apply.
+//
+// # Outcomes and failures
+//
+// Valid, Invalid, Crash, Hang. A Crash or Hang carries a *Failure: a Kind,
+// a one-line message, and the stack innermost first. Kinds: one per Wasm
+// trap (unreachable, out-of-bounds memory, table out of bounds or null
+// element, divide by zero, integer overflow, invalid conversion, indirect
+// call type mismatch, null reference, stack exhausted, unaligned atomic,
+// uncaught exception), a Go panic or fatal error (parsed from stderr), a C
+// abort (an unreachable trap whose innermost frame is wasi-libc's abort;
+// the message is stderr's last line, e.g. a failed assert), an exit code
+// that is neither valid nor invalid, a memory.grow beyond the cap
+// (KindOutOfMemory), and the two hangs: fuel (deterministic) and the
+// wall-clock backstop, which says "wall-clock timeout (backstop)". Failure
+// is an error matching its Kind's sentinel (errors.Is(f, ErrDivideByZero),
+// ErrHang for both hangs).
+//
+// Stacks come from wazero's "wasm stack trace" (function names from the name
+// section; file:line from the SiteMap's functions, else from the DWARF
+// wazero reads), or from the Go trace for Go panics. wazero reports a stack
+// overflow without a trace, so KindStackExhausted from the engine has no
+// frames. C code keeps big locals on a shadow stack in linear memory, whose
+// overflow is an out-of-bounds store: a truncated trace whose innermost
+// function fills the stack is reported as KindStackExhausted ("shadow stack
+// exhausted by recursion in f").
+//
+// # Hangs
+//
+// An instrumented module with fuel (Layout.FuelExport) gets Config.Fuel
+// units per run (default DefaultFuel); a trap with the fuel global negative
+// is KindFuel. Result.Fuel is the fuel used. The wall-clock backstop
+// (Config.Timeout, via wazero's WithCloseOnContextDone) is only enabled by
+// default for modules without fuel: it makes compiled loops check for
+// cancellation (MEASUREMENTS.md: 3–6× slower loops); a positive
+// Config.Timeout enables it anyway.
+//
+// # Reset modes
+//
+// Restore (default, deterministic): after initialisation the worker
+// snapshots linear memory and the mutable globals instrument exports as
+// "wafer.g<i>"; before each run it copies back the target pages marked in
+// the dirty-page map (Layout.DirtyOffset, one byte per page) and clears the
+// map, or all of memory when the module has no dirty map; if memory grew it
+// makes a new instance and copies the snapshot into it (an uninstrumented
+// module, whose unexported globals cannot be restored, is initialised
+// again instead). Tables are not snapshotted (a target that rewrites its
+// table at run time is not reset). Fresh: a new, initialised instance per
+// run. Persistent: the instance is reused, only counters are cleared.
+// In every mode the counters are cleared before each run, and an instance
+// that crashed or hung is discarded, never reused.
+//
+// Host writes into guest memory (the input buffer; WASI calls such as
+// fd_read and random_get) do not go through the dirty-page marking: the
+// input buffer is rewritten and its tail zeroed each run; WASI writes are
+// assumed to land on pages the target also writes (stack, heap buffers).
+//
+// # Isolation
+//
+// Targets see only wafer's WASI (internal/wasip1): no host file system,
+// network or environment, a fake clock, a seeded random_get (Config.Seed),
+// argv and environment from Config. Memory is capped at
+// Config.MaxMemoryPages target pages (plus wafer's reserved pages) by a
+// wazero memory allocator that refuses larger grows and records it, so the
+// run ends as a Crash of KindOutOfMemory whatever the target then does.
+// stdout and stderr are kept as bounded tails (Config.OutputTail).
+//
+// # Errors
+//
+// Target failures are Results. Errors are wafer's own trouble or start-up
+// failures: malformed or unsupported Wasm (wazero's message), an import wafer
+// cannot provide ("unsupported import: function env.f"), no harness export,
+// a trap or exit during _initialize/LLVMFuzzerInitialize/malloc (the
+// classified failure and its stack), an input longer than MaxInputLen, or
+// the caller's ctx ending during a run.
+//
+// # Concurrency
+//
+// A Target is safe for concurrent use (NewWorker from several goroutines);
+// a Worker is not: one per goroutine. Result slices alias worker buffers
+// and stay valid until that worker's next Run.
+package runtime

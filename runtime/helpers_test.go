@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// fixture reads a checked-in fixture from ../testdata (rebuilt by
+// ../testdata/build.sh; tests never run the tools).
+func fixture(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testCacheDir is a per-process compilation cache so repeated tests don't
+// recompile the Go fixtures (seconds each) and nothing lands in $HOME.
+func testConfig(t testing.TB, cfg Config) Config {
+	t.Helper()
+	if cfg.CacheDir == "" && !cfg.NoCache {
+		cfg.CacheDir = filepath.Join(os.TempDir(), "wafer-runtime-test-cache")
+	}
+	return cfg
+}
+
+// fakeMeta describes testdata/fake/fake.wat, laid out as instrument would.
+var fakeLayout = instrument.Layout{
+	ReservedPages:      1,
+	CountersOffset:     0,
+	Counters:           4,
+	DirtyOffset:        16,
+	DirtyPages:         4,
+	MemoryExport:       "wafer.memory",
+	FuelExport:         "wafer.fuel",
+	GlobalExportPrefix: "wafer.g",
+}
+
+func fakeMeta() meta { return meta{instrumented: true, layout: fakeLayout} }
+
+func load(t testing.TB, rel string, m meta, cfg Config) *Target {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := newTarget(ctx, fixture(t, rel), m, testConfig(t, cfg))
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	t.Cleanup(func() { tg.Close(ctx) })
+	return tg
+}
+
+func worker(t testing.TB, tg *Target) *Worker {
+	t.Helper()
+	w, err := tg.NewWorker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close(context.Background()) })
+	return w
+}
+
+func run(t testing.TB, w *Worker, input string) Result {
+	t.Helper()
+	res, err := w.Run(context.Background(), []byte(input))
+	if err != nil {
+		t.Fatalf("run %q: %v", input, err)
+	}
+	return res
+}

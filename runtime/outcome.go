@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Outcome is how one execution ended.
+type Outcome uint8
+
+const (
+	// Valid: the harness accepted the input (returned 0, or exit code 0).
+	Valid Outcome = iota
+	// Invalid: the harness rejected the input (non-zero return, or one of
+	// Config.InvalidExitCodes).
+	Invalid
+	// Crash: the target trapped, panicked, aborted, exited abnormally or
+	// exceeded the memory cap. Result.Failure says how.
+	Crash
+	// Hang: the target ran out of fuel, or the wall-clock backstop fired.
+	Hang
+)
+
+var outcomeNames = [...]string{"valid", "invalid", "crash", "hang"}
+
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Kind classifies a failure: one kind per Wasm trap, plus the ways a
+// target fails outside the Wasm semantics (Go panic, C abort, exit code,
+// memory cap) and the two kinds of hang.
+type Kind uint8
+
+const (
+	KindNone Kind = iota
+	// Wasm traps (wazero's "wasm error: ..." messages).
+	KindUnreachable          // "unreachable"
+	KindOutOfBoundsMemory    // "out of bounds memory access"
+	KindTableOutOfBounds     // "invalid table access" (index out of range or null element)
+	KindDivideByZero         // "integer divide by zero"
+	KindIntegerOverflow      // "integer overflow" (INT_MIN/-1, trunc of a too-large float)
+	KindInvalidConversion    // "invalid conversion to integer" (trunc of NaN)
+	KindIndirectCallMismatch // "indirect call type mismatch"
+	KindNullReference        // "null reference"
+	KindStackExhausted       // "stack overflow"
+	KindUnalignedAtomic      // "unaligned atomic"
+	KindUncaughtException    // "uncaught exception"
+	KindTrap                 // any other trap or host-function panic
+	// Failures outside the Wasm semantics.
+	KindGoPanic     // Go "panic: ..." on stderr, exit code 2
+	KindGoFatal     // Go "fatal error: ..." (deadlock, runtime out of memory), exit code 2
+	KindAbort       // C abort(): an unreachable trap inside abort, or assert
+	KindExit        // an exit code that is neither valid nor invalid
+	KindOutOfMemory // memory.grow past Config.MaxMemoryPages
+	// Hangs.
+	KindFuel    // the instrumented fuel counter ran out (deterministic)
+	KindTimeout // the wall-clock backstop fired (not deterministic)
+)
+
+var kindNames = [...]string{
+	"none",
+	"unreachable", "out-of-bounds-memory", "table-out-of-bounds", "divide-by-zero",
+	"integer-overflow", "invalid-conversion", "indirect-call-mismatch", "null-reference",
+	"stack-exhausted", "unaligned-atomic", "uncaught-exception", "trap",
+	"go-panic", "go-fatal", "abort", "exit", "out-of-memory",
+	"fuel", "timeout",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Sentinel errors, one per failure kind, so callers can branch with
+// errors.Is on a *Failure.
+var (
+	ErrUnreachable          = errors.New("unreachable")
+	ErrOutOfBoundsMemory    = errors.New("out of bounds memory access")
+	ErrTableOutOfBounds     = errors.New("invalid table access")
+	ErrDivideByZero         = errors.New("integer divide by zero")
+	ErrIntegerOverflow      = errors.New("integer overflow")
+	ErrInvalidConversion    = errors.New("invalid conversion to integer")
+	ErrIndirectCallMismatch = errors.New("indirect call type mismatch")
+	ErrNullReference        = errors.New("null reference")
+	ErrStackExhausted       = errors.New("call stack exhausted")
+	ErrUnalignedAtomic      = errors.New("unaligned atomic")
+	ErrUncaughtException    = errors.New("uncaught exception")
+	ErrTrap                 = errors.New("trap")
+	ErrGoPanic              = errors.New("go panic")
+	ErrGoFatal              = errors.New("go fatal error")
+	ErrAbort                = errors.New("abort")
+	ErrExit                 = errors.New("abnormal exit")
+	ErrOutOfMemory          = errors.New("memory limit exceeded")
+	// ErrHang matches both kinds of hang (fuel and timeout).
+	ErrHang = errors.New("hang")
+)
+
+var kindErrs = [...]error{
+	nil,
+	ErrUnreachable, ErrOutOfBoundsMemory, ErrTableOutOfBounds, ErrDivideByZero,
+	ErrIntegerOverflow, ErrInvalidConversion, ErrIndirectCallMismatch, ErrNullReference,
+	ErrStackExhausted, ErrUnalignedAtomic, ErrUncaughtException, ErrTrap,
+	ErrGoPanic, ErrGoFatal, ErrAbort, ErrExit, ErrOutOfMemory,
+	ErrHang, ErrHang,
+}
+
+// Err is the sentinel of k (nil for KindNone).
+func (k Kind) Err() error {
+	if int(k) < len(kindErrs) {
+		return kindErrs[k]
+	}
+	return nil
+}
+
+// Hang reports whether k is a kind of hang.
+func (k Kind) Hang() bool { return k == KindFuel || k == KindTimeout }
+
+// Frame is one stack frame of a failure, innermost first.
+type Frame struct {
+	Func string // function name (Wasm name section, or Go function)
+	File string // source file, "" when unknown
+	Line int    // source line, 0 when unknown
+}
+
+func (f Frame) String() string {
+	if f.File == "" {
+		return f.Func
+	}
+	return f.Func + " " + f.File + ":" + strconv.Itoa(f.Line)
+}
+
+// Failure describes a crash or hang. It is an error whose errors.Is matches
+// the sentinel of its Kind.
+type Failure struct {
+	Kind    Kind
+	Message string  // one line: the trap, panic message, exit code...
+	Stack   []Frame // innermost first; may be empty (exit codes, hangs without a trap)
+	// ExitCode is the exit code for KindExit, KindGoPanic and KindGoFatal.
+	ExitCode uint32
+}
+
+func (f *Failure) Error() string { return f.Kind.String() + ": " + f.Message }
+
+// Unwrap returns the sentinel of the failure's kind.
+func (f *Failure) Unwrap() error { return f.Kind.Err() }
+
+// Top is the innermost frame's function name, "" without a stack.
+func (f *Failure) Top() string {
+	if f == nil || len(f.Stack) == 0 {
+		return ""
+	}
+	return f.Stack[0].Func
+}
+
+// Result is what one execution produced.
+type Result struct {
+	Outcome Outcome
+	// Counters is a zero-copy view of this run's hit counters (one byte per
+	// site of the SiteMap), valid until the next Run on the same Worker.
+	// Empty for uninstrumented modules.
+	Counters []byte
+	// Failure is set for Crash and Hang.
+	Failure *Failure
+	// Fuel is the fuel this run consumed (0 when the module has no fuel).
+	Fuel uint64
+	// Stdout and Stderr are the tails (Config.OutputTail bytes) of what the
+	// target wrote; they alias worker buffers valid until the next Run.
+	Stdout, Stderr []byte
+	// ExitCode is the exit code of a command target (or of a reactor that
+	// exited), 0 otherwise.
+	ExitCode uint32
+}
+
+// lines splits s into lines without the trailing empty one.
+func lines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}

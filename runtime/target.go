@@ -1,0 +1,341 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// Features are the core features wafer enables: WebAssembly 2.0 plus the
+// proposals wazero v1.12 implements.
+const Features = api.CoreFeaturesV2 |
+	experimental.CoreFeaturesThreads |
+	experimental.CoreFeaturesTailCall |
+	experimental.CoreFeaturesExtendedConst |
+	experimental.CoreFeaturesExceptionHandling |
+	experimental.CoreFeaturesTypedFunctionReferences
+
+// Export names of the harness protocols.
+const (
+	exportTest       = "LLVMFuzzerTestOneInput"
+	exportInit       = "LLVMFuzzerInitialize"
+	exportInitialize = "_initialize"
+	exportStart      = "_start"
+)
+
+// meta is what runtime needs from a SiteMap.
+type meta struct {
+	instrumented bool
+	layout       instrument.Layout
+	funcs        map[string]Frame // function name → file:line
+}
+
+// Target is one compiled module ready to run: one wazero.Runtime and one
+// CompiledModule. It is safe for concurrent use by NewWorker; each Worker
+// owns its instance.
+type Target struct {
+	cfg      Config
+	r        wazero.Runtime
+	cm       wazero.CompiledModule
+	host     api.Closer
+	cache    wazero.CompilationCache
+	harness  Harness
+	meta     meta
+	backstop time.Duration
+	fuelName string
+	globals  []string // exported mutable globals to snapshot, sorted
+	// restoreGlobals: every mutable global is exported (instrumented), so a
+	// new instance plus the snapshot equals the initialised instance.
+	restoreGlobals bool
+	hasInit        bool // _initialize
+	hasLLVMInit    bool // LLVMFuzzerInitialize
+}
+
+// newTarget compiles wasm; m describes the instrumentation (zero: none).
+func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target, err error) {
+	t := &Target{cfg: cfg, meta: m}
+	rc := wazero.NewRuntimeConfig()
+	if cfg.Interpreter {
+		rc = wazero.NewRuntimeConfigInterpreter()
+	}
+	rc = rc.WithCoreFeatures(Features)
+	if !cfg.NoCache {
+		dir := cfg.CacheDir
+		if dir == "" {
+			if d, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(d, "wafer", "wazero")
+			}
+		}
+		if dir != "" {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				t.cache = c
+				rc = rc.WithCompilationCache(c)
+			}
+			// A cache we cannot create only costs time: run without it.
+		}
+	}
+	if m.instrumented && m.layout.FuelExport != "" {
+		t.fuelName = m.layout.FuelExport
+	}
+	switch {
+	case cfg.Timeout > 0:
+		t.backstop = cfg.Timeout
+	case cfg.Timeout == 0 && t.fuelName == "":
+		t.backstop = DefaultTimeout
+	}
+	rc = rc.WithCloseOnContextDone(t.backstop > 0)
+	t.r = wazero.NewRuntimeWithConfig(ctx, rc)
+	defer func() {
+		if err != nil {
+			t.Close(ctx)
+		}
+	}()
+	t.cm, err = t.r.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("compile module: %w", err)
+	}
+	if err := checkImports(t.cm); err != nil {
+		return nil, err
+	}
+	if t.harness, err = detect(t.cm, wasm, cfg); err != nil {
+		return nil, err
+	}
+	exports := t.cm.ExportedFunctions()
+	_, t.hasInit = exports[exportInitialize]
+	_, t.hasLLVMInit = exports[exportInit]
+	for _, name := range exportedGlobals(wasm) {
+		if m.instrumented && m.layout.GlobalExportPrefix != "" {
+			if strings.HasPrefix(name, m.layout.GlobalExportPrefix) {
+				t.globals = append(t.globals, name)
+			}
+			continue
+		}
+		// Uninstrumented: snapshot what is exported (the worker keeps the
+		// mutable ones); unexported globals (C's __stack_pointer, Go's SP)
+		// are back at their value at rest whenever a call returns.
+		t.globals = append(t.globals, name)
+	}
+	t.restoreGlobals = m.instrumented && m.layout.GlobalExportPrefix != ""
+	sort.Strings(t.globals)
+	if t.host, err = instantiateHost(ctx, t.r); err != nil {
+		return nil, fmt.Errorf("instantiate wasi host: %w", err)
+	}
+	return t, nil
+}
+
+// Harness is the harness kind in use (detected or configured).
+func (t *Target) Harness() Harness { return t.harness }
+
+// Close releases the runtime, all instances and the cache handle.
+func (t *Target) Close(ctx context.Context) error {
+	var err error
+	if t.r != nil {
+		err = t.r.Close(ctx)
+	}
+	if t.cache != nil {
+		err = errors.Join(err, t.cache.Close(ctx))
+	}
+	return err
+}
+
+// checkImports rejects what wafer cannot provide, naming it.
+func checkImports(cm wazero.CompiledModule) error {
+	for _, d := range cm.ImportedFunctions() {
+		mod, name, _ := d.Import()
+		if mod != wasiModule || !wasiProvides(name) {
+			return fmt.Errorf("unsupported import: function %s.%s (wafer provides only %s)", mod, name, wasiModule)
+		}
+	}
+	for _, d := range cm.ImportedMemories() {
+		mod, name, _ := d.Import()
+		return fmt.Errorf("unsupported import: memory %s.%s (the target must define its memory)", mod, name)
+	}
+	return nil
+}
+
+// detect picks the harness from the exports, honouring cfg.Harness.
+func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) {
+	exports := cm.ExportedFunctions()
+	_, hasTest := exports[exportTest]
+	_, hasMalloc := exports[cfg.malloc()]
+	_, hasStart := exports[exportStart]
+	h := cfg.Harness
+	if h == HarnessAuto {
+		switch {
+		case hasTest && isGo(wasm):
+			h = HarnessGo
+		case hasTest:
+			h = HarnessLibFuzzer
+		case hasStart:
+			h = HarnessCommand
+		default:
+			return 0, fmt.Errorf("no harness export: expected %s (with %s) or %s", exportTest, cfg.malloc(), exportStart)
+		}
+	}
+	switch h {
+	case HarnessLibFuzzer, HarnessGo:
+		if !hasTest {
+			return 0, fmt.Errorf("no harness export: expected %s", exportTest)
+		}
+		if !hasMalloc {
+			return 0, fmt.Errorf("no allocator export: expected %s beside %s", cfg.malloc(), exportTest)
+		}
+		if err := checkSig(exports[exportTest], []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}); err != nil {
+			return 0, err
+		}
+		if err := checkSig(exports[cfg.malloc()], []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}); err != nil {
+			return 0, err
+		}
+	case HarnessCommand:
+		if !hasStart {
+			return 0, fmt.Errorf("no harness export: expected %s", exportStart)
+		}
+	default:
+		return 0, fmt.Errorf("unknown harness %v", h)
+	}
+	return h, nil
+}
+
+func checkSig(d api.FunctionDefinition, params, results []api.ValueType) error {
+	if string(d.ParamTypes()) != string(params) || string(d.ResultTypes()) != string(results) {
+		return fmt.Errorf("export %s: expected signature %s, got %s", d.ExportNames()[0], sig(params, results), sig(d.ParamTypes(), d.ResultTypes()))
+	}
+	return nil
+}
+
+func sig(params, results []api.ValueType) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, p := range params {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(api.ValueTypeName(p))
+	}
+	b.WriteString(") -> (")
+	for i, p := range results {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(api.ValueTypeName(p))
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// isGo reports whether the module has Go's "go:buildid" custom section.
+func isGo(wasm []byte) bool {
+	for name := range customSections(wasm) {
+		if name == "go:buildid" {
+			return true
+		}
+	}
+	return false
+}
+
+// section is one section of a module.
+type section struct {
+	id   byte
+	body []byte
+}
+
+// sections yields the sections of a module that already compiled (so the
+// framing is valid; it stops at anything odd anyway).
+func sections(wasm []byte) func(func(section) bool) {
+	return func(yield func(section) bool) {
+		if len(wasm) < 8 {
+			return
+		}
+		p := wasm[8:]
+		for len(p) > 0 {
+			id := p[0]
+			size, n := uleb(p[1:])
+			if n == 0 || uint64(len(p)-1-n) < size {
+				return
+			}
+			body := p[1+n : 1+n+int(size)]
+			p = p[1+n+int(size):]
+			if !yield(section{id, body}) {
+				return
+			}
+		}
+	}
+}
+
+// customSections yields the names of the custom sections.
+func customSections(wasm []byte) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for s := range sections(wasm) {
+			if s.id != 0 {
+				continue
+			}
+			name, _, ok := readName(s.body)
+			if !ok || !yield(name) {
+				return
+			}
+		}
+	}
+}
+
+// exportedGlobals lists the names of global exports (export kind 3).
+func exportedGlobals(wasm []byte) []string {
+	var names []string
+	for s := range sections(wasm) {
+		if s.id != 7 {
+			continue
+		}
+		p := s.body
+		n, k := uleb(p)
+		if k == 0 {
+			return names
+		}
+		p = p[k:]
+		for range min(n, uint64(len(p))) {
+			name, rest, ok := readName(p)
+			if !ok || len(rest) < 1 {
+				return names
+			}
+			kind := rest[0]
+			_, k := uleb(rest[1:])
+			if k == 0 {
+				return names
+			}
+			p = rest[1+k:]
+			if kind == 3 {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
+// readName reads a length-prefixed name.
+func readName(p []byte) (string, []byte, bool) {
+	l, m := uleb(p)
+	if m == 0 || uint64(len(p)-m) < l {
+		return "", nil, false
+	}
+	return string(p[m : m+int(l)]), p[m+int(l):], true
+}
+
+func uleb(p []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(p) && i < 10; i++ {
+		v |= uint64(p[i]&0x7f) << (7 * i)
+		if p[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}

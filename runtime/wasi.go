@@ -1,0 +1,68 @@
+package runtime
+
+// This file adapts wafer's WASI host (internal/wasip1): one host module per
+// wazero.Runtime, one wasip1.State per Worker carried in the call context.
+
+import (
+	"context"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wafer-fuzz/wafer/internal/wasip1"
+)
+
+const wasiModule = wasip1.ModuleName
+
+// wasiIO is one worker's view of WASI: configuration plus run state.
+type wasiIO struct {
+	st  wasip1.State
+	ctx context.Context // parent ctx of the last call with st attached
+	par context.Context
+}
+
+func instantiateHost(ctx context.Context, r wazero.Runtime) (api.Closer, error) {
+	return wasip1.Instantiate(ctx, r)
+}
+
+func (w *wasiIO) init(base uint64, args, env []string, seed uint64, tail int) {
+	w.st.Base = base
+	w.st.Args = args
+	w.st.Env = env
+	w.st.Seed = seed
+	w.st.Stdout = wasip1.NewTailBuffer(tail)
+	w.st.Stderr = wasip1.NewTailBuffer(tail)
+}
+
+// reset clears the run state before a run (stdin position, clocks, random
+// stream, descriptors, output).
+func (w *wasiIO) reset() { w.st.Reset() }
+
+// moduleConfig configures one instance: anonymous, no start functions
+// (wafer calls them itself), everything else comes from the State.
+func (w *wasiIO) moduleConfig() wazero.ModuleConfig {
+	return wazero.NewModuleConfig().WithName("").WithStartFunctions()
+}
+
+// context returns ctx carrying the State, reusing the last one when ctx is
+// the same parent (no allocation on the hot path).
+func (w *wasiIO) context(ctx context.Context) context.Context {
+	if w.ctx == nil || w.par != ctx {
+		w.par = ctx
+		w.ctx = wasip1.WithState(ctx, &w.st)
+	}
+	return w.ctx
+}
+
+func (w *wasiIO) stdout() []byte { return w.st.Stdout.Bytes() }
+func (w *wasiIO) stderr() []byte { return w.st.Stderr.Bytes() }
+
+// wasiProvides reports whether the host implements wasi_snapshot_preview1.name.
+func wasiProvides(name string) bool {
+	for _, n := range wasip1.FunctionNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,494 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+const pageSize = 1 << 16
+
+// Worker runs inputs on its own module instance. It is not safe for
+// concurrent use: one Worker per goroutine.
+type Worker struct {
+	t     *Target
+	io    wasiIO
+	alloc cappedAllocator
+
+	mod     api.Module
+	mem     api.Memory
+	test    api.Function
+	stack   [2]uint64
+	fuel    api.Global
+	globals []api.MutableGlobal
+	inPtr   uint32     // target address of the input buffer
+	prevLen int        // length of the previous input written there
+	used    bool       // the instance ran an input since it was made or restored
+	dead    api.Module // a failed instance, closed when replaced
+	args    []string   // argv with "@@" replaced (commands)
+	atFile  bool       // an argument was "@@": input goes to a file, not stdin
+	files   map[string][]byte
+	outTail []byte // stdout tail of the last run
+	errTail []byte // stderr tail of the last run
+
+	snapMem     []byte
+	snapGlobals []uint64
+}
+
+// NewWorker instantiates and initialises one instance. A trap or exit during
+// initialisation is an error (not a finding), as is a target that does not
+// fit the memory cap.
+func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
+	w := &Worker{t: t}
+	w.io.init(t.meta.layout.ReservedBytes(), append([]string{"target"}, t.cfg.Args...), t.cfg.Env, t.cfg.Seed, t.cfg.outputTail())
+	w.alloc.limit = (uint64(t.cfg.maxPages()) + uint64(t.meta.layout.ReservedPages)) * pageSize
+	if t.harness == HarnessCommand {
+		return w, nil // an instance per run
+	}
+	if err := w.initInstance(ctx); err != nil {
+		return nil, err
+	}
+	if t.cfg.Reset == Restore {
+		w.takeSnapshot()
+	}
+	return w, nil
+}
+
+// Close releases the worker's instance.
+func (w *Worker) Close(ctx context.Context) error {
+	if w.mod == nil {
+		return nil
+	}
+	err := w.mod.Close(ctx)
+	w.mod = nil
+	return err
+}
+
+// instantiate makes a new instance without running any start function.
+func (w *Worker) instantiate(ctx context.Context) error {
+	if w.mod != nil {
+		_ = w.mod.Close(ctx)
+		w.mod = nil
+	}
+	if w.dead != nil {
+		_ = w.dead.Close(ctx)
+		w.dead = nil
+	}
+	w.alloc.hit = false
+	ictx := experimental.WithMemoryAllocator(w.io.context(ctx), &w.alloc)
+	mod, err := w.t.r.InstantiateModule(ictx, w.t.cm, w.io.moduleConfig())
+	if err != nil {
+		return fmt.Errorf("instantiate: %w", err)
+	}
+	w.mod = mod
+	w.mem = mod.Memory()
+	if w.t.harness != HarnessCommand && w.mem == nil {
+		return errors.New("instantiate: module has no memory for the input")
+	}
+	if w.mem != nil && uint64(w.mem.Size()) > w.alloc.limit {
+		return fmt.Errorf("instantiate: initial memory of %d pages exceeds the cap of %d pages", w.mem.Size()/pageSize, w.alloc.limit/pageSize)
+	}
+	if w.t.fuelName != "" {
+		w.fuel = mod.ExportedGlobal(w.t.fuelName)
+		if w.fuel == nil {
+			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
+		}
+	}
+	w.globals = w.globals[:0]
+	for _, name := range w.t.globals {
+		if g, ok := mod.ExportedGlobal(name).(api.MutableGlobal); ok {
+			w.globals = append(w.globals, g)
+		}
+	}
+	w.test = mod.ExportedFunction(exportTest)
+	w.used = false
+	return nil
+}
+
+// initInstance instantiates and runs the reactor's initialisation:
+// _initialize, LLVMFuzzerInitialize(0, 0), then malloc(MaxInputLen).
+func (w *Worker) initInstance(ctx context.Context) error {
+	if err := w.instantiate(ctx); err != nil {
+		return err
+	}
+	w.io.reset()
+	if w.fuel != nil {
+		w.fuel.(api.MutableGlobal).Set(w.t.cfg.fuel())
+	}
+	call := func(name string, args ...uint64) (uint64, error) {
+		res, err := w.mod.ExportedFunction(name).Call(w.io.context(ctx), args...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			out, f, _ := classify(w.end(err, 0))
+			_ = w.Close(ctx)
+			if f == nil {
+				return 0, fmt.Errorf("start-up: %s: %s", name, out)
+			}
+			return 0, fmt.Errorf("start-up: %s failed: %w%s", name, f, stackText(f))
+		}
+		if len(res) > 0 {
+			return res[0], nil
+		}
+		return 0, nil
+	}
+	if w.t.hasInit {
+		if _, err := call(exportInitialize); err != nil {
+			return err
+		}
+	}
+	if w.t.hasLLVMInit {
+		if _, err := call(exportInit, 0, 0); err != nil {
+			return err
+		}
+	}
+	n := w.t.cfg.maxInput()
+	p, err := call(w.t.cfg.malloc(), uint64(n))
+	if err != nil {
+		return err
+	}
+	if p == 0 {
+		_ = w.Close(ctx)
+		return fmt.Errorf("start-up: %s(%d) returned NULL", w.t.cfg.malloc(), n)
+	}
+	w.inPtr = uint32(p)
+	buf, ok := w.mem.Read(uint32(uint64(w.inPtr)+w.io.st.Base), uint32(n))
+	if !ok {
+		_ = w.Close(ctx)
+		return fmt.Errorf("start-up: %s(%d) returned 0x%x, outside memory", w.t.cfg.malloc(), n, p)
+	}
+	clear(buf)
+	w.prevLen = 0
+	w.used = false
+	return nil
+}
+
+// takeSnapshot records memory and globals of the initialised instance.
+func (w *Worker) takeSnapshot() {
+	view, _ := w.mem.Read(0, w.mem.Size())
+	w.snapMem = append(w.snapMem[:0], view...)
+	w.snapGlobals = w.snapGlobals[:0]
+	for _, g := range w.globals {
+		w.snapGlobals = append(w.snapGlobals, g.Get())
+	}
+	w.clearDirty()
+}
+
+// restore brings a used instance back to the snapshot.
+func (w *Worker) restore(ctx context.Context) error {
+	if w.mod == nil || w.mem.Size() != uint32(len(w.snapMem)) {
+		// Memory grew (it cannot shrink) or the instance was discarded.
+		if !w.t.restoreGlobals {
+			return w.initInstance(ctx)
+		}
+		if err := w.instantiate(ctx); err != nil {
+			return err
+		}
+		if cur := w.mem.Size(); cur < uint32(len(w.snapMem)) {
+			if _, ok := w.mem.Grow((uint32(len(w.snapMem)) - cur) / pageSize); !ok {
+				return errors.New("restore: cannot grow a new instance to the snapshot's size")
+			}
+		}
+		view, _ := w.mem.Read(0, w.mem.Size())
+		copy(view, w.snapMem)
+		w.prevLen = 0
+	} else {
+		view, _ := w.mem.Read(0, w.mem.Size())
+		if w.t.meta.layout.DirtyPages > 0 {
+			w.restoreDirty(view)
+		} else {
+			copy(view, w.snapMem)
+		}
+	}
+	for i, g := range w.globals {
+		g.Set(w.snapGlobals[i])
+	}
+	w.used = false
+	return nil
+}
+
+// restoreDirty copies back the target pages marked in the dirty map and
+// clears the map, scanning it 8 bytes at a time.
+func (w *Worker) restoreDirty(view []byte) {
+	lay := w.t.meta.layout
+	pages := (uint64(len(view)) - lay.ReservedBytes()) / pageSize
+	if pages > uint64(lay.DirtyPages) {
+		pages = uint64(lay.DirtyPages)
+	}
+	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+pages]
+	base := lay.ReservedBytes()
+	i := 0
+	for ; i+8 <= len(dirty); i += 8 {
+		if binary.LittleEndian.Uint64(dirty[i:]) == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if dirty[j] != 0 {
+				off := base + uint64(j)*pageSize
+				copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+			}
+		}
+	}
+	for ; i < len(dirty); i++ {
+		if dirty[i] != 0 {
+			off := base + uint64(i)*pageSize
+			copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+		}
+	}
+	clear(dirty)
+}
+
+func (w *Worker) clearDirty() {
+	lay := w.t.meta.layout
+	if lay.DirtyPages == 0 || w.mem == nil {
+		return
+	}
+	if d, ok := w.mem.Read(lay.DirtyOffset, lay.DirtyPages); ok {
+		clear(d)
+	}
+}
+
+// counters is the zero-copy view of the counters.
+func (w *Worker) counters() []byte {
+	lay := w.t.meta.layout
+	if lay.Counters == 0 || w.mem == nil {
+		return nil
+	}
+	c, _ := w.mem.Read(lay.CountersOffset, lay.Counters)
+	return c
+}
+
+// Run executes one input. A target failure is a Result (Crash, Hang); an
+// error means wafer could not run the input (ctx ended, input too long,
+// re-initialisation failed).
+func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if w.t.harness == HarnessCommand {
+		return w.runCommand(ctx, input)
+	}
+	if len(input) > w.t.cfg.maxInput() {
+		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.cfg.maxInput())
+	}
+	if err := w.prepare(ctx); err != nil {
+		return Result{}, err
+	}
+	w.used = true
+	w.io.reset()
+	clear(w.counters())
+	budget := w.t.cfg.fuel()
+	if w.fuel != nil {
+		w.fuel.(api.MutableGlobal).Set(budget)
+	}
+	base := uint64(w.inPtr) + w.io.st.Base
+	buf, _ := w.mem.Read(uint32(base), uint32(max(len(input), w.prevLen)))
+	copy(buf, input)
+	clear(buf[len(input):])
+	w.prevLen = len(input)
+	w.alloc.hit = false
+
+	w.stack[0], w.stack[1] = uint64(w.inPtr), uint64(len(input))
+	cctx, cancel := w.runContext(ctx)
+	err := w.test.CallWithStack(cctx, w.stack[:])
+	timedOut := w.backstopFired(ctx, cctx, err)
+	cancel()
+	if err != nil && !timedOut && ctx.Err() != nil {
+		w.discard(ctx)
+		return Result{}, ctx.Err()
+	}
+	end := w.end(err, uint32(w.stack[0]))
+	end.timedOut = timedOut
+	res := Result{Fuel: w.fuelUsed(budget)}
+	res.Outcome, res.Failure, res.ExitCode = classify(end)
+	res.Counters = w.counters()
+	res.Stdout, res.Stderr = w.outTail, w.errTail
+	if res.Outcome == Crash || res.Outcome == Hang || err != nil {
+		// A failed instance is never reused. Counters stay readable: the
+		// closed instance's memory is not freed until the next instantiate.
+		w.discard(ctx)
+	}
+	return res, nil
+}
+
+// prepare gets an instance ready for a run according to the reset mode.
+func (w *Worker) prepare(ctx context.Context) error {
+	switch {
+	case w.mod == nil && w.t.cfg.Reset == Restore:
+		return w.restore(ctx)
+	case w.mod == nil:
+		return w.initInstance(ctx)
+	case !w.used:
+		return nil
+	case w.t.cfg.Reset == Restore:
+		return w.restore(ctx)
+	case w.t.cfg.Reset == Fresh:
+		return w.initInstance(ctx)
+	}
+	return nil // Persistent
+}
+
+// discard drops the instance after a failure. Closing it would free nothing
+// we need and the counters view must survive until the next Run, so the
+// instance is only forgotten here and closed when replaced.
+func (w *Worker) discard(context.Context) {
+	w.used = true
+	w.dead = w.mod
+	w.mod = nil
+}
+
+// end collects what classify needs after a call.
+func (w *Worker) end(err error, ret uint32) runEnd {
+	w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
+	w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+	fuelOut := false
+	if err != nil && w.fuel != nil {
+		fuelOut = int64(w.fuel.Get()) < 0
+	}
+	return runEnd{
+		err:      err,
+		fuelOut:  fuelOut,
+		fuel:     w.t.cfg.fuel(),
+		ret:      ret,
+		stderr:   w.errTail,
+		command:  w.t.harness == HarnessCommand,
+		invalid:  w.t.cfg.invalidExit,
+		oom:      w.alloc.hit,
+		oomPages: w.t.cfg.maxPages(),
+		funcs:    w.t.meta.funcs,
+	}
+}
+
+// fuelUsed is the fuel consumed since the global was set to budget.
+func (w *Worker) fuelUsed(budget uint64) uint64 {
+	if w.fuel == nil {
+		return 0
+	}
+	left := int64(w.fuel.Get())
+	if left < 0 {
+		return budget
+	}
+	return budget - uint64(left)
+}
+
+// runContext is the context of one call: the WASI state and, when the
+// backstop is on, the per-run deadline.
+func (w *Worker) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c := w.io.context(ctx)
+	if w.t.backstop > 0 {
+		return context.WithTimeout(c, w.t.backstop)
+	}
+	return c, func() {}
+}
+
+// runCommand runs a WASI command on a new instance: _start with the input on
+// stdin or in the "@@" file.
+func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
+	if w.args == nil {
+		w.args = make([]string, 0, len(w.t.cfg.Args)+1)
+		w.args = append(w.args, "target")
+		for _, a := range w.t.cfg.Args {
+			if a == "@@" {
+				a = "/" + inputFile
+				w.atFile = true
+			}
+			w.args = append(w.args, a)
+		}
+		w.io.st.Args = w.args
+		if w.atFile {
+			w.files = map[string][]byte{}
+			w.io.st.Files = w.files
+		}
+	}
+	if w.atFile {
+		w.files[inputFile] = input
+	} else {
+		w.io.st.Stdin = input
+	}
+	w.io.reset()
+	if err := w.instantiate(ctx); err != nil {
+		return Result{}, err
+	}
+	w.used = true
+	budget := w.t.cfg.fuel()
+	if w.fuel != nil {
+		w.fuel.(api.MutableGlobal).Set(budget)
+	}
+	cctx, cancel := w.runContext(ctx)
+	_, err := w.mod.ExportedFunction(exportStart).Call(cctx)
+	timedOut := w.backstopFired(ctx, cctx, err)
+	cancel()
+	if err != nil && !timedOut && ctx.Err() != nil {
+		w.discard(ctx)
+		return Result{}, ctx.Err()
+	}
+	end := w.end(err, 0)
+	end.timedOut = timedOut
+	res := Result{Fuel: w.fuelUsed(budget)}
+	res.Outcome, res.Failure, res.ExitCode = classify(end)
+	res.Counters = w.counters()
+	res.Stdout, res.Stderr = w.outTail, w.errTail
+	w.discard(ctx)
+	return res, nil
+}
+
+// inputFile is the name of the in-memory file holding the input of a
+// command target run with "@@".
+const inputFile = "input"
+
+// cappedAllocator backs instance memories and enforces the memory cap
+// itself: wazero's WithMemoryLimitPages makes memory.grow fail silently,
+// while this allocator records that the target asked for more than the
+// cap, so the run can be classified as KindOutOfMemory.
+type cappedAllocator struct {
+	limit uint64 // bytes, reserved pages included
+	hit   bool   // a grow past limit was refused since the flag was cleared
+}
+
+func (a *cappedAllocator) Allocate(capacity, _ uint64) experimental.LinearMemory {
+	return &cappedMemory{a: a, buf: make([]byte, 0, min(capacity, a.limit))}
+}
+
+type cappedMemory struct {
+	a       *cappedAllocator
+	buf     []byte
+	started bool
+}
+
+func (m *cappedMemory) Reallocate(size uint64) []byte {
+	if m.started && size > m.a.limit {
+		m.a.hit = true
+		return nil
+	}
+	m.started = true
+	if size <= uint64(cap(m.buf)) {
+		// Bytes between the old length and cap were never exposed: still
+		// zero.
+		m.buf = m.buf[:size]
+		return m.buf
+	}
+	c := max(size, min(2*uint64(cap(m.buf)), m.a.limit))
+	nb := make([]byte, size, c)
+	copy(nb, m.buf)
+	m.buf = nb
+	return nb
+}
+
+func (m *cappedMemory) Free() { m.buf = nil }
+
+// backstopFired reports whether err is the per-run deadline closing the
+// module (and not the caller's ctx ending, nor a trap that merely happened
+// after the deadline).
+func (w *Worker) backstopFired(ctx, cctx context.Context, err error) bool {
+	var exit *sys.ExitError
+	if w.t.backstop == 0 || ctx.Err() != nil || !errors.As(err, &exit) {
+		return false
+	}
+	return exit.ExitCode() == sys.ExitCodeDeadlineExceeded && cctx.Err() != nil
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Rebuilds the runtime fixtures. Tests never run this: the .wasm files are
+# checked in beside their sources. Needs clang-14 + wasm-ld-14, Debian's
+# wasi-libc (--sysroot=/usr), wabt (wat2wasm) and Go 1.26.
+set -euo pipefail
+cd "$(dirname "$0")"
+CC=${CC:-clang-14}
+# Compile and link in two steps: with -O at link time clang runs wasm-opt
+# (when it is on PATH), which drops the name section wafer's stacks need.
+reactor() { # out.wasm src.c
+	local obj
+	obj=$(mktemp --suffix=.o)
+	$CC --target=wasm32-wasi --sysroot=/usr -O1 -g -fdebug-prefix-map="$PWD"=testdata -c -o "$obj" "$2"
+	$CC --target=wasm32-wasi --sysroot=/usr -g -mexec-model=reactor \
+		-Wl,--export=malloc,--export=LLVMFuzzerTestOneInput -o "$1" "$obj"
+	rm -f "$obj"
+}
+reactor clib/clib.wasm clib/fuzz.c
+reactor hostile/hostile.wasm hostile/hostile.c
+reactor hostile/initrap.wasm hostile/initrap.c
+wat2wasm --enable-all -o fake/fake.wasm fake/fake.wat
+wat2wasm --enable-all -o traps/traps.wasm traps/traps.wat
+wat2wasm --enable-all -o fake/imports.wasm fake/imports.wat
+wat2wasm --enable-all -o fake/noharness.wasm fake/noharness.wat
+(cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goreactor.wasm .)
+(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -o gocmd.wasm .)

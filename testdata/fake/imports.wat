@@ -1,0 +1,6 @@
+;; imports: needs a host function wafer cannot provide.
+(module
+  (import "env" "get_secret" (func $s (result i32)))
+  (memory (export "memory") 1)
+  (func (export "malloc") (param i32) (result i32) (i32.const 16))
+  (func (export "LLVMFuzzerTestOneInput") (param i32 i32) (result i32) (call $s)))

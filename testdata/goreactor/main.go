@@ -1,0 +1,68 @@
+// Command goreactor is a wafer fixture: a Go reactor fuzz target written with
+// the harness package. The first input byte selects a behaviour.
+package main
+
+import (
+	"errors"
+
+	"github.com/wafer-fuzz/wafer/harness"
+)
+
+var sink map[string]int
+
+func init() {
+	harness.Fuzz(fuzz)
+}
+
+func fuzz(data []byte) error {
+	if len(data) == 0 {
+		return errors.New("empty input")
+	}
+	switch data[0] {
+	case 'P':
+		panicWithMessage(data)
+	case 'I':
+		return indexOutOfRange(data)
+	case 'M':
+		nilMapWrite(data)
+	case 'L':
+		loopForever(data)
+	case 'X':
+		return errors.New("rejected")
+	}
+	return nil
+}
+
+//go:noinline
+func panicWithMessage(data []byte) {
+	panic("wafer fixture panic: " + string(data[1:]))
+}
+
+//go:noinline
+func indexOutOfRange(data []byte) error {
+	i := int(data[0]) // 'I' = 73
+	if data[i] == 0 {
+		return errors.New("zero")
+	}
+	return nil
+}
+
+//go:noinline
+func nilMapWrite(data []byte) {
+	sink[string(data)] = len(data)
+}
+
+//go:noinline
+func loopForever(data []byte) {
+	n := 0
+	for i := 0; ; i++ {
+		if data[i%len(data)] == 1 {
+			n++
+		}
+		if n < 0 {
+			return
+		}
+	}
+}
+
+func main() {}

@@ -1,0 +1,22 @@
+;; traps: one export per Wasm trap wazero can raise, so runtime's tests pin
+;; each of wazero's trap messages. Rebuild: see ../build.sh.
+(module
+  (type $unary (func (param i32) (result i32)))
+  (type $nullary (func))
+  (memory 1)
+  (table 2 funcref)
+  (elem (i32.const 0) $id)
+  (tag $ex)
+  (func $id (param i32) (result i32) local.get 0)
+  (func (export "unreachable") unreachable)
+  (func (export "oob") (drop (i32.load (i32.const 0x10000))))
+  (func (export "table") (drop (call_indirect (type $unary) (i32.const 0) (i32.const 5))))
+  (func (export "null_elem") (drop (call_indirect (type $unary) (i32.const 0) (i32.const 1))))
+  (func (export "div0") (drop (i32.div_s (i32.const 1) (i32.const 0))))
+  (func (export "overflow") (drop (i32.div_s (i32.const 0x80000000) (i32.const -1))))
+  (func (export "conversion") (drop (i32.trunc_f64_s (f64.const nan))))
+  (func (export "mismatch") (call_indirect (type $nullary) (i32.const 0)))
+  (func $recurse (export "stack") (call $recurse))
+  (func (export "unaligned") (drop (i32.atomic.load (i32.const 1))))
+  (func (export "exception") (throw $ex))
+)
