@@ -46,6 +46,12 @@ type Config struct {
 	// jobs spread a parent over workers sooner, larger ones cost less
 	// coordination.
 	JobSize int
+	// NoShrink disables minimising the unique crashes at the end of the
+	// campaign (hangs are never shrunk: each attempt may burn the whole fuel
+	// budget). ShrinkBudget bounds the runs per crash; zero means 2,000.
+	// Shrinking is skipped when ctx was canceled.
+	NoShrink     bool
+	ShrinkBudget int
 	// StatsInterval is the period of the status line, JSON stats and
 	// fuzzer_stats/plot_data updates; zero means one second.
 	StatsInterval time.Duration
@@ -54,10 +60,14 @@ type Config struct {
 // Deps are what Fuzz runs against. Only NewExecutor is required.
 type Deps struct {
 	// NewExecutor returns the executor of worker w (0 ≤ w < Workers); each
-	// is used by one goroutine. Called once per worker before the loop.
+	// is used by one goroutine. Called once per worker before the loop, and
+	// once more with w == Workers for shrinking at the end. An executor
+	// with a Close(context.Context) error method is closed when Fuzz is
+	// done with it.
 	NewExecutor func(ctx context.Context, w int) (Executor, error)
 	// Generator turns choice sequences into inputs; nil is raw mode (the
-	// choice sequence is the input).
+	// choice sequence is the input). If it has a ForWorker(w int) Generator
+	// method (FromGenerator's adapter does), each worker gets its own.
 	Generator Generator
 	// Store persists the queue, failures and stats; nil keeps everything
 	// in memory (the Summary still has it).
@@ -86,7 +96,8 @@ type Store interface {
 	// AddEntry persists a new queue entry.
 	AddEntry(ctx context.Context, e *Entry) error
 	// AddFailure persists a unique failure (first of its identity in this
-	// run).
+	// run). It is called again for the same identity with a smaller
+	// reproducer after shrinking.
 	AddFailure(ctx context.Context, f *Finding) error
 	// WriteStats updates fuzzer_stats and appends a plot_data line.
 	WriteStats(ctx context.Context, s *Stats) error
@@ -104,6 +115,10 @@ type Finding struct {
 	// had this identity so far.
 	Execs int64
 	Count int64
+	// Op is how it was found ("seed" or the strategy's name).
+	Op string
+	// Shrunk is true once the reproducer was minimised.
+	Shrunk bool
 }
 
 // Summary is what Fuzz returns.

@@ -66,7 +66,7 @@ var magicTarget = &fakeTarget{sites: 16, run: func(in []byte, c fakeCov) (Outcom
 		}
 		c.hit(3 + 2*i)
 	}
-	return Crash, &Failure{Kind: "panic", Frames: []string{"check", "main"}, Text: "panic: found FUZZ"}
+	return Crash, &Failure{Kind: "panic", Message: "found FUZZ", Frames: []string{"check", "main"}, Text: "panic: found FUZZ"}
 }}
 
 // progGen is a generator for progTarget: a program of 1..16 instructions

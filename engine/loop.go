@@ -283,7 +283,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		}
 		pcg := rand.NewPCG(0, 0)
 		workers[i] = &worker{
-			id: i, exec: ex, gen: deps.Generator, mut: strat.NewMutator(i, env),
+			id: i, exec: ex, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), pcg: pcg, rng: rand.New(pcg), seed: cfg.Seed,
 			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing,
 		}
@@ -301,6 +301,8 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		}()
 	}
 
+	// Store writes use sctx: results merged after a cancel are still saved.
+	sctx := context.WithoutCancel(ctx)
 	c.start = time.Now()
 	c.lastT = c.start
 	tick := time.NewTicker(cfg.StatsInterval)
@@ -350,18 +352,18 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 				if inflight == 0 {
 					slices.SortFunc(round, func(a, b *jobResult) int { return int(a.job.Seq) - int(b.job.Seq) })
 					for _, r := range round {
-						c.merge(ctx, r)
+						c.merge(sctx, r)
 					}
 					round = round[:0]
 				}
 			} else {
-				c.merge(ctx, r)
+				c.merge(sctx, r)
 				if c.stop == "" {
 					issue(r.worker)
 				}
 			}
 		case <-tick.C:
-			c.report(ctx, false)
+			c.report(sctx, false)
 		case <-done:
 			c.halt("canceled")
 			done = nil
@@ -374,10 +376,14 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		close(ch)
 	}
 	wg.Wait()
+	for _, w := range workers {
+		closeExecutor(ctx, w.exec)
+	}
 	if c.stop == "" {
 		c.stop = "runs"
 	}
-	stats := c.report(context.WithoutCancel(ctx), true)
+	c.shrinkAll(ctx)
+	stats := c.report(sctx, true)
 	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings}
 	return sum, c.err
 }
@@ -438,9 +444,8 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 		c.times[k] += d
 	}
 	c.cov.addHits(r.hitSites, r.hitCount)
-	if r.err != nil && c.err == nil {
-		c.err = r.err
-		c.halt("error")
+	if r.err != nil {
+		c.setErr(r.err)
 	}
 	for i := range r.children {
 		ch := &r.children[i]
@@ -448,7 +453,7 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 		if ch.outcome.Failed() {
 			c.strat.Learn(&c.st, r.job, &fb)
 			c.cov.merge(&fb)
-			c.failure(ctx, ch)
+			c.failure(ctx, r.job, ch)
 			continue
 		}
 		save := c.strat.Save(&c.st, &fb)
@@ -460,13 +465,18 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 			e := &Entry{
 				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
 				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
-				Favored: fb.NewBranch || fb.NewValidBranch,
+				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
+				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs,
+			}
+			if r.job.replay {
+				e.Op = "seed"
+			} else if r.job.Parent != nil {
+				e.Parent = r.job.Parent.ID
 			}
 			c.st.Queue = append(c.st.Queue, e)
 			if c.deps.Store != nil {
-				if err := c.deps.Store.AddEntry(ctx, e); err != nil && c.err == nil {
-					c.err = fmt.Errorf("save queue entry: %w", err)
-					c.halt("error")
+				if err := c.deps.Store.AddEntry(ctx, e); err != nil {
+					c.setErr(fmt.Errorf("save queue entry: %w", err))
 				}
 			}
 		}
@@ -476,16 +486,19 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 	c.times[tBook] += time.Since(t0)
 }
 
-func (c *coordinator) failure(ctx context.Context, ch *childResult) {
+func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	f := ch.failure
 	if f == nil {
 		f = &Failure{Kind: ch.outcome.String()}
 	}
-	id := ch.outcome.String() + ": " + f.Identity()
+	id := failureID(ch.outcome, f)
 	if old, ok := c.failures[id]; ok {
 		old.Count++
 	} else {
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1}
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1, Op: c.cfg.Strategy}
+		if job.replay {
+			fd.Op = "seed"
+		}
 		c.failures[id] = fd
 		c.findings = append(c.findings, fd)
 		if ch.outcome == Crash {
@@ -494,9 +507,8 @@ func (c *coordinator) failure(ctx context.Context, ch *childResult) {
 			c.hangs++
 		}
 		if c.deps.Store != nil {
-			if err := c.deps.Store.AddFailure(ctx, fd); err != nil && c.err == nil {
-				c.err = fmt.Errorf("save failure: %w", err)
-				c.halt("error")
+			if err := c.deps.Store.AddFailure(ctx, fd); err != nil {
+				c.setErr(fmt.Errorf("save failure: %w", err))
 			}
 		}
 	}
@@ -544,11 +556,11 @@ func (c *coordinator) stats(final bool) *Stats {
 
 func (c *coordinator) report(ctx context.Context, final bool) *Stats {
 	s := c.stats(final)
+	s.Final = final
 	c.rep.report(s, final)
 	if c.deps.Store != nil {
-		if err := c.deps.Store.WriteStats(ctx, s); err != nil && c.err == nil {
-			c.err = fmt.Errorf("write stats: %w", err)
-			c.halt("error")
+		if err := c.deps.Store.WriteStats(ctx, s); err != nil {
+			c.setErr(fmt.Errorf("write stats: %w", err))
 		}
 	}
 	return s

@@ -25,8 +25,8 @@ func TestHavocFindsMagic(t *testing.T) {
 					sum.Stop, sum.Stats.Execs, len(sum.Failures), sum.Stats.Coverage)
 			}
 			f := sum.Failures[0]
-			if !strings.HasPrefix(string(f.Input), "FUZZ") || f.Identity != "crash: panic <- check <- main" {
-				t.Fatalf("expected a FUZZ input with identity \"crash: panic <- check <- main\", got %q, %q", f.Input, f.Identity)
+			if !strings.HasPrefix(string(f.Input), "FUZZ") || f.Identity != "crash: panic|found FUZZ|check;main" {
+				t.Fatalf("expected a FUZZ input with identity \"crash: panic|found FUZZ|check;main\", got %q, %q", f.Input, f.Identity)
 			}
 			t.Logf("seed %d: crash after %d executions, queue %d", seed, sum.Stats.Execs, sum.Stats.Queue)
 		})

@@ -50,6 +50,8 @@ type Stats struct {
 	Cycles int `json:"cycles"`
 	// Strategy is the strategy name.
 	Strategy string `json:"strategy"`
+	// Final is true for the report at the end of the campaign.
+	Final bool `json:"final,omitempty"`
 }
 
 // Time-share slots.

@@ -3,7 +3,8 @@ package engine
 import (
 	"context"
 	"strconv"
-	"strings"
+
+	"github.com/wafer-fuzz/wafer/corpus"
 )
 
 // Outcome classifies one execution (ALGORITHMS.md, vocabulary).
@@ -45,34 +46,30 @@ type Result struct {
 
 // Failure is the engine's view of a target failure (ALGORITHMS.md §7).
 type Failure struct {
-	// Kind is the failure class: trap code, Go panic message class, exit
-	// code, or "hang".
+	// Kind is the failure class: trap kind ("divide-by-zero"), "go-panic",
+	// "exit", "fuel", ...
 	Kind string
+	// Message is the one-line message (trap text, panic message, exit
+	// code); its class (corpus.MessageClass: numbers and addresses
+	// blanked) is part of the identity.
+	Message string
 	// Frames are the function names of the Wasm stack, innermost first.
 	Frames []string
-	// Text is the full error text (message, stack, output tails).
+	// Text is the full report (message, stack with file:line, output tails).
 	Text string
 }
 
 // identityFrames is how many top frames make up a failure's identity.
 const identityFrames = 3
 
-// Identity is the deduplication key of a failure: its kind plus the top
-// frames of its stack (ALGORITHMS.md §7).
+// Identity is the deduplication key of a failure: its kind, message class
+// and the top three frames (ALGORITHMS.md §7), as corpus.Identity builds it,
+// so the engine and the corpus directory agree.
 func (f *Failure) Identity() string {
 	if f == nil {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString(f.Kind)
-	for i, fr := range f.Frames {
-		if i == identityFrames {
-			break
-		}
-		b.WriteString(" <- ")
-		b.WriteString(fr)
-	}
-	return b.String()
+	return corpus.Identity(f.Kind, f.Message, f.Frames, identityFrames)
 }
 
 func (f *Failure) clone() *Failure {

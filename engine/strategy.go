@@ -34,6 +34,15 @@ type Entry struct {
 	// Favored: it was the first to cover some site, overall or among valid
 	// inputs (ALGORITHMS.md §1).
 	Favored bool
+	// NewCov: it covered a site never covered before (AFL's "+cov"), not
+	// only a new bucket or a new valid site.
+	NewCov bool
+	// Parent is the ID of the entry it was made from, -1 for seeds and
+	// fresh sequences; Op names how ("seed", or the strategy's name).
+	Parent int
+	Op     string
+	// Execs is the campaign's execution count when it was merged.
+	Execs int64
 }
 
 // Job is one unit of work the coordinator hands a worker: N children of

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wafer-fuzz/wafer/corpus"
+)
+
+// workerGenerator gives worker w its own generator when g can make one.
+func workerGenerator(g Generator, w int) Generator {
+	if g == nil {
+		return nil
+	}
+	if f, ok := g.(interface{ ForWorker(int) Generator }); ok {
+		return f.ForWorker(w)
+	}
+	return g
+}
+
+func closeExecutor(ctx context.Context, e Executor) {
+	if c, ok := e.(interface{ Close(context.Context) error }); ok {
+		c.Close(context.WithoutCancel(ctx)) //nolint:errcheck // nothing to do about it at shutdown
+	}
+}
+
+// failureID is the identity the coordinator deduplicates by: the outcome
+// plus Failure.Identity.
+func failureID(o Outcome, f *Failure) string {
+	if f == nil {
+		f = &Failure{Kind: o.String()}
+	}
+	return o.String() + ": " + f.Identity()
+}
+
+// shrinkAll minimises every unique crash found (ALGORITHMS.md §7) with an
+// extra executor, after the workers stopped, and hands the smaller
+// reproducers to the Store. Raw mode shrinks the input bytes, generator
+// mode the choice sequence.
+func (c *coordinator) shrinkAll(ctx context.Context) {
+	if c.cfg.NoShrink || ctx.Err() != nil {
+		return
+	}
+	var todo []*Finding
+	for _, f := range c.findings {
+		if f.Outcome == Crash && !f.Shrunk {
+			todo = append(todo, f)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	ex, err := c.deps.NewExecutor(ctx, c.cfg.Workers)
+	if err != nil {
+		c.setErr(fmt.Errorf("shrink executor: %w", err))
+		return
+	}
+	defer closeExecutor(ctx, ex)
+	gen := workerGenerator(c.deps.Generator, c.cfg.Workers)
+	// run executes a candidate; last keeps the last failing run's details.
+	type last struct {
+		input   []byte
+		used    []byte
+		failure *Failure
+	}
+	var l last
+	run := func(ctx context.Context, cand []byte) (string, error) {
+		input, used := cand, cand
+		if gen != nil {
+			var err error
+			if input, used, err = gen.Generate(cand); err != nil {
+				return "", fmt.Errorf("generator: %w", err)
+			}
+		}
+		r, err := ex.Run(ctx, input)
+		if err != nil {
+			return "", err
+		}
+		if !r.Outcome.Failed() {
+			return "", nil
+		}
+		l = last{input: append([]byte(nil), input...), used: append([]byte(nil), used...), failure: r.Failure.clone()}
+		return failureID(r.Outcome, r.Failure), nil
+	}
+	opts := corpus.ShrinkOptions{Budget: c.cfg.ShrinkBudget}
+	for _, f := range todo {
+		if ctx.Err() != nil {
+			return
+		}
+		var sh corpus.Shrunk
+		if gen == nil {
+			sh, err = corpus.ShrinkBytes(ctx, f.Input, f.Identity, run, opts)
+		} else {
+			sh, err = corpus.ShrinkChoices(ctx, f.Choices, nil, f.Identity, run, opts)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				c.setErr(fmt.Errorf("shrink %s: %w", f.Identity, err))
+			}
+			return
+		}
+		// Run the result once more to get its input and failure text.
+		if id, err := run(ctx, sh.Data); err != nil || id != f.Identity {
+			continue
+		}
+		f.Choices, f.Input, f.Failure, f.Shrunk = l.used, l.input, l.failure, true
+		if gen == nil {
+			f.Choices = f.Input
+		}
+		if c.deps.Store != nil {
+			if err := c.deps.Store.AddFailure(ctx, f); err != nil {
+				c.setErr(fmt.Errorf("save shrunk failure: %w", err))
+				return
+			}
+		}
+	}
+}
+
+// setErr records the first error and stops the campaign.
+func (c *coordinator) setErr(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+	c.halt("error")
+}
