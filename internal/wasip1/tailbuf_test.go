@@ -1,0 +1,84 @@
+package wasip1
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestTailBuffer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limit  int
+		writes []string
+		want   string
+		total  uint64
+	}{
+		{"empty", 4, nil, "", 0},
+		{"fits", 8, []string{"abc", "de"}, "abcde", 5},
+		{"exactly full", 4, []string{"ab", "cd"}, "abcd", 4},
+		{"wraps", 4, []string{"abc", "def"}, "cdef", 6},
+		{"wraps twice", 5, []string{"abcd", "efgh", "ij"}, "fghij", 10},
+		{"one big write", 3, []string{"abcdefg"}, "efg", 7},
+		{"big after wrap", 3, []string{"ab", "cd", "wxyz"}, "xyz", 8},
+		{"empty writes", 3, []string{"", "a", ""}, "a", 1},
+		{"limit zero counts", 0, []string{"abc"}, "", 3},
+		{"byte by byte", 3, []string{"a", "b", "c", "d", "e"}, "cde", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewTailBuffer(tc.limit)
+			for _, w := range tc.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write: expected (%d, nil), got (%d, %v)", len(w), n, err)
+				}
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("expected %q, got %q", tc.want, got)
+			}
+			if b.Total() != tc.total || b.Len() != len(tc.want) || b.Truncated() != (tc.total > uint64(len(tc.want))) {
+				t.Errorf("expected total %d len %d, got %d %d truncated=%v", tc.total, len(tc.want), b.Total(), b.Len(), b.Truncated())
+			}
+			if got := b.AppendTo([]byte(">")); string(got) != ">"+tc.want {
+				t.Errorf("AppendTo: expected %q, got %q", ">"+tc.want, got)
+			}
+			b.Reset()
+			if b.Len() != 0 || b.Total() != 0 || b.Limit() != max(tc.limit, 0) {
+				t.Errorf("Reset: expected empty with limit %d, got len %d total %d limit %d", tc.limit, b.Len(), b.Total(), b.Limit())
+			}
+		})
+	}
+	var nilBuf *TailBuffer
+	nilBuf.Reset()
+	if nilBuf.Len() != 0 || nilBuf.Total() != 0 || nilBuf.Bytes() != nil {
+		t.Error("nil TailBuffer is not empty")
+	}
+	var zero TailBuffer
+	zero.Write([]byte("xyz"))
+	if zero.Len() != 0 || zero.Total() != 3 {
+		t.Errorf("zero value: expected to count 3 and keep 0, got %d %d", zero.Total(), zero.Len())
+	}
+}
+
+// FuzzTailBuffer checks the ring against a plain slice model: the
+// retained bytes are always the last Limit() bytes written.
+func FuzzTailBuffer(f *testing.F) {
+	f.Add(uint8(4), []byte("abcdefghij"), []byte{3, 1, 4, 1, 5})
+	f.Add(uint8(1), []byte("xy"), []byte{0, 2})
+	f.Add(uint8(0), []byte("q"), []byte{1})
+	f.Fuzz(func(t *testing.T, limit uint8, data, cuts []byte) {
+		b := NewTailBuffer(int(limit))
+		var model []byte
+		for _, c := range cuts {
+			n := min(int(c), len(data))
+			b.Write(data[:n])
+			model = append(model, data[:n]...)
+			data = data[n:]
+			want := model[max(0, len(model)-int(limit)):]
+			if got := b.Bytes(); !bytes.Equal(got, want) && len(want)+len(got) > 0 {
+				t.Fatalf("expected %q, got %q", want, got)
+			}
+			if b.Total() != uint64(len(model)) {
+				t.Fatalf("total: expected %d, got %d", len(model), b.Total())
+			}
+		}
+	})
+}
