@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -250,7 +251,8 @@ func (d *Dir) Has(input []byte) bool {
 	return ok
 }
 
-// AddEntry saves e in queue/ and returns its file name. If an entry with
+// AddEntry saves e in queue/ and returns its file name. It copies e's
+// slices, so the caller may reuse them. If an entry with
 // the same input bytes exists, nothing is written and dup is true (name is
 // the existing entry's). When AddEntry returns nil the entry survives a
 // kill at any later instant. A *WriteError means the campaign should stop.
@@ -264,6 +266,7 @@ func (d *Dir) AddEntry(ctx context.Context, e Entry) (name string, dup bool, err
 	if i, ok := d.byHash[h]; ok {
 		return d.entries[i].Name, true, nil
 	}
+	e = e.clone()
 	e.ID = d.nextID[QueueDir]
 	e.Hash = h
 	e.Name = entryName(e.ID, "", e.Parents, e.Op, e.NewCov)
@@ -302,7 +305,9 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 		if !smaller(f.Input, old.Input) {
 			return old.Name, false, nil
 		}
-		f.ID, f.Name, f.Hits = old.ID, old.Name, old.Hits
+		f.Entry = f.Entry.clone()
+		f.Frames = slices.Clone(f.Frames)
+		f.ID, f.Name, f.Hits, f.Hang = old.ID, old.Name, old.Hits, old.Hang
 		if err := d.save(failDir(old.Hang), &f.Entry, &f); err != nil {
 			return "", false, err
 		}
@@ -310,6 +315,8 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 		return f.Name, false, nil
 	}
 	sub := failDir(f.Hang)
+	f.Entry = f.Entry.clone()
+	f.Frames = slices.Clone(f.Frames)
 	f.ID = d.nextID[sub]
 	f.Hits = 1
 	f.Name = entryName(f.ID, f.Kind, f.Parents, f.Op, false)
@@ -320,6 +327,20 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	d.byIdentity[f.Identity] = len(d.failures)
 	d.failures = append(d.failures, f)
 	return f.Name, true, nil
+}
+
+// clone copies the slices the caller may reuse after Add returns.
+func (e Entry) clone() Entry {
+	e.Input = bytes.Clone(e.Input)
+	if e.Input == nil {
+		e.Input = []byte{}
+	}
+	e.Choices = bytes.Clone(e.Choices)
+	e.Kinds = bytes.Clone(e.Kinds)
+	e.Parents = slices.Clone(e.Parents)
+	e.Added = slices.Clone(e.Added)
+	e.Coverage = slices.Clone(e.Coverage)
+	return e
 }
 
 func failDir(hang bool) string {
