@@ -256,7 +256,7 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 		from := r.IntN(len(b) - l + 1)
 		// Insert a copy: grow, shifting the tail by l, then copy the block
 		// from where its bytes are now (never inside [to, to+l)).
-		b = slices.Insert(b, to, make([]byte, l)...)
+		b = insertSpace(b, to, l)
 		for t := range l {
 			k := from + t
 			if k >= to {
@@ -271,7 +271,7 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 	if len(b) > 0 && r.IntN(2) == 0 {
 		v = b[r.IntN(len(b))]
 	}
-	b = slices.Insert(b, to, make([]byte, l)...)
+	b = insertSpace(b, to, l)
 	for i := to; i < to+l; i++ {
 		b[i] = v
 	}
@@ -347,4 +347,13 @@ func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
 		out = out[:env.MaxLen]
 	}
 	return out
+}
+
+// insertSpace opens n bytes at position at (their content is stale) and
+// grows b's storage only when needed.
+func insertSpace(b []byte, at, n int) []byte {
+	b = slices.Grow(b, n)
+	b = b[:len(b)+n]
+	copy(b[at+n:], b[at:len(b)-n])
+	return b
 }

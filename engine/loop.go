@@ -565,3 +565,6 @@ func (c *coordinator) report(ctx context.Context, final bool) *Stats {
 	}
 	return s
 }
+
+func newPCG() *rand.PCG              { return rand.NewPCG(0, 0) }
+func newRand(p *rand.PCG) *rand.Rand { return rand.New(p) }

@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/generators"
+)
+
+// TestWorkerAllocs: a worker's per-child path (mutate, run, scan, filter)
+// does not allocate; a job costs a constant number of allocations.
+func TestWorkerAllocs(t *testing.T) {
+	flat := &fakeTarget{sites: 64, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+		c.hit(0)
+		c.hit(40)
+		return Valid, nil
+	}}
+	ex, _ := flat.executors(nil)(context.Background(), 0)
+	env := &MutatorEnv{MaxLen: 64, FreshLen: 8, Raw: true}
+	w := newTestWorker(ex, (&Havoc{}).NewMutator(0, env))
+	parent := &Entry{Choices: []byte("0123456789abcdef"), Input: []byte("0123456789abcdef")}
+	job := &Job{Parent: parent, N: 1000}
+	w.run(context.Background(), job) // warm up buffers and the filter
+	allocs := testing.AllocsPerRun(20, func() { w.run(context.Background(), job) })
+	if allocs > 4 {
+		t.Fatalf("expected at most 4 allocations per 1000-child job (result, hit delta), got %v", allocs)
+	}
+	t.Logf("%v allocations per 1000-child job", allocs)
+}
+
+func newTestWorker(ex Executor, m Mutator) *worker {
+	w := &worker{exec: ex, mut: m, sc: newScanner(), maxLen: 1 << 20}
+	w.pcg = newPCG()
+	w.rng = newRand(w.pcg)
+	return w
+}
+
+// slowTarget is magicTarget taking about d per run.
+func slowTarget(d time.Duration) *fakeTarget {
+	return &fakeTarget{sites: magicTarget.sites, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+		time.Sleep(d)
+		return magicTarget.run(in, c)
+	}}
+}
+
+func TestStopConditions(t *testing.T) {
+	t.Run("max total time", func(t *testing.T) {
+		start := time.Now()
+		sum, err := Fuzz(context.Background(), Config{MaxTotalTime: 200 * time.Millisecond, Workers: 2},
+			Deps{NewExecutor: slowTarget(50 * time.Microsecond).executors(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); sum.Stop != "time" || el > 5*time.Second {
+			t.Fatalf("expected stop \"time\" soon after 200ms, got %q after %v", sum.Stop, el)
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		st := &memStore{}
+		var runs atomic.Int64
+		exec := func(ctx context.Context, w int) (Executor, error) {
+			return &fakeExec{t: slowTarget(20 * time.Microsecond), c: make(fakeCov, 16), onRun: func([]byte) {
+				if runs.Add(1) == 3000 {
+					cancel()
+				}
+			}}, nil
+		}
+		sum, err := Fuzz(ctx, Config{Workers: 2, KeepGoing: true}, Deps{NewExecutor: exec, Store: st})
+		if err != nil {
+			t.Fatalf("expected a clean stop, got %v", err)
+		}
+		if sum.Stop != "canceled" || sum.Stats.Execs < 3000 || !sum.Stats.Final {
+			t.Fatalf("expected stop \"canceled\" after ≥ 3000 runs with final stats, got %q after %d", sum.Stop, sum.Stats.Execs)
+		}
+		if len(st.stats) == 0 || !st.stats[len(st.stats)-1].Final || len(st.entries) != len(sum.Queue) {
+			t.Fatalf("expected final stats and %d entries in the store, got %d stats, %d entries", len(sum.Queue), len(st.stats), len(st.entries))
+		}
+	})
+	t.Run("runs", func(t *testing.T) {
+		sum, err := Fuzz(context.Background(), Config{Runs: 777, JobSize: 10, Workers: 2, KeepGoing: true},
+			Deps{NewExecutor: progTarget.executors(nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Stop != "runs" || sum.Stats.Execs != 777 {
+			t.Fatalf("expected stop \"runs\" after exactly 777 runs, got %q after %d", sum.Stop, sum.Stats.Execs)
+		}
+	})
+}
+
+// memStore is an in-memory Store.
+type memStore struct {
+	prev     [][]byte
+	entries  []*Entry
+	failures []*Finding
+	stats    []Stats
+}
+
+func (m *memStore) Load(context.Context) ([][]byte, error) { return m.prev, nil }
+func (m *memStore) AddEntry(_ context.Context, e *Entry) error {
+	m.entries = append(m.entries, e)
+	return nil
+}
+func (m *memStore) AddFailure(_ context.Context, f *Finding) error {
+	m.failures = append(m.failures, f)
+	return nil
+}
+func (m *memStore) WriteStats(_ context.Context, s *Stats) error {
+	m.stats = append(m.stats, *s)
+	return nil
+}
+
+func TestShrinkCrash(t *testing.T) {
+	st := &memStore{}
+	// Start from a long seed that only needs its first byte fixed.
+	seed := []byte("XUZZ and a long tail that shrinking removes")
+	sum, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 100_000},
+		Deps{NewExecutor: magicTarget.executors(nil), Store: st, Seeds: [][]byte{seed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Failures) != 1 || !sum.Failures[0].Shrunk || string(sum.Failures[0].Input) != "FUZZ" {
+		t.Fatalf("expected one crash shrunk to \"FUZZ\", got %+v", sum.Failures)
+	}
+	// The store saw the crash twice: as found, then shrunk.
+	if len(st.failures) != 2 || string(st.failures[1].Input) != "FUZZ" {
+		t.Fatalf("expected the store to get the crash then its shrunk form, got %d calls", len(st.failures))
+	}
+}
+
+func TestStatusOutput(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var out bytes.Buffer
+		_, err := Fuzz(context.Background(), Config{MaxTotalTime: 120 * time.Millisecond, StatsInterval: 20 * time.Millisecond},
+			Deps{NewExecutor: slowTarget(10 * time.Microsecond).executors(nil), Status: &out, StatusTTY: tty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		if tty {
+			if n := strings.Count(s, "\r\x1b[2K#"); n < 3 || !strings.HasSuffix(s, "\n") || strings.Count(s, "\n") != 1 {
+				t.Fatalf("expected ≥ 3 redraws and one final newline, got %d redraws: %q", n, s)
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		if len(lines) < 3 {
+			t.Fatalf("expected ≥ 3 JSON lines, got %d", len(lines))
+		}
+		var last Stats
+		for _, l := range lines {
+			if err := json.Unmarshal([]byte(l), &last); err != nil {
+				t.Fatalf("bad JSON line %q: %v", l, err)
+			}
+		}
+		if !last.Final || last.Execs == 0 || last.Coverage == 0 || last.Strategy != "havoc" {
+			t.Fatalf("expected a final line with executions and coverage, got %+v", last)
+		}
+		if sum := last.MutateShare + last.GenerateShare + last.ExecuteShare + last.BookShare; sum < 0.99 || sum > 1.01 {
+			t.Fatalf("expected time shares summing to 1, got %v", sum)
+		}
+	}
+}
+
+// TestCorpusResume runs a campaign into a corpus directory, then a second
+// one on the same directory: it replays the saved queue first and so
+// starts with at least the first run's coverage.
+func TestCorpusResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx := context.Background()
+	campaign := func(runs int64) *Summary {
+		d, skipped, err := corpus.Open(ctx, dir, corpus.Options{NoSync: true})
+		if err != nil || skipped != nil {
+			t.Fatalf("open: %v, skipped %v", err, skipped)
+		}
+		defer d.Close()
+		store := NewCorpusStore(d, false)
+		sum, err := Fuzz(ctx, Config{Seed: 5, Runs: runs, Strategy: "zest"},
+			Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}, Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	first := campaign(5000)
+	d, _, _ := corpus.Open(ctx, dir, corpus.Options{NoSync: true})
+	saved := len(d.Entries())
+	d.Close()
+	if saved != len(first.Queue) {
+		t.Fatalf("expected %d queue entries on disk, got %d", len(first.Queue), saved)
+	}
+	// Only the replays: exactly the saved entries run, nothing mutated.
+	second := campaign(int64(saved))
+	if second.Stats.Coverage != first.Stats.Coverage || second.Stats.ValidCoverage != first.Stats.ValidCoverage {
+		t.Fatalf("expected resume to restore coverage %d/%d, got %d/%d", first.Stats.Coverage, first.Stats.ValidCoverage, second.Stats.Coverage, second.Stats.ValidCoverage)
+	}
+	for _, f := range []string{corpus.StatsFile, corpus.PlotFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("expected %s: %v", f, err)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, corpus.StatsFile))
+	st, err := corpus.ParseStats(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(5000 + saved); st.Execs != want {
+		t.Fatalf("expected execs_done %d across the resume, got %d", want, st.Execs)
+	}
+}
+
+// TestGeneratorAdapter: the built-in expr generator through FromGenerator
+// gives the same inputs for the same choices, and its used sequence
+// regenerates the input.
+func TestGeneratorAdapter(t *testing.T) {
+	g, ok := generators.Lookup("expr")
+	if !ok {
+		t.Fatal("no expr generator")
+	}
+	a := FromGenerator(g, generators.Options{})
+	w := a.(interface{ ForWorker(int) Generator }).ForWorker(0)
+	for _, ch := range [][]byte{nil, {1, 2, 3}, bytes.Repeat([]byte{0xa5}, 100)} {
+		in1, used, err := a.Generate(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in2, _, _ := w.Generate(ch)
+		in3, _, _ := w.Generate(used)
+		if !bytes.Equal(in1, in2) || !bytes.Equal(in1, in3) {
+			t.Fatalf("choices %x: expected one input, got %q, %q, %q", ch, in1, in2, in3)
+		}
+	}
+	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 2000, Workers: 2, Deterministic: true},
+		Deps{NewExecutor: progTarget.executors(nil), Generator: a})
+	if err != nil || sum.Stats.Execs != 2000 || sum.Stats.Strategy != "zest" {
+		t.Fatalf("expected 2000 zest runs, got %v, %+v", err, sum)
+	}
+}

@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/wafer-fuzz/wafer/runtime"
+)
+
+// NewRuntimeExecutor wraps a runtime.Worker (one target instance) as an
+// Executor. The counters view is passed through without a copy; a Failure
+// is converted (kind name, message, frame function names, and
+// runtime.Report's full text) only for crashes and hangs.
+func NewRuntimeExecutor(w *runtime.Worker) Executor { return &runtimeExec{w: w} }
+
+// RuntimeExecutors returns a Deps.NewExecutor that makes one runtime
+// Worker of t per engine worker.
+func RuntimeExecutors(t *runtime.Target) func(ctx context.Context, w int) (Executor, error) {
+	return func(ctx context.Context, _ int) (Executor, error) {
+		w, err := t.NewWorker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return NewRuntimeExecutor(w), nil
+	}
+}
+
+type runtimeExec struct{ w *runtime.Worker }
+
+func (e *runtimeExec) Run(ctx context.Context, input []byte) (Result, error) {
+	r, err := e.w.Run(ctx, input)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Counters: r.Counters}
+	switch r.Outcome {
+	case runtime.Valid:
+		res.Outcome = Valid
+	case runtime.Invalid:
+		res.Outcome = Invalid
+	case runtime.Crash:
+		res.Outcome = Crash
+	case runtime.Hang:
+		res.Outcome = Hang
+	}
+	if r.Failure != nil {
+		res.Failure = FailureOf(r)
+	}
+	return res, nil
+}
+
+func (e *runtimeExec) Close(ctx context.Context) error { return e.w.Close(ctx) }
+
+// FailureOf converts a runtime failure to the engine's (nil when r has
+// none).
+func FailureOf(r runtime.Result) *Failure {
+	if r.Failure == nil {
+		return nil
+	}
+	f := &Failure{Kind: r.Failure.Kind.String(), Message: r.Failure.Message, Text: runtime.Report(r)}
+	for _, fr := range r.Failure.Stack {
+		f.Frames = append(f.Frames, fr.Func)
+	}
+	return f
+}

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
+)
+
+// loadTarget instruments a checked-in example module and compiles it;
+// bare=true compiles the original module without counters (the runtime's
+// ceiling).
+func loadTarget(tb testing.TB, path string, bare bool) (*runtime.Target, *instrument.SiteMap) {
+	tb.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx := context.Background()
+	var sm *instrument.SiteMap
+	if !bare {
+		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true})
+		if err != nil {
+			tb.Fatalf("instrument %s: %v", path, err)
+		}
+	}
+	t, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatalf("load %s: %v", path, err)
+	}
+	tb.Cleanup(func() { t.Close(ctx) })
+	return t, sm
+}
+
+const tlvWasm = "../examples/tlv/tlv.wasm"
+
+// TestTLVFindsPlantedBug runs havoc on the tlv example (instrumented, fuel,
+// dirty pages) from its valid seed and expects the planted divide-by-zero.
+func TestTLVFindsPlantedBug(t *testing.T) {
+	tgt, sm := loadTarget(t, tlvWasm, false)
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 300_000},
+		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("stop %s after %d runs (%.0f/s), coverage %d/%d sites, queue %d", sum.Stop, sum.Stats.Execs, sum.Stats.ExecsPerSec, sum.Stats.Coverage, len(sm.Sites), sum.Stats.Queue)
+	if sum.Stop != "crash" || len(sum.Failures) != 1 {
+		t.Fatalf("expected to stop at one crash, got %q with %d failures", sum.Stop, len(sum.Failures))
+	}
+	f := sum.Failures[0]
+	t.Logf("identity %s, shrunk %v, input %q", f.Identity, f.Shrunk, f.Input)
+}
+
+// BenchmarkCeiling runs the tlv seed in a loop on one runtime Worker, with
+// no engine: "bare" on the original module (no counters, no fuel: the
+// bare-wazero ceiling), "instrumented" on the module the loop benchmarks
+// run (counters, fuel, dirty pages).
+func BenchmarkCeiling(b *testing.B) {
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bare := range []bool{true, false} {
+		name := "instrumented"
+		if bare {
+			name = "bare"
+		}
+		b.Run(name, func(b *testing.B) {
+			tgt, _ := loadTarget(b, tlvWasm, bare)
+			ctx := context.Background()
+			w, err := tgt.NewWorker(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close(ctx)
+			for b.Loop() {
+				if _, err := w.Run(ctx, seed); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+		})
+	}
+}
+
+// BenchmarkLoop runs whole campaigns of b.N executions on the instrumented
+// tlv target from its seed (havoc, dictionary, keep going, no shrinking):
+// compare its execs/s with BenchmarkCeiling's.
+func BenchmarkLoop(b *testing.B) {
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tgt, sm := loadTarget(b, tlvWasm, false)
+	for _, tc := range []struct {
+		name    string
+		workers int
+		det     bool
+	}{
+		{"havoc-1w", 1, false},
+		{"havoc-2w", 2, false},
+		{"havoc-2w-det", 2, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			n := int64(max(b.N, 1000))
+			b.ResetTimer()
+			sum, err := Fuzz(context.Background(),
+				Config{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true},
+				Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(sum.Stats.Execs)/b.Elapsed().Seconds(), "execs/s")
+			b.ReportMetric(100*sum.Stats.ExecuteShare, "exec%")
+		})
+	}
+}
