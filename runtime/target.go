@@ -70,6 +70,10 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 		rc = wazero.NewRuntimeConfigInterpreter()
 	}
 	rc = rc.WithCoreFeatures(Features)
+	// wazero parses DWARF on every trap to print source lines: costly on a
+	// crash-heavy campaign, and an instrumented module's code offsets no
+	// longer match its DWARF. The SiteMap carries the positions instead.
+	rc = rc.WithDebugInfoEnabled(!m.instrumented)
 	if !cfg.NoCache {
 		dir := cfg.CacheDir
 		if dir == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -118,7 +119,8 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	}
 	w.io.reset()
 	if w.fuel != nil {
-		w.fuel.(api.MutableGlobal).Set(w.t.cfg.fuel())
+		// Initialisation is not a run: it gets all the fuel there is.
+		w.fuel.(api.MutableGlobal).Set(math.MaxInt64)
 	}
 	call := func(name string, args ...uint64) (uint64, error) {
 		res, err := w.mod.ExportedFunction(name).Call(w.io.context(ctx), args...)

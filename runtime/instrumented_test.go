@@ -1,0 +1,92 @@
+package runtime
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// loadInstrumented instruments a fixture and loads it.
+func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Config) *Target {
+	t.Helper()
+	out, sm, err := instrument.Instrument(fixture(t, rel), opts)
+	if err != nil {
+		t.Fatalf("instrument %s: %v", rel, err)
+	}
+	ctx := context.Background()
+	tg, err := New(ctx, out, sm, testConfig(t, cfg))
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	t.Cleanup(func() { tg.Close(ctx) })
+	return tg
+}
+
+var fullOpts = instrument.Options{Fuel: true, DirtyPages: true}
+
+func TestInstrumentedCrashKinds(t *testing.T) {
+	tests := []struct {
+		fixture, in string
+		out         Outcome
+		kind        Kind
+		top         string
+	}{
+		{"clib/clib.wasm", "V", Valid, KindNone, ""},
+		{"clib/clib.wasm", "X", Invalid, KindNone, ""},
+		{"clib/clib.wasm", "O", Crash, KindOutOfBoundsMemory, "read_bad_pointer"},
+		{"clib/clib.wasm", "D", Crash, KindDivideByZero, "divide_by_zero"},
+		{"clib/clib.wasm", "F", Crash, KindIntegerOverflow, "overflow_divide"},
+		{"clib/clib.wasm", "N", Crash, KindInvalidConversion, "bad_conversion"},
+		{"clib/clib.wasm", "M", Crash, KindIndirectCallMismatch, "call_mismatch"},
+		{"clib/clib.wasm", "T", Crash, KindTableOutOfBounds, "call_bad_index"},
+		{"clib/clib.wasm", "U", Crash, KindUnreachable, "hit_trap"},
+		{"clib/clib.wasm", "A", Crash, KindAbort, "abort"},
+		{"clib/clib.wasm", "S", Crash, KindStackExhausted, ""},
+		{"clib/clib.wasm", "R", Crash, KindStackExhausted, "recurse_frames"},
+		{"clib/clib.wasm", "L", Hang, KindFuel, "spin"},
+		{"goreactor/goreactor.wasm", "V", Valid, KindNone, ""},
+		{"goreactor/goreactor.wasm", "X", Invalid, KindNone, ""},
+		{"goreactor/goreactor.wasm", "Pboom", Crash, KindGoPanic, "main.panicWithMessage"},
+		{"goreactor/goreactor.wasm", "I", Crash, KindGoPanic, "main.indexOutOfRange"},
+		{"goreactor/goreactor.wasm", "M", Crash, KindGoPanic, "main.nilMapWrite"},
+		{"goreactor/goreactor.wasm", "L", Hang, KindFuel, "main.loopForever"},
+	}
+	workers := map[string]*Worker{}
+	for _, tc := range tests {
+		if workers[tc.fixture] == nil {
+			tg := loadInstrumented(t, tc.fixture, fullOpts, Config{Fuel: 1 << 24})
+			if tg.backstop != 0 {
+				t.Fatal("an instrumented module with fuel must not enable the backstop")
+			}
+			workers[tc.fixture] = worker(t, tg)
+		}
+	}
+	for _, tc := range tests {
+		t.Run(tc.fixture+"/"+tc.in, func(t *testing.T) {
+			r := run(t, workers[tc.fixture], tc.in)
+			if r.Outcome != tc.out {
+				t.Fatalf("outcome: expected %v, got %v (%v)", tc.out, r.Outcome, r.Failure)
+			}
+			if nonzero(r.Counters) == 0 {
+				t.Fatal("no counter was hit")
+			}
+			if tc.kind == KindNone {
+				return
+			}
+			if r.Failure.Kind != tc.kind || r.Failure.Top() != tc.top {
+				t.Fatalf("failure: expected %v at %q, got %v at %v", tc.kind, tc.top, r.Failure, r.Failure.Stack)
+			}
+		})
+	}
+}
+
+func nonzero(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,32 @@
+package runtime
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// New compiles wasm for running. sm is the SiteMap instrument.Instrument
+// returned with wasm; nil runs wasm as it is (uninstrumented: no counters,
+// no fuel). Errors name what failed: the module (wazero's compile error),
+// an import wafer cannot provide, or the missing harness export.
+func New(ctx context.Context, wasm []byte, sm *instrument.SiteMap, cfg Config) (*Target, error) {
+	return newTarget(ctx, wasm, metaOf(sm), cfg)
+}
+
+func metaOf(sm *instrument.SiteMap) meta {
+	if sm == nil {
+		return meta{}
+	}
+	m := meta{instrumented: true, layout: sm.Layout, funcs: map[string]Frame{}}
+	for i, f := range sm.Funcs {
+		if f.File == "" {
+			continue
+		}
+		fr := Frame{Func: f.Name, File: f.File, Line: int(f.Line)}
+		m.funcs[f.Name] = fr
+		m.funcs["$"+strconv.Itoa(i)] = fr // wazero's name for an unnamed function
+	}
+	return m
+}
