@@ -1,0 +1,349 @@
+package instrument
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Fixtures: testdata/*.wat, rebuilt by testdata/build.sh (wat2wasm).
+var (
+	//go:embed testdata/mem.wasm
+	memWasm []byte
+	//go:embed testdata/branches.wasm
+	branchesWasm []byte
+)
+
+type coreCall struct {
+	fn   string
+	args []uint64
+}
+
+func call(fn string, args ...uint64) coreCall { return coreCall{fn, args} }
+
+// coreRun instantiates wasm and performs calls in order, returning one line
+// per call: the results or the trap's first line.
+func coreRun(t *testing.T, wasm []byte, calls []coreCall, setup func(api.Module)) ([]string, api.Module) {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	mod, err := rt.Instantiate(ctx, wasm)
+	if err != nil {
+		t.Fatalf("instantiate: %v", err)
+	}
+	if setup != nil {
+		setup(mod)
+	}
+	var out []string
+	for _, c := range calls {
+		res, err := mod.ExportedFunction(c.fn).Call(ctx, c.args...)
+		line := fmt.Sprintf("%s%v -> ", c.fn, c.args)
+		if err != nil {
+			line += "trap: " + strings.SplitN(err.Error(), "\n", 2)[0]
+		} else {
+			line += fmt.Sprint(res)
+		}
+		out = append(out, line)
+	}
+	return out, mod
+}
+
+func TestMemoryBehaviour(t *testing.T) {
+	const last = 65535
+	calls := []coreCall{
+		call("size"),
+		call("load8", 100), call("load8", 104), call("load8", last), call("load8", last+1),
+		call("load32", last-3), call("load32", last-2), call("load32", 0xffffffff),
+		call("load_off", 0), call("load_off", 1), call("load_huge_off", 0),
+		call("store32", last-3, 0xdeadbeef), call("load32", last-3), call("store32", last-2, 1),
+		call("store64", last-10, 0x0102030405060708), call("store64", last-9, 1),
+		call("v128rt", 500), call("v128rt", last-15), call("v128rt", last-14),
+		call("fill", last, 7, 1), call("load8", last), call("fill", last, 7, 2), call("fill", last+1, 0, 0), call("fill", last+2, 0, 0),
+		call("fill", 0xffffffff, 0, 1),
+		call("copy", 0, 100, 11), call("sum", 0, 11), call("copy", last, 0, 2), call("copy", 0, last, 2), call("copy", 0xfffffff0, 0, 0x20),
+		call("init", 10, 0, 8), call("sum", 10, 8), call("init", last-7, 0, 8), call("init", last-6, 0, 8), call("init", 0, 1, 8),
+		call("grow", 1), call("size"), call("load8", last+1), call("load8", 2*65536), call("grow", 1), call("grow", 1), call("size"), call("grow", 0),
+		call("load8", 3*65536-1), call("load8", 3*65536),
+		call("fill", 3*65536-1, 9, 1), call("sum", 3*65536-2, 2), call("fill", 3*65536, 0, 1),
+		call("getg"), call("setg", 9), call("getg"),
+	}
+	want, _ := coreRun(t, memWasm, calls, nil)
+	for _, o := range coreOptionSets {
+		t.Run(o.name, func(t *testing.T) {
+			out, sm, err := Instrument(memWasm, o.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, mod := coreRun(t, out, calls, nil)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("call %d: instrumented %q, original %q", i, got[i], want[i])
+				}
+			}
+			if mod.ExportedMemory(MemoryExport) == nil {
+				t.Errorf("no %s export", MemoryExport)
+			}
+			if g := mod.ExportedGlobal(GlobalExportPrefix + "0"); g == nil || g.Get() != 9 {
+				t.Errorf("global export %s0 missing or wrong", GlobalExportPrefix)
+			}
+			if sm.Layout.ReservedBytes() == 0 {
+				t.Errorf("no reserved bytes")
+			}
+		})
+	}
+	t.Logf("original:\n%s", strings.Join(want, "\n"))
+}
+
+func counters(t *testing.T, mod api.Module, sm *SiteMap) []byte {
+	t.Helper()
+	b, ok := mod.ExportedMemory(MemoryExport).Read(sm.Layout.CountersOffset, sm.Layout.Counters)
+	if !ok {
+		t.Fatal("counters out of range")
+	}
+	return append([]byte(nil), b...)
+}
+
+func TestCounters(t *testing.T) {
+	out, sm, err := Instrument(branchesWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSites := []Site{
+		{0, 0, FuncEntry, 0}, {0, 0, IfThen, 0}, {0, 0, IfElse, 0}, {0, 0, IfThen, 0}, {0, 0, IfElse, 0},
+		{0, 0, BrIfTaken, 0}, {0, 0, BrIfNotTaken, 0},
+		{0, 0, BrTableArm, 0}, {0, 0, BrTableArm, 1}, {0, 0, BrTableArm, 2}, {0, 0, BrTableArm, 3},
+		{1, 0, FuncEntry, 0}, {1, 0, BrIfTaken, 0}, {1, 0, BrIfNotTaken, 0}, {1, 0, BrTableArm, 0}, {1, 0, BrTableArm, 1},
+		{2, 0, FuncEntry, 0}, {2, 0, BrIfTaken, 0}, {2, 0, BrIfNotTaken, 0},
+	}
+	if len(sm.Sites) != len(wantSites) {
+		t.Fatalf("got %d sites, want %d: %+v", len(sm.Sites), len(wantSites), sm.Sites)
+	}
+	for i, s := range sm.Sites {
+		w := wantSites[i]
+		if s.Func != w.Func || s.Kind != w.Kind || s.Arm != w.Arm {
+			t.Errorf("site %d = %+v, want %+v", i, s, w)
+		}
+	}
+	if sm.Funcs[0].Name != "classify" || sm.Funcs[1].Name != "valued" {
+		t.Errorf("func names %+v", sm.Funcs)
+	}
+	if d := sm.Describe(9); !strings.HasPrefix(d, "classify+0x") || !strings.HasSuffix(d, " br_table arm 2") {
+		t.Errorf("Describe(9) = %q", d)
+	}
+
+	tests := []struct {
+		name  string
+		calls []coreCall
+		want  []byte
+	}{
+		{"classify(2)", []coreCall{call("classify", 2)},
+			[]byte{1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"classify(11)", []coreCall{call("classify", 11)},
+			[]byte{1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"classify(1234)", []coreCall{call("classify", 1234)},
+			[]byte{1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"calls(3)", []coreCall{call("calls", 3)},
+			[]byte{3, 0, 3, 1, 2, 0, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 2, 1}},
+		{"valued", []coreCall{call("valued", 0), call("valued", 1), call("valued", 2)},
+			[]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 0, 2, 0, 0, 0}},
+		// 256 hits wrap to 1, never to 0; 255 hits stay 255
+		{"calls(256)", []coreCall{call("calls", 256)},
+			[]byte{1, 245, 11, 128, 128, 0, 1, 1, 1, 1, 253, 0, 0, 0, 0, 0, 1, 255, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _ := coreRun(t, branchesWasm, tc.calls, nil)
+			got, mod := coreRun(t, out, tc.calls, nil)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("results differ: %v vs %v", got, want)
+			}
+			if c := counters(t, mod, sm); !reflect.DeepEqual(c, tc.want) {
+				t.Errorf("counters\n got %v\nwant %v", c, tc.want)
+			}
+		})
+	}
+}
+
+func TestFuel(t *testing.T) {
+	out, sm, err := Instrument(memWasm, Options{Fuel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuel := mod.ExportedGlobal(sm.Layout.FuelExport).(api.MutableGlobal)
+	fuel.Set(1000)
+	if _, err := mod.ExportedFunction("sum").Call(ctx, 100, 11); err != nil {
+		t.Fatalf("sum with fuel: %v", err)
+	}
+	// entry + 12 loop iterations
+	if got := int64(fuel.Get()); got != 1000-1-12 {
+		t.Errorf("fuel after sum = %d, want %d", got, 1000-1-12)
+	}
+	fuel.Set(100)
+	_, err = mod.ExportedFunction("spin").Call(ctx)
+	if err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("spin: want unreachable trap, got %v", err)
+	}
+	if got := int64(fuel.Get()); got != -1 {
+		t.Errorf("fuel after exhaustion = %d, want -1", got)
+	}
+}
+
+func TestDirtyPages(t *testing.T) {
+	out, sm, err := Instrument(memWasm, Options{DirtyPages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := sm.Layout
+	if l.DirtyPages != 65536 || uint64(l.DirtyOffset)+uint64(l.DirtyPages) > l.ReservedBytes() {
+		t.Fatalf("bad layout %+v", l)
+	}
+	tests := []struct {
+		name  string
+		calls []coreCall
+		dirty []int
+	}{
+		{"none", []coreCall{call("load8", 5), call("sum", 0, 100)}, nil},
+		{"store page 0", []coreCall{call("store32", 10, 1)}, []int{0}},
+		{"store spanning", []coreCall{call("grow", 1), call("store32", 65534, 1)}, []int{0, 1}},
+		{"store64 offset", []coreCall{call("grow", 2), call("store64", 65536*2-4, 1)}, []int{1, 2}},
+		{"store64 in page 2", []coreCall{call("grow", 2), call("store64", 65536*2+10, 1)}, []int{1, 2}},
+		{"fill", []coreCall{call("grow", 2), call("fill", 100, 1, 65536*2)}, []int{0, 1, 2}},
+		{"copy", []coreCall{call("grow", 1), call("copy", 65536+5, 0, 3)}, []int{1}},
+		{"grow", []coreCall{call("grow", 2)}, []int{1, 2}},
+		{"trapping store", []coreCall{call("store32", 65535, 1)}, []int{0, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, mod := coreRun(t, out, tc.calls, nil)
+			b, _ := mod.ExportedMemory(MemoryExport).Read(l.DirtyOffset, l.DirtyPages)
+			var got []int
+			for i, v := range b {
+				if v != 0 {
+					got = append(got, i)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.dirty) {
+				t.Errorf("dirty pages %v, want %v", got, tc.dirty)
+			}
+		})
+	}
+}
+
+func TestSkip(t *testing.T) {
+	out, sm, err := Instrument(branchesWasm, Options{Skip: []string{"class*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sm.Sites {
+		if s.Func == 0 {
+			t.Fatalf("skipped function has site %+v", s)
+		}
+	}
+	if len(sm.Sites) != 8 {
+		t.Errorf("got %d sites, want 8", len(sm.Sites))
+	}
+	want, _ := coreRun(t, branchesWasm, []coreCall{call("calls", 5)}, nil)
+	got, _ := coreRun(t, out, []coreCall{call("calls", 5)}, nil)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%v vs %v", got, want)
+	}
+	// memory is still shifted in skipped functions
+	out, _, err = Instrument(memWasm, Options{Skip: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := []coreCall{call("load8", 100), call("load8", 65535), call("load8", 65536), call("size")}
+	want, _ = coreRun(t, memWasm, calls, nil)
+	got, _ = coreRun(t, out, calls, nil)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%v vs %v", got, want)
+	}
+}
+
+func TestSiteMapRoundTrip(t *testing.T) {
+	_, sm, err := Instrument(branchesWasm, Options{Fuel: true, DirtyPages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm.Files = []string{"a.c"}
+	sm.Lines = make([]Line, len(sm.Sites))
+	sm.Lines[3] = Line{0, 42}
+	sm.LineTable = []LineEntry{{Offset: 10, File: 0, Line: 42}}
+	b, err := sm.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got SiteMap
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&got, sm) {
+		t.Errorf("round trip differs:\n%+v\n%+v", got, *sm)
+	}
+	if d := got.Describe(3); !strings.Contains(d, "a.c:42 if-then") {
+		t.Errorf("Describe(3) = %q", d)
+	}
+	for _, bad := range [][]byte{nil, []byte("wafer sitemap v2\n"), b[:len(b)-1], append(append([]byte{}, b...), 0)} {
+		var x SiteMap
+		if err := x.UnmarshalBinary(bad); err == nil {
+			t.Errorf("UnmarshalBinary(%q...) succeeded", bad[:min(len(bad), 20)])
+		}
+	}
+}
+
+func FuzzSiteMap(f *testing.F) {
+	_, sm, _ := Instrument(branchesWasm, Options{Fuel: true})
+	b, _ := sm.MarshalBinary()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m SiteMap
+		if m.UnmarshalBinary(data) != nil {
+			return
+		}
+		for i := range m.Sites {
+			_ = m.Describe(i)
+		}
+		b, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m2 SiteMap
+		if err := m2.UnmarshalBinary(b); err != nil || !reflect.DeepEqual(m, m2) {
+			t.Fatalf("re-marshal: %v", err)
+		}
+	})
+}
+
+func TestDictionary(t *testing.T) {
+	_, sm, err := Instrument(memWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range sm.Dictionary {
+		got = append(got, string(d))
+	}
+	want := []string{"hello wafer", "passive!"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dictionary %q, want %q", got, want)
+	}
+	_, sm, _ = Instrument(branchesWasm, Options{})
+	want4 := [][]byte{{10, 0, 0, 0}, {0xd2, 0x04, 0, 0}}
+	if !reflect.DeepEqual(sm.Dictionary, want4) {
+		t.Errorf("dictionary %v, want %v", sm.Dictionary, want4)
+	}
+}
