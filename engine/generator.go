@@ -11,7 +11,8 @@ import (
 // draws read the bytes in order, past the end from the sequence-seeded
 // PRNG), and the consumed sequence comes back as its bytes. Each worker
 // gets its own generators.Runner (ForWorker). A panic of the generator is
-// returned as an error.
+// returned as an error. The adapter is a StructuredGenerator: queue
+// entries keep their *generators.Sequence in Entry.Seq.
 func FromGenerator(g generators.Generator, opts generators.Options) Generator {
 	return &genAdapter{g: g, opts: opts}
 }
@@ -41,4 +42,26 @@ func (a *genAdapter) Generate(choices []byte) (input, used []byte, err error) {
 	}()
 	in, seq := r.Run(generators.FromBytes(choices))
 	return in, seq.Bytes(), nil
+}
+
+// GenerateFrom implements StructuredGenerator: with a *generators.Sequence
+// base, choices are laid out on base's choices (Sequence.WithBytes), so a
+// draw reuses a value only at its own execution index; seq is the
+// *generators.Sequence of the draws made.
+func (a *genAdapter) GenerateFrom(base any, choices []byte) (input, used []byte, seq any, err error) {
+	r := a.r
+	if r == nil {
+		r = generators.NewRunner(a.g, a.opts)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("generator panicked: %v", p)
+		}
+	}()
+	in := generators.FromBytes(choices)
+	if b, ok := base.(*generators.Sequence); ok && b != nil {
+		in = b.WithBytes(choices)
+	}
+	out, s := r.Run(in)
+	return out, s.Bytes(), s, nil
 }

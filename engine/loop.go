@@ -46,6 +46,7 @@ func FuzzWith(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summ
 
 type childResult struct {
 	choices, input []byte
+	seq            any
 	outcome        Outcome
 	hash           uint64
 	trace          []byte
@@ -72,6 +73,8 @@ type worker struct {
 	id        int
 	exec      Executor
 	gen       Generator
+	sgen      StructuredGenerator // gen, when structured
+	reuse     bool                // the mutator keeps execution indexes
 	mut       Mutator
 	sc        *scanner
 	pcg       *rand.PCG
@@ -125,9 +128,18 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 			t1 = time.Now()
 		}
 		input, used := child, child
+		var seq any
 		if w.gen != nil {
 			var err error
-			input, used, err = w.gen.Generate(child)
+			if w.sgen != nil {
+				var base any
+				if w.reuse && !j.replay && j.Parent != nil {
+					base = j.Parent.Seq
+				}
+				input, used, seq, err = w.sgen.GenerateFrom(base, child)
+			} else {
+				input, used, err = w.gen.Generate(child)
+			}
 			if err != nil {
 				res.err = fmt.Errorf("generator: %w", err)
 				break
@@ -161,6 +173,7 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 		hash, fresh := w.sc.scan(r.Counters, r.Outcome)
 		if fresh || r.Outcome.Failed() {
 			c := childResult{
+				seq:     seq,
 				choices: slices.Clone(used),
 				outcome: r.Outcome,
 				hash:    hash,
@@ -282,14 +295,21 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		pcg := rand.NewPCG(0, 0)
-		workers[i] = &worker{
+		w := &worker{
 			id: i, exec: ex, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), pcg: pcg, rng: rand.New(pcg), seed: cfg.Seed,
 			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing,
 		}
+		w.sgen, _ = w.gen.(StructuredGenerator)
+		if im, ok := w.mut.(IndexedMutator); ok {
+			w.reuse = im.ReuseIndexes()
+		}
+		workers[i] = w
 	}
 
-	results := make(chan *jobResult, cfg.Workers)
+	// Room for every job in flight (at most 2 per worker), so a worker
+	// never blocks sending a result while the coordinator hands out work.
+	results := make(chan *jobResult, 2*cfg.Workers)
 	jobs := make([]chan *Job, cfg.Workers)
 	var wg sync.WaitGroup
 	for i, w := range workers {
@@ -327,9 +347,16 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		return true
 	}
 	if !cfg.Deterministic {
-		for w := range workers {
-			if !issue(w) {
-				break
+		// Free mode keeps a second job queued per worker when there are
+		// several, so no worker idles while its result is merged. With one
+		// worker a single job in flight keeps the campaign deterministic.
+		depth := 1
+		if cfg.Workers > 1 {
+			depth = 2
+		}
+		for range depth {
+			for w := range workers {
+				issue(w)
 			}
 		}
 	}
@@ -466,7 +493,7 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
 				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
-				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs,
+				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs, Seq: ch.seq,
 			}
 			if r.job.replay {
 				e.Op = "seed"

@@ -244,4 +244,58 @@ func TestGeneratorAdapter(t *testing.T) {
 	if err != nil || sum.Stats.Execs != 2000 || sum.Stats.Strategy != "zest" {
 		t.Fatalf("expected 2000 zest runs, got %v, %+v", err, sum)
 	}
+	for _, e := range sum.Queue {
+		seq, ok := e.Seq.(*generators.Sequence)
+		if !ok || !bytes.Equal(seq.Bytes(), e.Choices) {
+			t.Fatalf("entry %d: expected a *generators.Sequence holding its choices, got %T", e.ID, e.Seq)
+		}
+	}
+}
+
+// indexedMutator is Zest's mutator asking for execution-indexed replay.
+type indexedMutator struct{ Mutator }
+
+func (indexedMutator) ReuseIndexes() bool { return true }
+
+type indexedZest struct{ Zest }
+
+func (z *indexedZest) NewMutator(w int, env *MutatorEnv) Mutator {
+	return indexedMutator{z.Zest.NewMutator(w, env)}
+}
+
+// recordingGen is a StructuredGenerator that counts the bases it gets.
+type recordingGen struct {
+	progGen
+	withBase *atomic.Int64
+}
+
+func (g recordingGen) GenerateFrom(base any, ch []byte) ([]byte, []byte, any, error) {
+	if base != nil {
+		if _, ok := base.(string); !ok {
+			panic("unexpected base type")
+		}
+		g.withBase.Add(1)
+	}
+	in, used, err := g.Generate(ch)
+	return in, used, "seq", err
+}
+
+func TestIndexedMutatorGetsParentSeq(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		var n atomic.Int64
+		var strat Strategy = &Zest{}
+		if indexed {
+			strat = &indexedZest{}
+		}
+		sum, err := FuzzWith(context.Background(), Config{Runs: 500}, Deps{NewExecutor: progTarget.executors(nil), Generator: recordingGen{withBase: &n}}, strat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Queue[0].Seq != "seq" {
+			t.Fatalf("expected entries to keep the generator's seq, got %v", sum.Queue[0].Seq)
+		}
+		if got := n.Load() > 0; got != indexed {
+			t.Fatalf("indexed %v: expected runs with the parent's seq as base: %v, got %d", indexed, indexed, n.Load())
+		}
+	}
 }

@@ -98,3 +98,28 @@ type Executor interface {
 type Generator interface {
 	Generate(choices []byte) (input, used []byte, err error)
 }
+
+// StructuredGenerator is a Generator that also keeps the structure of a
+// choice sequence: each choice's kind (structural or value), execution
+// index and types (ALGORITHMS.md §2, §5). FromGenerator's adapter
+// implements it with *generators.Sequence. The engine calls GenerateFrom
+// instead of Generate for every run, and saves seq with queue entries
+// (Entry.Seq), so strategies that mutate by kind or type find it on their
+// parent.
+type StructuredGenerator interface {
+	Generator
+	// GenerateFrom runs choices laid out like base (a seq this generator
+	// returned before; nil: Zest's linear model, as Generate) and returns
+	// the input, the consumed bytes and the consumed structured sequence,
+	// which the caller owns.
+	GenerateFrom(base any, choices []byte) (input, used []byte, seq any, err error)
+}
+
+// IndexedMutator is implemented by mutators whose children keep their
+// parent's choice boundaries (SpotOn's execution-indexed sequences): the
+// worker runs their children with GenerateFrom(parent.Seq, child) so a
+// choice is reused only at its own execution index.
+type IndexedMutator interface {
+	Mutator
+	ReuseIndexes() bool
+}

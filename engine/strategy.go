@@ -25,6 +25,10 @@ type Entry struct {
 	Choices []byte
 	// Input is the generated input (raw mode: same bytes as Choices).
 	Input []byte
+	// Seq is the structured choice sequence (kinds, execution indexes,
+	// types) when the generator is a StructuredGenerator (a
+	// *generators.Sequence with FromGenerator); nil otherwise.
+	Seq any
 	// Outcome is the entry's result (Valid or Invalid).
 	Outcome Outcome
 	// Trace is its sparse bucketed trace (see Feedback.Trace).
