@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -285,5 +286,60 @@ func TestBlobs(t *testing.T) {
 	}
 	if err := d.PutBlob(ctx, "../x", nil); err == nil {
 		t.Fatal("expected an error for a path name")
+	}
+}
+
+// TestConcurrentHammer calls every Dir method from several goroutines
+// (run with -race) and checks the result on resume.
+func TestConcurrentHammer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d := openT(t, dir, Options{NoSync: true})
+	const workers, per = 4, 50
+	done := make(chan bool)
+	for w := range workers {
+		go func() {
+			defer func() { done <- true }()
+			for i := range per {
+				in := []byte(fmt.Sprintf("w%d-%d", w, i))
+				if _, _, err := d.AddEntry(ctx, Entry{Input: in, Coverage: []uint32{uint32(i)}}); err != nil {
+					t.Error(err)
+				}
+				// Every worker also reports the same input: dups.
+				d.AddEntry(ctx, Entry{Input: []byte(fmt.Sprintf("shared-%d", i))})
+				if _, _, err := d.AddFailure(ctx, Failure{Entry: Entry{Input: in}, Kind: "panic", Message: "m", Frames: []string{fmt.Sprint("f", i%3)}}); err != nil {
+					t.Error(err)
+				}
+				if i%10 == 0 {
+					d.Checkpoint(ctx, Checkpoint{Execs: uint64(i)})
+					d.WriteStats(ctx, Stats{Execs: uint64(i)})
+					d.AppendPlot(ctx, PlotRow{TotalExecs: uint64(i)})
+				}
+				_ = d.Entries()
+				_ = d.Failures()
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	if err := d.Checkpoint(ctx, Checkpoint{Execs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	d2 := openT(t, dir, Options{})
+	if n := len(d2.Entries()); n != workers*per+per {
+		t.Fatalf("expected %d entries, got %d", workers*per+per, n)
+	}
+	var hits uint64
+	for _, f := range d2.Failures() {
+		hits += f.Hits
+	}
+	if n := len(d2.Failures()); n != 3 || hits != workers*per {
+		t.Fatalf("expected 3 failures with %d hits, got %d with %d", workers*per, n, hits)
+	}
+	for i, e := range d2.Entries() {
+		if e.ID != i {
+			t.Fatalf("expected dense ids, entry %d has id %d", i, e.ID)
+		}
 	}
 }
