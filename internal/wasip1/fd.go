@@ -6,7 +6,6 @@ import (
 
 // File types (witx "filetype").
 const (
-	filetypeUnknown         = 0
 	filetypeCharacterDevice = 2
 	filetypeDirectory       = 3
 	filetypeRegularFile     = 4
@@ -23,28 +22,22 @@ const (
 
 // Rights (witx "rights"), the ones this package reports or checks.
 const (
-	rightFdDatasync        = 1 << 0
-	rightFdRead            = 1 << 1
-	rightFdSeek            = 1 << 2
-	rightFdFdstatSetFlags  = 1 << 3
-	rightFdSync            = 1 << 4
-	rightFdTell            = 1 << 5
-	rightFdWrite           = 1 << 6
-	rightFdAdvise          = 1 << 7
-	rightFdAllocate        = 1 << 8
-	rightPathOpen          = 1 << 13
-	rightFdReaddir         = 1 << 14
-	rightPathReadlink      = 1 << 15
-	rightPathFilestatGet   = 1 << 18
-	rightFdFilestatGet     = 1 << 21
-	rightFdFilestatSetSize = 1 << 22
-	rightPollFdReadwrite   = 1 << 27
-	rightsAll              = 1<<29 - 1 // every preview1 right except sock_accept
-	rightsStdin            = rightFdRead | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite
-	rightsStdout           = rightFdWrite | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite
-	rightsFile             = rightFdRead | rightFdSeek | rightFdTell | rightFdAdvise | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite | rightFdSync | rightFdDatasync
-	rightsDir              = rightPathOpen | rightFdReaddir | rightPathReadlink | rightPathFilestatGet | rightFdFilestatGet | rightFdFdstatSetFlags | rightFdSync | rightFdDatasync
-	rightsWrite            = rightFdWrite // requested by Go and wasi-libc exactly when opening for writing
+	rightFdDatasync       = 1 << 0
+	rightFdRead           = 1 << 1
+	rightFdSeek           = 1 << 2
+	rightFdFdstatSetFlags = 1 << 3
+	rightFdSync           = 1 << 4
+	rightFdTell           = 1 << 5
+	rightFdWrite          = 1 << 6
+	rightFdAdvise         = 1 << 7
+	rightFdReaddir        = 1 << 14
+	rightFdFilestatGet    = 1 << 21
+	rightPollFdReadwrite  = 1 << 27
+	rightsAll             = 1<<29 - 1 // every preview1 right except sock_accept
+	rightsStdin           = rightFdRead | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite
+	rightsStdout          = rightFdWrite | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite
+	rightsFile            = rightFdRead | rightFdSeek | rightFdTell | rightFdAdvise | rightFdFdstatSetFlags | rightFdFilestatGet | rightPollFdReadwrite | rightFdSync | rightFdDatasync
+	rightsWrite           = rightFdWrite // requested by Go and wasi-libc exactly when opening for writing
 )
 
 // fdKind classifies a descriptor.
