@@ -39,14 +39,31 @@
 // with havoc is the default. Mutators take a Rand, so tests script the
 // randomness and assert exact children.
 //
+// # Failures
+//
+// A crash or hang is never queued and its coverage is not merged. Failures
+// are deduplicated by identity (Failure.Identity: kind, message class and
+// the top three frames, the same key corpus.Identity gives), and at the end
+// of a campaign (unless canceled or Config.NoShrink) every unique crash is
+// shrunk with corpus.ShrinkBytes (raw mode) or corpus.ShrinkChoices
+// (generator mode) on one extra executor, and stored again in its smaller
+// form.
+//
+// # Wiring
+//
+// NewRuntimeExecutor / RuntimeExecutors adapt runtime's Workers,
+// FromGenerator adapts a generators.Generator (one Runner per worker), and
+// NewCorpusStore adapts a corpus.Dir (queue/, crashes/, hangs/,
+// fuzzer_stats, plot_data, checkpoints; resume replays the saved queue). See
+// the package example.
+//
 // # What it does not do
 //
-// It does not instrument or run Wasm itself: an Executor does (runtime's
-// Worker through NewRuntimeExecutor, or a fake in tests). It does not lay
-// out files: a Store does (the corpus package through NewCorpusStore).
-// Failures are deduplicated by identity (kind plus the top three frames)
-// within a run; shrinking belongs to the Store. The strategies of §2–§5
-// (BeDivFuzz, FairFuzz, Lévy flights, SpotOn) are not here yet; the
-// Strategy/Mutator boundary, per-site hit counts (Coverage.Hits),
-// abundance (Coverage.Abundance) and per-job notes are what they plug into.
+// It does not instrument or run Wasm itself, and it does not lay out files.
+// The strategies of §2–§5 (BeDivFuzz, FairFuzz, Lévy flights, SpotOn) are
+// not here yet; what they plug into is: the Strategy/Mutator boundary
+// (parent choice, saving rule, per-child local feedback in Mutator.Observe,
+// per-job notes to Strategy.JobDone), per-site hit counts of all runs
+// (Coverage.Hits), abundance over unique traces (Coverage.Abundance,
+// Coverage.Hill), and structured sequences (Entry.Seq, IndexedMutator).
 package engine
