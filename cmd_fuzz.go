@@ -37,16 +37,17 @@ type fuzzFlags struct {
 	fs *pflag.FlagSet
 
 	// Budget and search.
-	runs         int64
-	maxTotalTime seconds
-	seed         uint64
-	workers      int
-	jobs         int
-	strategy     string
-	generator    string
-	keepGoing    bool
-	dict         []string
-	maxLen       int
+	runs          int64
+	maxTotalTime  seconds
+	seed          uint64
+	workers       int
+	jobs          int
+	strategy      string
+	generator     string
+	keepGoing     bool
+	deterministic bool
+	dict          []string
+	maxLen        int
 
 	target targetFlags
 
@@ -95,6 +96,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVar(&f.strategy, "strategy", "", "search strategy: havoc (raw bytes, the default), zest (with --generator), random")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: json, xml, png, expr (default: raw bytes)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
 

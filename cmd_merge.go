@@ -53,5 +53,5 @@ func (c *cli) merge(ctx context.Context, args []string) error {
 	if err := ensureWritableDir(f.out); err != nil {
 		return err
 	}
-	return c.mergeDirs(ctx, f.out, &f.target, wasm, f.fs.Args()[1:])
+	return c.mergeDirs(ctx, f.out, &f.target, f.fs.Arg(0), wasm, f.fs.Args()[1:])
 }

@@ -3,23 +3,526 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
-// errNotLanded is returned by wiring whose package has not been committed
-// yet; it disappears as the packages land.
-var errNotLanded = errors.New("not available in this build yet")
+// This file turns flags into the packages' configurations and connects
+// them: instrument → runtime → engine → corpus. The search, running,
+// shrinking and merging are done by those packages.
 
 // instrumentModule runs instrument.Instrument and serialises its site map.
 func instrumentModule(wasm []byte, fuel, dirty bool, skip []string) (out, sitemap []byte, sites int, err error) {
-	return nil, nil, 0, errors.New("instrumentation is " + errNotLanded.Error())
+	out, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: fuel, DirtyPages: dirty, Skip: skip})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	sitemap, err = sm.MarshalBinary()
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("site map: %w", err)
+	}
+	return out, sitemap, len(sm.Sites), nil
+}
+
+// runtimeConfig maps the target flags onto runtime.Config.
+func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
+	var cfg runtime.Config
+	if t.harness != "" {
+		h, ok := runtime.ParseHarness(t.harness)
+		if !ok {
+			return cfg, usagef("--harness: expected libfuzzer, go or command, got %q", t.harness)
+		}
+		cfg.Harness = h
+	}
+	if t.reset != "" {
+		r, ok := runtime.ParseReset(t.reset)
+		if !ok {
+			return cfg, usagef("--reset: expected restore, fresh or persistent, got %q", t.reset)
+		}
+		cfg.Reset = r
+	}
+	cfg.Malloc = t.malloc
+	cfg.Args = t.args
+	for _, c := range t.invalidExit {
+		cfg.InvalidExitCodes = append(cfg.InvalidExitCodes, uint32(c))
+	}
+	cfg.Fuel = t.fuel
+	cfg.Timeout = time.Duration(t.timeout)
+	if t.rssLimitMB < 0 {
+		return cfg, usagef("--rss-limit-mb: expected a size >= 0, got %d", t.rssLimitMB)
+	}
+	cfg.MaxMemoryPages = uint32(min(t.rssLimitMB*16, 65536)) // 16 pages of 64 KiB per MiB
+	cfg.MaxInputLen = max(maxInput, runtime.DefaultMaxInputLen)
+	return cfg, nil
+}
+
+// loadTarget compiles the module for running: instrumented (counters,
+// fuel, dirty pages) when coverage is wanted, as it is otherwise.
+func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, instrumented bool, maxInput int) (*runtime.Target, *instrument.SiteMap, error) {
+	cfg, err := t.runtimeConfig(maxInput)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sm *instrument.SiteMap
+	if instrumented {
+		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: cfg.Reset == runtime.Restore, Skip: t.skip})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	tgt, err := runtime.New(ctx, wasm, sm, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tgt, sm, nil
+}
+
+// readSeeds reads seed inputs (raw files, corpus directories, AFL/wafer
+// output directories, Go testdata/fuzz files) and reports unreadable ones
+// as INFO lines.
+func (c *cli) readSeeds(ctx context.Context, paths []string) ([]corpus.Seed, error) {
+	seeds, skipped, err := corpus.ReadSeeds(ctx, nil, paths...)
+	if err != nil {
+		return nil, err
+	}
+	var se *corpus.SkipError
+	if errors.As(skipped, &se) {
+		for _, f := range se.Files {
+			fmt.Fprintf(c.stderr, "INFO: skipped seed %s: %v\n", f.Path, f.Err)
+		}
+	}
+	return seeds, nil
+}
+
+func maxSeedLen(seeds []corpus.Seed) int {
+	n := 0
+	for _, s := range seeds {
+		n = max(n, len(s.Data))
+	}
+	return n
+}
+
+// findingKind is a failure's libFuzzer artifact kind and exit status.
+func (f *fuzzFlags) findingKind(o engine.Outcome, kind string) (string, int) {
+	switch {
+	case o == engine.Hang:
+		return "timeout", f.timeoutExitcode
+	case kind == runtime.KindOutOfMemory.String():
+		return "oom", exitOOM
+	}
+	return "crash", f.errorExitcode
+}
+
+// reproCommand is the command stored with each finding.
+func reproCommand(target string, t *targetFlags) string {
+	args := []string{"wafer", "repro"}
+	if t.harness != "" {
+		args = append(args, "--harness", t.harness)
+	}
+	if t.malloc != "" {
+		args = append(args, "--malloc", t.malloc)
+	}
+	for _, a := range t.args {
+		args = append(args, "--arg", a)
+	}
+	for _, c := range t.invalidExit {
+		args = append(args, "--invalid-exit-code", strconv.FormatUint(uint64(c), 10))
+	}
+	args = append(args, target, "{input}")
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t'\"$\\*?") {
+			args[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(args, " ")
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
-	return errors.New("fuzzing is " + errNotLanded.Error())
+	target := f.fs.Arg(0)
+	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	if err != nil {
+		return err
+	}
+	var gen engine.Generator
+	var genName string
+	if f.generator != "" && f.generator != "raw" {
+		if _, ok := generators.Lookup(f.generator); !ok {
+			return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
+		}
+		genName = f.generator
+	}
+	maxInput := max(f.maxLen, maxSeedLen(seeds))
+	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, true, maxInput)
+	if err != nil {
+		return err
+	}
+	defer tgt.Close(context.WithoutCancel(ctx))
+	if genName != "" {
+		g, _ := generators.Lookup(genName)
+		gen = engine.FromGenerator(g, generators.Options{Dictionary: sm.Dictionary})
+	}
+	var dict [][]byte
+	for _, p := range f.dict {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("-dict: %w", fileError(p, err))
+		}
+		toks, err := engine.ParseDict(b)
+		if err != nil {
+			return fmt.Errorf("-dict: %s: %w", p, err)
+		}
+		dict = append(dict, toks...)
+	}
+	cfg := engine.Config{
+		Strategy:      f.strategy,
+		Workers:       f.workers,
+		Deterministic: f.deterministic,
+		Seed:          f.seed,
+		MaxTotalTime:  f.budget(),
+		KeepGoing:     f.keepGoing,
+		MaxLen:        f.maxLen,
+		Dict:          dict,
+	}
+	if f.runs > 0 {
+		cfg.Runs = f.runs
+	}
+	deps := engine.Deps{
+		NewExecutor: engine.RuntimeExecutors(tgt),
+		Generator:   gen,
+		TargetDict:  sm.Dictionary,
+		Status:      c.stderr,
+		StatusTTY:   isTerminal(c.stderr),
+	}
+	if gen == nil {
+		for _, s := range seeds {
+			deps.Seeds = append(deps.Seeds, s.Data)
+		}
+	} else if len(seeds) > 0 {
+		fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", genName, len(seeds))
+	}
+	if out != "" {
+		dir, skipped, err := corpus.Open(ctx, out, corpus.Options{})
+		if err != nil {
+			return fmt.Errorf("output directory: %w", err)
+		}
+		defer dir.Close()
+		var se *corpus.SkipError
+		if errors.As(skipped, &se) {
+			for _, sf := range se.Files {
+				fmt.Fprintf(c.stderr, "INFO: skipped %s: %v\n", sf.Path, sf.Err)
+			}
+		}
+		store := engine.NewCorpusStore(dir, gen == nil)
+		store.Repro = reproCommand(target, &f.target)
+		store.TotalEdges = len(sm.Sites)
+		store.Banner = filepath.Base(target)
+		store.CommandLine = strings.Join(os.Args, " ")
+		deps.Store = store
+	}
+	if lf {
+		fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
+		fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", len(sm.Sites))
+	}
+	start := time.Now()
+	sum, err := engine.Fuzz(ctx, cfg, deps)
+	if err != nil {
+		return fmt.Errorf("campaign: %w", err)
+	}
+	elapsed := time.Since(start)
+
+	// New units: libFuzzer writes them to the first corpus directory.
+	newUnits := 0
+	for _, e := range sum.Queue {
+		if e.Op != "seed" {
+			newUnits++
+		}
+	}
+	if lf && len(corpusDirs) > 0 {
+		flat := corpus.Flat{Path: corpusDirs[0]}
+		for _, e := range sum.Queue {
+			if e.Op == "seed" {
+				continue
+			}
+			if _, err := flat.Write(context.WithoutCancel(ctx), "", e.Input); err != nil {
+				return fmt.Errorf("corpus: %w", err)
+			}
+		}
+	}
+
+	// Findings: report, artifacts, exit status (crash beats hang).
+	code := exitOK
+	for _, fd := range sum.Failures {
+		kind := ""
+		if fd.Failure != nil {
+			kind = fd.Failure.Kind
+		}
+		art, status := f.findingKind(fd.Outcome, kind)
+		if lf {
+			if art == "timeout" {
+				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: timeout (wafer: %s)\n", os.Getpid(), fd.Identity)
+			} else if art == "oom" {
+				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: out-of-memory (wafer: %s)\n", os.Getpid(), fd.Identity)
+			} else {
+				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: deadly signal (wafer: %s)\n", os.Getpid(), fd.Identity)
+			}
+			if fd.Failure != nil && fd.Failure.Text != "" {
+				fmt.Fprint(c.stderr, indent(fd.Failure.Text))
+			}
+			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art])
+		} else {
+			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
+		}
+		if lf || f.artifactPrefix != "" || f.exactArtifactPath != "" {
+			prefix := f.artifactPrefix
+			if _, err := writeArtifact(c.stderr, prefix, f.exactArtifactPath, art, fd.Input); err != nil {
+				return err
+			}
+		}
+		if code == exitOK || (code == f.timeoutExitcode && status != f.timeoutExitcode) {
+			code = status
+		}
+	}
+	if out != "" && !lf {
+		fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
+			filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), sum.Stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
+	}
+	if lf {
+		fmt.Fprintf(c.stderr, "Done %d runs in %d second(s)\n", sum.Stats.Execs, int64(elapsed/time.Second))
+	}
+	if (lf && f.printFinalStats != 0) || (!lf && f.fs.Changed("print-final-stats") && f.printFinalStats != 0) {
+		printFinalStats(c.stderr, finalStats{execs: uint64(sum.Stats.Execs), elapsed: elapsed, newUnits: uint64(newUnits)})
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
 }
 
-func (c *cli) runInputs(ctx context.Context, f *fuzzFlags, wasm []byte, files []string) error {
-	return errors.New("running inputs is " + errNotLanded.Error())
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// runOnce runs seeds one by one on the module as it is (fresh instance per
+// input, as runtime.Repro) and prints each outcome; failures get the full
+// report. It returns the exit status: crash beats hang beats 0.
+func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *targetFlags, seeds []corpus.Seed, errorCode, timeoutCode int, showOutput bool) (int, error) {
+	tf := *t
+	if tf.reset == "" {
+		tf.reset = "fresh"
+	}
+	// With an explicit --fuel, run instrumented so a fuel hang reproduces
+	// exactly; otherwise run the module unchanged (exact file:line stacks).
+	tgt, _, err := loadTarget(ctx, target, wasm, &tf, t.fuel != 0, maxSeedLen(seeds))
+	if err != nil {
+		return 0, err
+	}
+	defer tgt.Close(context.WithoutCancel(ctx))
+	w, err := tgt.NewWorker(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", target, err)
+	}
+	defer w.Close(context.WithoutCancel(ctx))
+	code := exitOK
+	for _, s := range seeds {
+		start := time.Now()
+		r, err := w.Run(ctx, s.Data)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		fmt.Fprintf(c.stdout, "%s: %s (%d bytes, %s)\n", s.Path, r.Outcome, len(s.Data), time.Since(start).Round(time.Microsecond))
+		if r.Failure != nil || showOutput {
+			if !showOutput {
+				r.Stdout = nil
+			}
+			fmt.Fprint(c.stdout, indent(runtime.Report(r)))
+		}
+		switch r.Outcome {
+		case runtime.Crash:
+			code = errorCode
+		case runtime.Hang:
+			if code == exitOK {
+				code = timeoutCode
+			}
+		}
+	}
+	return code, nil
+}
+
+// runInputs is libFuzzer's "run these files" mode.
+func (c *cli) runInputs(ctx context.Context, f *fuzzFlags, wasm []byte, paths []string) error {
+	seeds, err := c.readSeeds(ctx, paths)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
+	fmt.Fprintf(c.stderr, "Running %d inputs 1 time(s) each.\n", len(seeds))
+	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, f.errorExitcode, f.timeoutExitcode, f.closeFDMask == 0)
+	if err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}
+
+func (c *cli) reproInputs(ctx context.Context, f *reproFlags, wasm []byte, inputs []string) error {
+	for _, p := range inputs {
+		if _, err := os.Stat(p); err != nil {
+			return fileError(p, err)
+		}
+	}
+	seeds, err := c.readSeeds(ctx, inputs)
+	if err != nil {
+		return err
+	}
+	if len(seeds) == 0 {
+		return fmt.Errorf("no inputs found in %s", strings.Join(inputs, ", "))
+	}
+	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, exitCrash, exitTimeout, f.output)
+	if err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}
+
+// identityRunner runs candidates on an instrumented worker and returns the
+// failure identity the campaign would give them ("" when they pass).
+func identityRunner(w *runtime.Worker) corpus.RunFunc {
+	return func(ctx context.Context, cand []byte) (string, error) {
+		r, err := w.Run(ctx, cand)
+		if err != nil {
+			return "", err
+		}
+		if r.Outcome != runtime.Crash && r.Outcome != runtime.Hang {
+			return "", nil
+		}
+		return r.Outcome.String() + ": " + engine.FailureOf(r).Identity(), nil
+	}
+}
+
+// shrink minimises the failing input at path and returns the original, the
+// result and the identity kept.
+func (c *cli) shrink(ctx context.Context, target string, wasm []byte, t *targetFlags, path string, runs int64) (orig []byte, sh corpus.Shrunk, identity string, err error) {
+	seeds, err := c.readSeeds(ctx, []string{path})
+	if err != nil {
+		return nil, sh, "", err
+	}
+	if len(seeds) != 1 {
+		return nil, sh, "", fmt.Errorf("%s: expected one input file", path)
+	}
+	orig = seeds[0].Data
+	tgt, _, err := loadTarget(ctx, target, wasm, t, true, len(orig))
+	if err != nil {
+		return nil, sh, "", err
+	}
+	defer tgt.Close(context.WithoutCancel(ctx))
+	w, err := tgt.NewWorker(ctx)
+	if err != nil {
+		return nil, sh, "", fmt.Errorf("%s: %w", target, err)
+	}
+	defer w.Close(context.WithoutCancel(ctx))
+	run := identityRunner(w)
+	identity, err = run(ctx, orig)
+	if err != nil {
+		return nil, sh, "", err
+	}
+	if identity == "" {
+		return nil, sh, "", fmt.Errorf("%s: does not crash or hang: nothing to minimise", path)
+	}
+	fmt.Fprintf(c.stderr, "INFO: minimising %s (%d bytes): %s\n", path, len(orig), identity)
+	budget := 0
+	if runs > 0 {
+		budget = int(min(runs, 1<<30))
+	}
+	sh, err = corpus.ShrinkBytes(ctx, orig, identity, run, corpus.ShrinkOptions{Budget: budget})
+	if err != nil && ctx.Err() == nil {
+		return nil, sh, "", fmt.Errorf("minimise: %w", err)
+	}
+	if sh.Data == nil {
+		sh.Data = orig
+	}
+	return orig, sh, identity, nil
+}
+
+func (c *cli) runMinimize(ctx context.Context, f *fuzzFlags, wasm []byte, crash string) error {
+	if d := f.budget(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	orig, sh, _, err := c.shrink(ctx, f.fs.Arg(0), wasm, &f.target, crash, f.runs)
+	if err != nil {
+		return err
+	}
+	out := f.exactArtifactPath
+	if out == "" {
+		out = artifactName(f.artifactPrefix, "minimized-from", orig)
+	}
+	if err := os.WriteFile(out, sh.Data, 0o644); err != nil {
+		return fileError(out, err)
+	}
+	fmt.Fprintf(c.stderr, "CRASH_MIN: minimized %d bytes to %d in %d runs; written to %s\n", len(orig), len(sh.Data), sh.Runs, out)
+	return nil
+}
+
+func (c *cli) minimizeInput(ctx context.Context, f *minimizeFlags, wasm []byte, crash string) error {
+	if d := time.Duration(f.maxTotalTime); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	if f.out != "" {
+		if err := ensureWritableFile(f.out); err != nil {
+			return err
+		}
+	}
+	orig, sh, identity, err := c.shrink(ctx, f.fs.Arg(0), wasm, &f.target, crash, f.runs)
+	if err != nil {
+		return err
+	}
+	out := f.out
+	if out == "" {
+		out = artifactName("", "minimized-from", orig)
+	}
+	if err := os.WriteFile(out, sh.Data, 0o644); err != nil {
+		return fileError(out, err)
+	}
+	state := "local minimum"
+	if !sh.Done {
+		state = "budget spent"
+	}
+	fmt.Fprintf(c.stdout, "%s: %d -> %d bytes in %d runs (%s), same failure: %s\nwritten to %s\n",
+		crash, len(orig), len(sh.Data), sh.Runs, state, identity, out)
+	return nil
 }
 
 func (c *cli) runMerge(ctx context.Context, f *fuzzFlags, wasm []byte, dirs []string) error {
@@ -29,21 +532,52 @@ func (c *cli) runMerge(ctx context.Context, f *fuzzFlags, wasm []byte, dirs []st
 	if err := ensureWritableDir(dirs[0]); err != nil {
 		return err
 	}
-	return c.mergeDirs(ctx, dirs[0], &f.target, wasm, dirs[1:])
+	return c.mergeDirs(ctx, dirs[0], &f.target, f.fs.Arg(0), wasm, dirs[1:])
 }
 
-func (c *cli) runMinimize(ctx context.Context, f *fuzzFlags, wasm []byte, crash string) error {
-	return errors.New("minimizing is " + errNotLanded.Error())
-}
-
-func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, wasm []byte, in []string) error {
-	return errors.New("merging is " + errNotLanded.Error())
-}
-
-func (c *cli) reproInputs(ctx context.Context, f *reproFlags, wasm []byte, inputs []string) error {
-	return errors.New("repro is " + errNotLanded.Error())
-}
-
-func (c *cli) minimizeInput(ctx context.Context, f *minimizeFlags, wasm []byte, crash string) error {
-	return errors.New("minimizing is " + errNotLanded.Error())
+func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target string, wasm []byte, in []string) error {
+	for _, p := range in {
+		if _, err := os.Stat(p); err != nil {
+			return fileError(p, err)
+		}
+	}
+	base, err := c.readSeeds(ctx, []string{out})
+	if err != nil {
+		return err
+	}
+	cands, err := c.readSeeds(ctx, in)
+	if err != nil {
+		return err
+	}
+	tgt, _, err := loadTarget(ctx, target, wasm, t, true, max(maxSeedLen(base), maxSeedLen(cands)))
+	if err != nil {
+		return err
+	}
+	defer tgt.Close(context.WithoutCancel(ctx))
+	w, err := tgt.NewWorker(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", target, err)
+	}
+	defer w.Close(context.WithoutCancel(ctx))
+	cover := func(ctx context.Context, input []byte) ([]uint32, error) {
+		r, err := w.Run(ctx, input)
+		if err != nil {
+			return nil, err
+		}
+		return engine.CountersFeatures(r.Counters), nil
+	}
+	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d files, %d in the initial corpus\n", len(base)+len(cands), len(base))
+	res, err := corpus.Merge(ctx, base, cands, cover)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	flat := corpus.Flat{Path: out}
+	for _, s := range res.Keep {
+		if _, err := flat.Write(ctx, "", s.Data); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+	}
+	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d new files with %d new features added; %d features in the initial corpus\n",
+		len(res.Keep), res.NewFeatures, res.BaseFeatures)
+	return nil
 }

@@ -3,33 +3,36 @@
 //
 // Format:
 //
-//	"WTLV" version(1 byte, == 1) count(1 byte, number of records)
+//	"WTLV" version(1 byte, == 1) flags(1 byte) count(1 byte: number of records)
+//	flags bit 0 MEAN: also report the mean sample value
 //	record: type(1) length(1) value[length]
 //	  type 1 NAME   printable string, 1..32 bytes
-//	  type 2 TOTAL  unsigned 16-bit big-endian sum of samples
-//	  type 3 SCALE  divisor: 2 bytes big-endian (checked != 0),
-//	                or the short 1-byte form added in version 1.1
-//	  type 4 SAMPLE one or more 8-bit samples, added into TOTAL
+//	  type 2 TOTAL  precomputed sum of the samples, 16-bit big-endian
+//	                (written by older loggers instead of SAMPLE records)
+//	  type 3 SCALE  divisor for the reported total, 16-bit big-endian, != 0
+//	  type 4 SAMPLE one or more 8-bit samples, added to the total
 //
-// After the records the parser reports TOTAL / SCALE when both were given.
-//
-// The bug: the short 1-byte SCALE form was added later and skips the zero
-// check the 2-byte form has, so "SCALE len 1, value 0" followed by a use
-// of the scale divides by zero, which WebAssembly traps on
-// (i32.div_u: "integer divide by zero"). Reaching it needs the magic, the
-// version, a TOTAL or SAMPLE record and a short SCALE record of 0: a few
-// nested checks that coverage feedback walks through one at a time.
+// The bug: the MEAN report divides the total by the number of samples, and
+// is guarded by "have a total" instead of "have samples". A TOTAL record
+// sets the total without any sample, so the header's MEAN flag plus one
+// TOTAL record divides by zero, which WebAssembly traps on (i32.div_u:
+// "integer divide by zero"). Reaching it takes the magic, the version, the
+// flag and a well-formed TOTAL record: nested checks that coverage feedback
+// walks through one branch at a time.
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+enum { FLAG_MEAN = 1 };
+
 struct report {
 	char name[33];
 	uint32_t total;
+	uint32_t samples;
 	uint32_t scale;
 	int have_total;
-	int have_scale;
-	uint32_t average;
+	uint32_t scaled;
+	uint32_t mean;
 };
 
 static int parse_record(struct report *r, uint8_t type, const uint8_t *v, size_t len) {
@@ -51,23 +54,18 @@ static int parse_record(struct report *r, uint8_t type, const uint8_t *v, size_t
 		r->have_total = 1;
 		return 0;
 	case 3: // SCALE
-		if (len == 2) {
-			uint32_t s = (uint32_t)v[0] << 8 | v[1];
-			if (s == 0)
-				return -1;
-			r->scale = s;
-		} else if (len == 1) {
-			r->scale = v[0]; // BUG: the short form forgets the zero check
-		} else {
+		if (len != 2)
 			return -1;
-		}
-		r->have_scale = 1;
+		r->scale = (uint32_t)v[0] << 8 | v[1];
+		if (r->scale == 0)
+			return -1;
 		return 0;
 	case 4: // SAMPLE
 		if (len == 0)
 			return -1;
 		for (size_t i = 0; i < len; i++)
 			r->total += v[i];
+		r->samples += len;
 		r->have_total = 1;
 		return 0;
 	default:
@@ -77,18 +75,19 @@ static int parse_record(struct report *r, uint8_t type, const uint8_t *v, size_t
 
 int parse_tlv(const uint8_t *data, size_t size, struct report *r) {
 	memset(r, 0, sizeof *r);
-	if (size < 6)
+	r->scale = 1;
+	if (size < 7)
 		return -1;
-	// Byte by byte, as many hand-written parsers do (and so each byte is a
-	// branch of its own).
+	// Byte by byte, as many hand-written parsers do.
 	for (size_t i = 0; i < 4; i++) {
 		if (data[i] != "WTLV"[i])
 			return -1;
 	}
 	if (data[4] != 1)
 		return -1;
-	size_t count = data[5];
-	size_t pos = 6;
+	uint8_t flags = data[5];
+	size_t count = data[6];
+	size_t pos = 7;
 	for (size_t i = 0; i < count; i++) {
 		if (size - pos < 2)
 			return -1;
@@ -100,8 +99,11 @@ int parse_tlv(const uint8_t *data, size_t size, struct report *r) {
 			return -1;
 		pos += len;
 	}
-	if (r->have_total && r->have_scale)
-		r->average = r->total / r->scale;
+	if (r->have_total) {
+		r->scaled = r->total / r->scale;
+		if (flags & FLAG_MEAN)
+			r->mean = r->total / r->samples; // BUG: TOTAL records leave samples at 0
+	}
 	return 0;
 }
 
