@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"hash/adler32"
 	"hash/crc32"
 )
 
@@ -42,8 +41,8 @@ var adam7 = [7][4]int{
 // PNG generates a PNG image (PNG spec, 2nd ed.): every color type and bit
 // depth, 1–32 pixels a side, optional Adam7 interlacing, palettes and
 // transparency, tEXt/gAMA/pHYs chunks, all five row filter types, the pixel
-// stream in zlib (stored blocks written here, or compress/flate at one of
-// three levels) split over 1–4 IDAT chunks, and a valid CRC on every chunk.
+// stream in zlib (stored blocks or fixed-Huffman blocks written here, or
+// compress/zlib) split over 1–4 IDAT chunks, and a valid CRC on every chunk.
 func PNG(s *Source) []byte {
 	s.enterT(tPNGImage)
 	defer s.Leave()
@@ -119,7 +118,7 @@ func PNG(s *Source) []byte {
 	s.Leave()
 
 	s.enterT(tPNGZlib)
-	z := pngZlib(raw, s.Int(0, 3))
+	z := pngZlib(raw, s.Int(0, 15))
 	parts := s.Len(1, 4)
 	s.Leave()
 	for i := range parts {
@@ -162,27 +161,21 @@ func pngChunk(b []byte, typ string, data []byte) []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
-// pngZlib compresses raw as a zlib stream (RFC 1950): mode 0 writes stored
-// deflate blocks here, modes 1–3 use compress/zlib at levels 1, 6 and 9.
+// pngZlib compresses raw as a zlib stream (RFC 1950) by mode (0–15): 0–5
+// stored deflate blocks, 6–13 one fixed-Huffman block with run-length
+// matches (both written here, no allocation beyond the output), 14–15
+// compress/zlib at levels 1 and 9 (a real LZ77 compressor, but it allocates
+// ~600 KB per call, hence rare).
 func pngZlib(raw []byte, mode int) []byte {
-	if mode > 0 {
-		return pngDeflate(raw, [...]int{1, 6, 9}[mode-1])
-	}
-	sum := adler32.Checksum(raw)
-	{
-		z := make([]byte, 0, len(raw)+len(raw)/65535*5+11)
-		z = append(z, 0x78, 0x01)
-		for first := true; first || len(raw) > 0; first = false {
-			n := min(len(raw), 65535)
-			final := byte(0)
-			if n == len(raw) {
-				final = 1
-			}
-			z = append(z, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
-			z = append(z, raw[:n]...)
-			raw = raw[n:]
-		}
-		return binary.BigEndian.AppendUint32(z, sum)
+	switch {
+	case mode < 6:
+		return zlibStored(raw)
+	case mode < 14:
+		return zlibFixed(raw)
+	case mode == 14:
+		return pngDeflate(raw, 1)
+	default:
+		return pngDeflate(raw, 9)
 	}
 }
 

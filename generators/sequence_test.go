@@ -217,3 +217,41 @@ func TestWithBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestManyTypes: annotations stay right past the small-table limits of the
+// type interning (17 names, 33 stacks).
+func TestManyTypes(t *testing.T) {
+	names := make([]string, 40)
+	for i := range names {
+		names[i] = "T" + string(rune('a'+i%26)) + string(rune('0'+i/26))
+	}
+	var nest func(s *Source, d int, path []string, want *[][]string)
+	nest = func(s *Source, d int, path []string, want *[][]string) {
+		if d == 3 {
+			s.Draw(Value, 1)
+			*want = append(*want, slices.Clone(path))
+			return
+		}
+		for i := range 4 {
+			n := names[(d*13+i*7)%len(names)]
+			s.Enter(n)
+			nest(s, d+1, append(path, n), want)
+			s.Leave()
+		}
+	}
+	var want [][]string
+	_, q := Run(func(s *Source) []byte { want = want[:0]; nest(s, 0, nil, &want); return nil }, nil, Options{})
+	if q.NumChoices() != len(want) {
+		t.Fatalf("%d choices, expected %d", q.NumChoices(), len(want))
+	}
+	for i, w := range want {
+		if got := q.Choice(i).Types; !slices.Equal(got, w) {
+			t.Fatalf("choice %d: types %v, expected %v", i, got, w)
+		}
+	}
+	enc, _ := q.MarshalBinary()
+	var d Sequence
+	if err := d.UnmarshalBinary(enc); err != nil || !d.Equal(q) {
+		t.Fatalf("round trip: %v", err)
+	}
+}

@@ -195,18 +195,46 @@ func (s *Source) enter(label uint64, name string) {
 }
 
 func (s *Source) internStack(parent uint32, name string) uint32 {
-	id, ok := s.typeIDs[name]
-	if !ok {
-		id = uint32(len(s.out.types))
-		s.out.types = append(s.out.types, name)
-		s.typeIDs[name] = id
+	// Runs see few distinct types and stacks: scan while small, then map.
+	id := uint32(len(s.out.types))
+	if len(s.out.types) <= 16 {
+		for i, t := range s.out.types {
+			if t == name {
+				id = uint32(i)
+				break
+			}
+		}
+	} else if v, ok := s.typeIDs[name]; ok {
+		id = v
 	}
-	k := uint64(parent)<<32 | uint64(id)
-	n, ok := s.stackIDs[k]
-	if !ok {
-		n = uint32(len(s.out.stacks))
-		s.out.stacks = append(s.out.stacks, stackNode{parent, id})
-		s.stackIDs[k] = n
+	if id == uint32(len(s.out.types)) {
+		s.out.types = append(s.out.types, name)
+		if len(s.out.types) == 17 {
+			for i, t := range s.out.types {
+				s.typeIDs[t] = uint32(i)
+			}
+		} else if len(s.out.types) > 17 {
+			s.typeIDs[name] = id
+		}
+	}
+	node := stackNode{parent, id}
+	if len(s.out.stacks) <= 32 {
+		for i, n := range s.out.stacks[1:] {
+			if n == node {
+				return uint32(i + 1)
+			}
+		}
+	} else if v, ok := s.stackIDs[uint64(parent)<<32|uint64(id)]; ok {
+		return v
+	}
+	n := uint32(len(s.out.stacks))
+	s.out.stacks = append(s.out.stacks, node)
+	if len(s.out.stacks) == 33 {
+		for i, x := range s.out.stacks[1:] {
+			s.stackIDs[uint64(x.parent)<<32|uint64(x.name)] = uint32(i + 1)
+		}
+	} else if len(s.out.stacks) > 33 {
+		s.stackIDs[uint64(parent)<<32|uint64(id)] = n
 	}
 	return n
 }
