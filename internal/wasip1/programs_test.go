@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -23,6 +24,8 @@ var (
 	gocmdWasm []byte
 	//go:embed testdata/ccmd.wasm
 	ccmdWasm []byte
+	//go:embed testdata/goreactor.wasm
+	goreactorWasm []byte
 )
 
 // runCommand instantiates a WASI command (running _start) with s and
@@ -119,7 +122,7 @@ func TestPrograms(t *testing.T) {
 		state      State
 		wantCode   uint32
 		wantStdout string
-		wantStderr string
+		wantStderr string // a prefix when it ends in "..."
 	}{
 		{"go full", gocmdWasm, State{
 			Args: []string{"gocmd", "/input"}, Env: []string{"EXIT_CODE=3", "HOME=/"},
@@ -127,6 +130,8 @@ func TestPrograms(t *testing.T) {
 		}, 3, goFullStdout, "to stderr\n"},
 		{"go bare", gocmdWasm, State{Args: []string{"gocmd"}, Seed: 1}, 0, goBareStdout, "to stderr\n"},
 		{"go exit 42", gocmdWasm, State{Args: []string{"gocmd"}, Env: []string{"EXIT_CODE=42"}, Seed: 1}, 42, "", "to stderr\n"},
+		{"go panic", gocmdWasm, State{Args: []string{"gocmd"}, Env: []string{"PANIC=boom"}, Seed: 1}, 2, "",
+			"to stderr\npanic: boom\n\ngoroutine 1 [running]:\nmain.main()..."},
 		{"c full", ccmdWasm, State{
 			Args: []string{"ccmd", "/input"}, Env: []string{"HOME=/home"},
 			Stdin: []byte("hello stdin"), Files: files(), Seed: 1,
@@ -151,7 +156,11 @@ func TestPrograms(t *testing.T) {
 				if tc.wantStdout != "" && s.Stdout.String() != tc.wantStdout {
 					t.Errorf("run %d stdout:\n got %q\nwant %q", i, s.Stdout, tc.wantStdout)
 				}
-				if s.Stderr.String() != tc.wantStderr {
+				if want, ok := strings.CutSuffix(tc.wantStderr, "..."); ok {
+					if !strings.HasPrefix(s.Stderr.String(), want) {
+						t.Errorf("run %d stderr: expected prefix %q, got %q", i, want, s.Stderr)
+					}
+				} else if s.Stderr.String() != tc.wantStderr {
 					t.Errorf("run %d stderr: expected %q, got %q", i, tc.wantStderr, s.Stderr)
 				}
 				outs[i] = append(s.Stdout.Bytes(), s.Stderr.Bytes()...)
@@ -195,5 +204,60 @@ func TestProgramSeed(t *testing.T) {
 	runCommand(t, r, compiled, s)
 	if got := s.Stdout.String(); got != first {
 		t.Errorf("after Reset:\n got %q\nwant %q", got, first)
+	}
+}
+
+// TestGoReactor: a Go c-shared reactor (the shape of a wafer Go target)
+// initialises on the host module, its exports run with the State of each
+// call, and os.Exit inside an export surfaces as *sys.ExitError.
+func TestGoReactor(t *testing.T) {
+	ctx := context.Background()
+	r := newRuntime(t)
+	s := &State{Seed: 5, Stdout: NewTailBuffer(1 << 12), Stderr: NewTailBuffer(1 << 12)}
+	sctx := WithState(ctx, s)
+	mod, err := r.InstantiateWithConfig(sctx, goreactorWasm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	if err != nil {
+		t.Fatalf("_initialize: %v (stderr %q)", err, s.Stderr)
+	}
+	step := mod.ExportedFunction("step")
+	for i, x := range []uint64{21, 100} {
+		res, err := step.Call(sctx, x)
+		if err != nil {
+			t.Fatalf("step(%d): %v", x, err)
+		}
+		if uint32(res[0]) != uint32(2*x) {
+			t.Errorf("step(%d): expected %d, got %d", x, 2*x, uint32(res[0]))
+		}
+		if i == 0 && !strings.HasPrefix(s.Stdout.String(), "step 1: x=21 now=2024-01-01T00:00:00.") {
+			t.Errorf("unexpected output %q", s.Stdout)
+		}
+	}
+	first := s.Stdout.String()
+	if n := strings.Count(first, "\n"); n != 2 {
+		t.Errorf("expected 2 lines, got %d: %q", n, first)
+	}
+	_, err = step.Call(sctx, uint64(0xffffffff)) // -1
+	if code := exitCode(t, err); code != 4 {
+		t.Errorf("expected exit code 4, got %d", code)
+	}
+	if !strings.HasSuffix(s.Stderr.String(), "negative input\n") {
+		t.Errorf("stderr: expected %q at the end, got %q", "negative input\n", s.Stderr)
+	}
+
+	// A second instance with a fresh State of the same configuration
+	// prints exactly the same.
+	s2 := &State{Seed: 5, Stdout: NewTailBuffer(1 << 12)}
+	sctx2 := WithState(ctx, s2)
+	mod2, err := r.InstantiateWithConfig(sctx2, goreactorWasm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []uint64{21, 100} {
+		if _, err := mod2.ExportedFunction("step").Call(sctx2, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s2.Stdout.String(); got != first {
+		t.Errorf("second instance:\n got %q\nwant %q", got, first)
 	}
 }

@@ -10,6 +10,9 @@ done
 if [ -d gocmd ]; then
 	(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -ldflags="-s -w -buildid=" -o ../gocmd.wasm .)
 fi
+if [ -d goreactor ]; then
+	(cd goreactor && GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w -buildid=" -o ../goreactor.wasm .)
+fi
 if [ -f ccmd.c ]; then
 	clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -o ccmd.wasm ccmd.c
 fi

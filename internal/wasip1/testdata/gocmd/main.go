@@ -3,7 +3,7 @@
 // can observe: stdin, the file named by argv[1], args and environment,
 // clocks, randomness, a directory listing, and the errors it gets when it
 // tries to escape (create files, read /etc/passwd). It exits with the code
-// in $EXIT_CODE (default 0).
+// in $EXIT_CODE (default 0), or panics with $PANIC when that is set.
 package main
 
 import (
@@ -61,6 +61,9 @@ func main() {
 	}
 
 	fmt.Fprintln(os.Stderr, "to stderr")
+	if msg := os.Getenv("PANIC"); msg != "" {
+		panic(msg)
+	}
 	code, _ := strconv.Atoi(os.Getenv("EXIT_CODE"))
 	os.Exit(code)
 }
