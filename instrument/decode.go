@@ -23,6 +23,8 @@ type reader struct {
 	end int // limit of the current section or body
 	sec string
 	err *FormatError
+	// arena holds decoded instructions of all bodies (see instrs).
+	arena []Instr
 }
 
 func (r *reader) failAt(off int, format string, args ...any) {
@@ -573,21 +575,20 @@ func (r *reader) code(c *Code) {
 }
 
 // expr decodes a constant expression up to and including its `end`.
-func (r *reader) expr(e *Expr) {
-	r.instrs(e, 4)
-}
+func (r *reader) expr(e *Expr) { r.instrs(e) }
 
 // body decodes a function body's instructions.
-func (r *reader) body(e *Expr) {
-	// one instruction per ~2 bytes is typical; cap by the bytes left
-	r.instrs(e, r.left()/2+1)
-}
+func (r *reader) body(e *Expr) { r.instrs(e) }
 
-// instrs decodes instructions until the `end` that closes depth 0.
-func (r *reader) instrs(e *Expr, capHint int) {
-	if e.Instrs == nil {
-		e.Instrs = make([]Instr, 0, min(capHint, r.left()))
-	}
+// arenaChunk is the number of instructions allocated at a time: bodies
+// share chunks, so decoding does one allocation per ~arenaChunk
+// instructions rather than one per function.
+const arenaChunk = 1 << 15
+
+// instrs decodes instructions until the `end` that closes depth 0, into the
+// reader's arena; e.Instrs gets a full-capacity slice of it.
+func (r *reader) instrs(e *Expr) {
+	start := len(r.arena)
 	depth := 0
 	for r.err == nil {
 		if r.pos >= r.end {
@@ -598,12 +599,22 @@ func (r *reader) instrs(e *Expr, capHint int) {
 		if r.err != nil {
 			return
 		}
-		e.Instrs = append(e.Instrs, in)
+		if len(r.arena) == cap(r.arena) {
+			n := len(r.arena) - start
+			// never more than one instruction per byte left in the file
+			c := max(2*n+16, min(arenaChunk, len(r.buf)-r.pos+n+1))
+			chunk := make([]Instr, n, c)
+			copy(chunk, r.arena[start:])
+			r.arena = chunk
+			start = 0
+		}
+		r.arena = append(r.arena, in)
 		switch in.Op {
 		case OpBlock, OpLoop, OpIf, OpTry, OpTryTable:
 			depth++
 		case OpEnd:
 			if depth == 0 {
+				e.Instrs = r.arena[start:len(r.arena):len(r.arena)]
 				return
 			}
 			depth--

@@ -23,7 +23,7 @@ func (m *Module) Encode() []byte {
 func (m *Module) sizeHint() int {
 	n := 64
 	for i := range m.Code {
-		n += int(m.Code[i].Size) + 8
+		n += int(m.Code[i].Size) + len(m.Code[i].raw) + 8
 	}
 	for i := range m.Data {
 		n += len(m.Data[i].Init) + 8
@@ -284,6 +284,11 @@ func (e *encoder) elem(s *Elem) {
 }
 
 func (e *encoder) code(c *Code) {
+	if c.raw != nil {
+		e.len(len(c.raw))
+		e.buf = append(e.buf, c.raw...)
+		return
+	}
 	start := e.open()
 	e.len(len(c.Locals))
 	for _, l := range c.Locals {

@@ -88,6 +88,11 @@ type localSlot struct {
 	slot int
 }
 
+type localSlotIdx struct {
+	k   localSlot
+	idx uint32
+}
+
 type rewriter struct {
 	m    *Module
 	opts Options
@@ -111,8 +116,9 @@ type rewriter struct {
 	ctl     []frame
 	results []ValType // of the function
 	next    uint32    // next free local index
-	scratch map[localSlot]uint32
+	scratch []localSlotIdx
 	added   []LocalDecl
+	bodies  []byte // encoded rewritten bodies
 	count   bool // counters on in this function
 }
 
@@ -146,6 +152,11 @@ func (rw *rewriter) run() error {
 		consts = cmpConsts(&m.Code[i].Body, consts)
 	}
 	rw.funcOff = make([]uint32, len(m.Code))
+	var codeSize int
+	for i := range m.Code {
+		codeSize += int(m.Code[i].Size)
+	}
+	rw.bodies = make([]byte, 0, 2*codeSize+64)
 	counterPages := (uint64(rw.nsites) + 0xffff) >> 16
 	rw.rp = uint32(counterPages)
 	if rw.opts.DirtyPages {
@@ -327,12 +338,14 @@ func (rw *rewriter) i32(v int64) { rw.emit(OpI32Const, uint64(int64(int32(v)))) 
 // local returns the index of scratch local (t, slot), adding it on first use.
 func (rw *rewriter) local(t ValType, slot int) uint32 {
 	k := localSlot{t, slot}
-	if idx, ok := rw.scratch[k]; ok {
-		return idx
+	for _, s := range rw.scratch {
+		if s.k == k {
+			return s.idx
+		}
 	}
 	idx := rw.next
 	rw.next++
-	rw.scratch[k] = idx
+	rw.scratch = append(rw.scratch, localSlotIdx{k, idx})
 	if n := len(rw.added); n > 0 && rw.added[n-1].Type == t {
 		rw.added[n-1].Count++
 	} else {
@@ -344,31 +357,32 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 // counter emits a never-zero 8-bit increment of counter id:
 // v' = v+1 + ((v+1)>>8), so 255 wraps to 1, not 0.
 func (rw *rewriter) counter(id uint32) {
-	t := rw.local(TI32, 0)
-	var addr func()
+	t := uint64(rw.local(TI32, 0))
+	var addr Instr
 	var off uint64
 	switch rw.opts.counter {
 	case counterBaseLocal:
-		base := rw.local(TI32, -1)
-		addr = func() { rw.emit(OpLocalGet, uint64(base)) }
+		addr = Instr{Op: OpLocalGet, A: uint64(rw.local(TI32, -1))}
 		off = uint64(id)
 	case counterConst:
-		addr = func() { rw.i32(int64(id)) }
+		addr = Instr{Op: OpI32Const, A: uint64(id)}
 	case counterConstZero:
-		addr = func() { rw.i32(0) }
+		addr = Instr{Op: OpI32Const}
 		off = uint64(id)
 	}
-	addr()
-	addr()
-	rw.emitMem(OpI32Load8U, off, 0)
-	rw.i32(1)
-	rw.emit(OpI32Add, 0)
-	rw.emit(OpLocalTee, uint64(t))
-	rw.emit(OpLocalGet, uint64(t))
-	rw.i32(8)
-	rw.emit(OpI32ShrU, 0)
-	rw.emit(OpI32Add, 0)
-	rw.emitMem(OpI32Store8, off, 0)
+	rw.out = append(rw.out,
+		addr,
+		addr,
+		Instr{Op: OpI32Load8U, A: off},
+		Instr{Op: OpI32Const, A: 1},
+		Instr{Op: OpI32Add},
+		Instr{Op: OpLocalTee, A: t},
+		Instr{Op: OpLocalGet, A: t},
+		Instr{Op: OpI32Const, A: 8},
+		Instr{Op: OpI32ShrU},
+		Instr{Op: OpI32Add},
+		Instr{Op: OpI32Store8, A: off},
+	)
 }
 
 // fuel emits the fuel decrement and check.
@@ -463,8 +477,8 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.out = rw.out[:0]
 	rw.pool = c.Body.Pool
 	rw.ctl = rw.ctl[:0]
-	rw.added = nil
-	rw.scratch = map[localSlot]uint32{}
+	rw.added = rw.added[:0]
+	rw.scratch = rw.scratch[:0]
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
 	}
@@ -503,9 +517,21 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if first.Off >= m.CodeOffset {
 		rw.funcOff[i] = first.Off - m.CodeOffset
 	}
-	c.Body.Instrs = append(make([]Instr, 0, len(rw.out)), rw.out...)
-	c.Body.Pool = rw.pool
+	// Encode the new body right away into the shared output arena: the
+	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)
+	e := encoder{buf: rw.bodies}
+	start := len(e.buf)
+	e.len(len(c.Locals))
+	for _, l := range c.Locals {
+		e.u32(l.Count)
+		e.valType(l.Type)
+	}
+	x := Expr{Instrs: rw.out, Pool: rw.pool}
+	e.expr(&x)
+	rw.bodies = e.buf
+	c.raw = e.buf[start:len(e.buf):len(e.buf)]
+	c.Body = Expr{}
 	return nil
 }
 

@@ -222,6 +222,10 @@ type Code struct {
 	// Offset is the absolute file offset of the body's size field, Size the
 	// body's length in bytes (0 for a body built in memory).
 	Offset, Size uint32
+
+	// raw, when set (by InstrumentModule), is the already encoded body
+	// (locals and instructions) that Encode writes instead of Locals/Body.
+	raw []byte
 }
 
 // Custom is a custom section, kept byte-exact. After is the id of the
