@@ -244,10 +244,12 @@ func TestFdWrite(t *testing.T) {
 	if got := f.call(&State{Base: G}, "fd_write", 1, 0x10, 2, 0x20); got != ErrnoSuccess || f.u32(G+0x20) != 9 {
 		t.Errorf("nil Stdout: expected success writing 9, got %v %d", got, f.u32(G+0x20))
 	}
-	// A buffer outside memory: EFAULT.
-	f.putIovecs(G+0x30, guestSize-1, 2)
-	if got := f.call(s, "fd_write", 1, 0x30, 1, 0x20); got != ErrnoFault {
-		t.Errorf("buffer out of range: expected fault, got %v", got)
+	// A buffer outside memory: EFAULT, and the valid iovec before it is
+	// not written either.
+	f.putIovecs(G+0x30, 0x100, 6, guestSize-1, 2)
+	before := s.Stdout.Total()
+	if got := f.call(s, "fd_write", 1, 0x30, 2, 0x20); got != ErrnoFault || s.Stdout.Total() != before {
+		t.Errorf("buffer out of range: expected fault and nothing written, got %v and %d bytes", got, s.Stdout.Total()-before)
 	}
 	// Closed stdout: EBADF; Reset reopens it.
 	f.call(s, "fd_close", 1)
@@ -755,5 +757,28 @@ func TestProcExit(t *testing.T) {
 	s.Reset()
 	if s.Exited {
 		t.Error("Reset kept Exited")
+	}
+}
+
+// TestPollOverlap: events written over the subscription array (out == in)
+// still answer every subscription.
+func TestPollOverlap(t *testing.T) {
+	f := newFwd(t)
+	s := &State{Base: G, Stdin: []byte("x")}
+	b := make([]byte, 2*subSize)
+	for i := range 2 {
+		e := b[i*subSize:]
+		le.PutUint64(e, uint64(10+i))
+		e[8] = eventFdRead
+	}
+	f.put(G+0x1000, b)
+	if got := f.call(s, "poll_oneoff", 0x1000, 0x1000, 2, 0x30); got != ErrnoSuccess || f.u32(G+0x30) != 2 {
+		t.Fatalf("expected success with 2 events, got %v %d", got, f.u32(G+0x30))
+	}
+	for i := range uint32(2) {
+		e := f.get(G+0x1000+i*eventSize, eventSize)
+		if ud, typ, nbytes := le.Uint64(e), e[10], le.Uint64(e[16:]); ud != uint64(10+i) || typ != eventFdRead || nbytes != 1 {
+			t.Errorf("event %d: expected userdata %d fd_read nbytes 1, got %d %d %d", i, 10+i, ud, typ, nbytes)
+		}
 	}
 }

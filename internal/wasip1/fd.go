@@ -115,23 +115,23 @@ func readv(g guest, iovs, n uint32, src []byte, pos *uint64) (uint32, Errno) {
 	if _, ok := g.bytes64(iovs, 8*uint64(n)); !ok {
 		return 0, ErrnoFault
 	}
-	var nread uint32
+	var nread uint64
 	for i := uint32(0); i < n; i++ {
 		buf, errno := g.iovec(iovs, i)
 		if errno != ErrnoSuccess {
 			return 0, errno
 		}
-		if *pos >= uint64(len(src)) {
+		if *pos >= uint64(len(src)) || nread == math.MaxInt32 {
 			break
+		}
+		if room := math.MaxInt32 - nread; uint64(len(buf)) > room {
+			buf = buf[:room] // a short read, as readv's SSIZE_MAX limit
 		}
 		c := copy(buf, src[*pos:])
 		*pos += uint64(c)
-		nread += uint32(c)
-		if nread > math.MaxInt32 {
-			break
-		}
+		nread += uint64(c)
 	}
-	return nread, ErrnoSuccess
+	return uint32(nread), ErrnoSuccess
 }
 
 // fdPread reads an open file at an explicit offset without moving it.
@@ -161,8 +161,9 @@ func fdPread(s *State, g guest, p []uint64) Errno {
 	return ErrnoSuccess
 }
 
-// fdWrite appends to the Stdout/Stderr tail buffers; every other
-// descriptor is EBADF (nothing is writable).
+// fdWrite appends to the Stdout/Stderr tail buffers, all or nothing: a
+// faulting iovec writes no byte. Every other descriptor is EBADF (nothing
+// is writable).
 func fdWrite(s *State, g guest, p []uint64) Errno {
 	fd, iovs, n, resPtr := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
 	if _, ok := g.bytes(resPtr, 4); !ok {
@@ -178,12 +179,15 @@ func fdWrite(s *State, g guest, p []uint64) Errno {
 	if _, ok := g.bytes64(iovs, 8*uint64(n)); !ok {
 		return ErrnoFault
 	}
-	var total uint32
+	// Check every buffer first so a fault writes nothing.
 	for i := uint32(0); i < n; i++ {
-		buf, errno := g.iovec(iovs, i)
-		if errno != ErrnoSuccess {
+		if _, errno := g.iovec(iovs, i); errno != ErrnoSuccess {
 			return errno
 		}
+	}
+	var total uint32
+	for i := uint32(0); i < n; i++ {
+		buf, _ := g.iovec(iovs, i)
 		if uint64(total)+uint64(len(buf)) > math.MaxInt32 {
 			break // a short write, as writev's SSIZE_MAX limit
 		}

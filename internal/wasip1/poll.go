@@ -1,6 +1,9 @@
 package wasip1
 
-import "math"
+import (
+	"bytes"
+	"math"
+)
 
 // Subscription and event layout (witx "subscription", "event").
 const (
@@ -37,6 +40,10 @@ func pollOneoff(s *State, g guest, p []uint64) Errno {
 	}
 	if _, ok := g.bytes(resPtr, 4); !ok {
 		return ErrnoFault
+	}
+	if overlap(uint64(in), uint64(n)*subSize, uint64(out), uint64(n)*eventSize) {
+		// Writing events would overwrite subscriptions not yet read.
+		subs = bytes.Clone(subs)
 	}
 	// Pass 1: is any descriptor ready, and when is the earliest deadline?
 	fdReady := false
@@ -143,4 +150,9 @@ func (s *State) fdReadiness(fd uint32, tag uint8) (Errno, uint64, uint16) {
 		return ErrnoBadf, 0, 0
 	}
 	return ErrnoNotsup, 0, 0
+}
+
+// overlap reports whether [a, a+an) and [b, b+bn) intersect.
+func overlap(a, an, b, bn uint64) bool {
+	return a < b+bn && b < a+an
 }
