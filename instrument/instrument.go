@@ -119,7 +119,7 @@ type rewriter struct {
 	scratch []localSlotIdx
 	added   []LocalDecl
 	bodies  []byte // encoded rewritten bodies
-	count   bool // counters on in this function
+	count   bool   // counters on in this function
 }
 
 func (rw *rewriter) run() error {
