@@ -35,8 +35,9 @@ func below(b []byte, n uint64) uint64 { return le(b) % n }
 // Int returns a value draw in [lo, hi] (inclusive; panics if lo > hi).
 // Ranges wider than 16 values take one selector byte more: with probability
 // 26/256 (≈0.1) a dictionary integer in the range, if there is one; with
-// 16/256 a boundary (lo, hi, lo+1, hi-1, 0, 1, -1 when in range); otherwise
-// uniform. All-zero bytes give lo.
+// 16/256 (42/256 when the dictionary has none in range) a boundary (lo, hi,
+// lo+1, hi-1, and 0, 1, -1 when strictly inside); otherwise uniform.
+// Narrower ranges are uniform. All-zero bytes give lo.
 func (s *Source) Int(lo, hi int) int { return int(s.Int64(int64(lo), int64(hi))) }
 
 // Int64 is Int for int64.

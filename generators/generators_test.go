@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -34,6 +35,11 @@ func TestSameSequenceSameInput(t *testing.T) {
 					}
 					if !used1.Equal(used3) {
 						t.Fatalf("seq %d: replay recorded a different sequence", i)
+					}
+					// Zest's linear model: the used bytes without their
+					// indexes give the same input too.
+					if in4, _ := runner.Run(FromBytes(used1.Bytes())); !bytes.Equal(in1, in4) {
+						t.Fatalf("seq %d: linear replay differs:\n%q\n%q", i, in1, in4)
 					}
 				}
 			}
@@ -298,5 +304,38 @@ func TestZeroBytes(t *testing.T) {
 		if len(in) > 4200 {
 			t.Errorf("%s: %d bytes from zeros", tc.name, len(in))
 		}
+	}
+}
+
+// TestConcurrentRuns: runners in several goroutines may run the same
+// Sequence at once (Run only reads it); run under -race.
+func TestConcurrentRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 16))
+	_, shared := Run(JSON, randomSeq(r), Options{})
+	child := shared.Clone()
+	MutateBytes(r, child.Bytes(), false)
+	want, _ := Run(JSON, child, Options{})
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runner := NewRunner(JSON, Options{})
+			for range 200 {
+				in, _ := runner.Run(child)
+				_ = child.WithBytes(child.Bytes())
+				_ = child.Clone()
+				if !bytes.Equal(in, want) {
+					errs <- string(in)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatalf("concurrent run gave %q, expected %q", e, want)
 	}
 }

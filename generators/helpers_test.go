@@ -10,12 +10,8 @@ import (
 	"image/png"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strconv"
 )
-
-// full reports whether the long suites run (WAFER_FULL=1).
-func full() bool { return os.Getenv("WAFER_FULL") == "1" }
 
 // testDict is a dictionary with entries that need escaping in every format.
 var testDict = [][]byte{

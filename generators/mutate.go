@@ -1,10 +1,17 @@
 package generators
 
-import "math/rand/v2"
+// Rand is the randomness the mutation helpers use; *math/rand/v2.Rand
+// satisfies it.
+type Rand interface {
+	// IntN returns a uniform int in [0, n); n > 0.
+	IntN(n int) int
+	// Uint64 returns 64 uniform random bits.
+	Uint64() uint64
+}
 
 // geometric returns a draw on {1, 2, …} with mean 1/p = 4 (ALGORITHMS.md
 // §1), using integer draws only, capped at 1024.
-func geometric(r *rand.Rand) int {
+func geometric(r Rand) int {
 	n := 1
 	for n < 1024 && r.IntN(4) != 0 {
 		n++
@@ -18,7 +25,7 @@ func geometric(r *rand.Rand) int {
 // uniform random bytes, or zeros when zero is set. It returns the number of
 // runs (0 for an empty buf) and uses only r for randomness. Apply it to
 // Sequence.Bytes() of a Clone.
-func MutateBytes(r *rand.Rand, buf []byte, zero bool) int {
+func MutateBytes(r Rand, buf []byte, zero bool) int {
 	return mutate(r, buf, nil, len(buf), zero)
 }
 
@@ -27,11 +34,11 @@ func MutateBytes(r *rand.Rand, buf []byte, zero bool) int {
 // KindPositions(Structural) or KindPositions(Value) for BeDivFuzz,
 // TypePositions(T) for SpotOn's targeted runs, or the positions a FairFuzz
 // mask allows. An empty pos makes no change and returns 0.
-func MutatePositions(r *rand.Rand, buf []byte, pos []int, zero bool) int {
+func MutatePositions(r Rand, buf []byte, pos []int, zero bool) int {
 	return mutate(r, buf, pos, len(pos), zero)
 }
 
-func mutate(r *rand.Rand, buf []byte, pos []int, n int, zero bool) int {
+func mutate(r Rand, buf []byte, pos []int, n int, zero bool) int {
 	if n == 0 {
 		return 0
 	}
@@ -47,7 +54,7 @@ func mutate(r *rand.Rand, buf []byte, pos []int, n int, zero bool) int {
 			if zero {
 				buf[p] = 0
 			} else {
-				buf[p] = byte(r.Uint32())
+				buf[p] = byte(r.Uint64())
 			}
 		}
 	}

@@ -38,17 +38,16 @@ type stackNode struct{ parent, name uint32 }
 // types. Bytes() is their concatenation, the view Zest mutates.
 //
 // The zero value is an empty sequence: running a generator on it draws
-// everything from the extension PRNG. A Sequence is not safe for concurrent
-// use; its bytes may be modified in place (Bytes, SetKindBytes), the choice
-// boundaries, kinds, indexes and types only by building a new one
-// (WithBytes, Run).
+// everything from the extension PRNG. Reading methods, Run, Clone and
+// WithBytes only read a Sequence, so one may serve several goroutines while
+// nobody writes to it; its bytes may be modified in place (Bytes,
+// SetKindBytes), the choice boundaries, kinds, indexes and types only by
+// building a new one (WithBytes, Run).
 type Sequence struct {
 	data    []byte
 	choices []choice
 	types   []string
 	stacks  []stackNode
-
-	index map[uint64]int32 // key → first choice with it, built on demand
 }
 
 // FromBytes returns a sequence holding b (copied) as one unindexed value
@@ -243,8 +242,7 @@ func (q *Sequence) SetKindBytes(k Kind, b []byte) error {
 // whatever their values.
 func (q *Sequence) StructuralSignature() uint64 {
 	const seed = 0x5354525543540001 // "STRUCT" v1
-	var buf [256]byte
-	return mix64(seed, append(buf[:0], q.KindBytes(Structural)...))
+	return mix64(seed, q.KindBytes(Structural))
 }
 
 // Hash returns a hash of the whole sequence: every choice's index, kind and
@@ -266,7 +264,6 @@ func (q *Sequence) Clone() *Sequence {
 		choices: slices.Clone(q.choices),
 		types:   q.types,
 		stacks:  q.stacks,
-		index:   q.index,
 	}
 }
 
@@ -324,19 +321,6 @@ func (q *Sequence) WithBytes(b []byte) *Sequence {
 		out.choices = append(out.choices, choice{off: off, n: left, kind: Value, flags: flagUnindexed})
 	}
 	return out
-}
-
-// indexMap returns the key → choice map, building it on first use.
-func (q *Sequence) indexMap() map[uint64]int32 {
-	if q.index == nil {
-		q.index = make(map[uint64]int32, len(q.choices))
-		for i := len(q.choices) - 1; i >= 0; i-- {
-			if c := q.choices[i]; c.flags&flagUnindexed == 0 {
-				q.index[c.key] = int32(i)
-			}
-		}
-	}
-	return q.index
 }
 
 // Encoding (version 1), all integers unsigned LEB128 unless said:

@@ -225,22 +225,24 @@ func TestManyTypes(t *testing.T) {
 	for i := range names {
 		names[i] = "T" + string(rune('a'+i%26)) + string(rune('0'+i/26))
 	}
-	var nest func(s *Source, d int, path []string, want *[][]string)
-	nest = func(s *Source, d int, path []string, want *[][]string) {
+	var k int
+	var nest func(s *Source, d int, path []string, want *[][]string, k *int)
+	nest = func(s *Source, d int, path []string, want *[][]string, k *int) {
 		if d == 3 {
 			s.Draw(Value, 1)
 			*want = append(*want, slices.Clone(path))
 			return
 		}
-		for i := range 4 {
-			n := names[(d*13+i*7)%len(names)]
+		for range 4 {
+			n := names[*k%len(names)]
+			*k++
 			s.Enter(n)
-			nest(s, d+1, append(path, n), want)
+			nest(s, d+1, append(path, n), want, k)
 			s.Leave()
 		}
 	}
 	var want [][]string
-	_, q := Run(func(s *Source) []byte { want = want[:0]; nest(s, 0, nil, &want); return nil }, nil, Options{})
+	_, q := Run(func(s *Source) []byte { want, k = want[:0], 0; nest(s, 0, nil, &want, &k); return nil }, nil, Options{})
 	if q.NumChoices() != len(want) {
 		t.Fatalf("%d choices, expected %d", q.NumChoices(), len(want))
 	}
@@ -248,6 +250,9 @@ func TestManyTypes(t *testing.T) {
 		if got := q.Choice(i).Types; !slices.Equal(got, w) {
 			t.Fatalf("choice %d: types %v, expected %v", i, got, w)
 		}
+	}
+	if n := len(q.Types()); n != len(names) {
+		t.Fatalf("%d types, expected %d", n, len(names))
 	}
 	enc, _ := q.MarshalBinary()
 	var d Sequence

@@ -84,7 +84,9 @@ type labelCount struct {
 // that handed it to the generator. Not safe for concurrent use.
 type Source struct {
 	in     *Sequence
-	cursor int // the choice of in expected next
+	cursor int              // the choice of in expected next
+	index  map[uint64]int32 // key → first choice of in with it, built on the first miss
+	built  bool             // index holds in's keys
 
 	stream    []byte // unindexed bytes of in, read in order by draws that miss
 	streamPos int
@@ -128,6 +130,7 @@ func (s *Source) reset(seq *Sequence) {
 	}
 	s.in = seq
 	s.cursor = 0
+	s.built = false
 	s.stream = s.stream[:0]
 	s.streamPos = 0
 	s.hasStream = false
@@ -284,12 +287,29 @@ func (s *Source) lookup(key uint64) (choice, bool) {
 	if len(in.choices) == 0 {
 		return choice{}, false
 	}
-	i, ok := in.indexMap()[key]
+	if !s.built {
+		s.buildIndex()
+	}
+	i, ok := s.index[key]
 	if !ok {
 		return choice{}, false
 	}
 	s.cursor = int(i) + 1
 	return in.choices[i], true
+}
+
+func (s *Source) buildIndex() {
+	if s.index == nil {
+		s.index = make(map[uint64]int32, len(s.in.choices))
+	} else {
+		clear(s.index)
+	}
+	for i := len(s.in.choices) - 1; i >= 0; i-- {
+		if c := s.in.choices[i]; c.flags&flagUnindexed == 0 {
+			s.index[c.key] = int32(i)
+		}
+	}
+	s.built = true
 }
 
 // draw is the one place choices are made and recorded.
