@@ -1,5 +1,3 @@
-//go:build wafer_pending
-
 package instrument_test
 
 // Differential tests on real programs: WASI commands built from C
@@ -71,6 +69,10 @@ func realPrograms() []realProgram {
 			`[{"op":"idiv","args":[1,0]}]`,
 			`[{"op":"exit","args":[7]}]`,
 			`[{"op":"set","name":"x","args":[3]},{"op":"get","name":"x"},{"op":"mul"},{"op":"sort","args":[9,-1]},{"op":"json"},{"op":"nope"},{"op":"add"},{"op":"print"}]`,
+		}},
+		{name: "gobig", path: "testdata/programs/gobig/gobig.wasm", full: true, inputs: []string{
+			"",
+			"hello <world> & \"friends\" 123 abc",
 		}},
 	}
 }

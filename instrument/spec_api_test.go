@@ -10,14 +10,54 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/tetratelabs/wazero/experimental"
+
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // specTransforms returns the transformed lanes; note says why some are
 // missing.
 func specTransforms() (ts []specTransform, note string) {
-	ts = append(ts, specTransform{name: "roundtrip", apply: specRoundTrip})
-	return ts, "instrument.Instrument not available yet: lanes counters, fuel, dirty do not run"
+	return []specTransform{
+		{name: "roundtrip", apply: specRoundTrip},
+		{name: "counters", apply: specInstrument(instrument.Options{}), features: specInstrumentFeatures},
+		{name: "fuel", apply: specInstrument(instrument.Options{Fuel: true}), features: specInstrumentFeatures},
+		{name: "dirty", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true}), features: specInstrumentFeatures},
+	}, ""
+}
+
+// specInstrumentFeatures: Instrument shifts a segment offset `global.get g`
+// to `global.get g; i32.const reserved; i32.add`, an extended constant
+// expression, so the instrumented lanes run with extended-const enabled
+// (as runtime/ must).
+const specInstrumentFeatures = experimental.CoreFeaturesExtendedConst
+
+// specImportModules lists the module names wasm imports from (nil when it
+// does not decode).
+func specImportModules(wasm []byte) []string {
+	m, err := instrument.Decode(wasm)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, imp := range m.Imports {
+		if imp.Module != "spectest" {
+			names = append(names, imp.Module)
+		}
+	}
+	return names
+}
+
+// specInstrument is transforms (b)–(d): Instrument with opts; the fuel
+// lanes get their fuel global filled after instantiation.
+func specInstrument(opts instrument.Options) func([]byte) ([]byte, string, error) {
+	return func(wasm []byte) ([]byte, string, error) {
+		out, sm, err := instrument.Instrument(wasm, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		return out, sm.Layout.FuelExport, nil
+	}
 }
 
 // specRoundTrip is transform (a): decode, encode, and check that the

@@ -468,10 +468,13 @@ func sameValue(t api.ValueType, a, b []uint64) bool {
 // Lanes.
 
 // specTransform turns an original module into a lane's module. fuel names
-// the exported fuel global to fill ("" when none).
+// the exported fuel global to fill ("" when none). features are enabled on
+// the lane's runtime in addition to the directory's (what the transform's
+// output documents it needs).
 type specTransform struct {
-	name  string
-	apply func(wasm []byte) (out []byte, fuel string, err error)
+	name     string
+	apply    func(wasm []byte) (out []byte, fuel string, err error)
+	features api.CoreFeatures
 }
 
 type specLane struct {
@@ -480,6 +483,8 @@ type specLane struct {
 	rt    wazero.Runtime
 	named map[string]*laneModule
 	last  *laneModule
+	byReg map[string]*laneModule // by registered name
+	all   []*laneModule          // every instantiated module, in order
 	// skippedReg: registered names whose module this lane could not run.
 	skippedReg map[string]string
 }
@@ -487,6 +492,12 @@ type specLane struct {
 type laneModule struct {
 	mod  api.Module
 	skip string // non-empty: this lane cannot run the module (why)
+	// diverged: the module's state (memory, table, globals) is shared with a
+	// module this lane skipped but the original ran, so its results may
+	// differ for that reason alone; actions on it are skipped.
+	diverged string
+	reg      string   // registered name, "" when none
+	imports  []string // module names it imports from (spectest excluded)
 }
 
 // outcome is what one lane did for one command.
@@ -575,11 +586,16 @@ func (r *specRun) newLanes(transforms []specTransform) error {
 		lanes = append(lanes, &specLane{name: transforms[i].name, tr: &transforms[i]})
 	}
 	for _, l := range lanes {
+		features := r.dir.features
+		if l.tr != nil {
+			features |= l.tr.features
+		}
 		cfg := wazero.NewRuntimeConfigInterpreter().
-			WithCoreFeatures(r.dir.features).
+			WithCoreFeatures(features).
 			WithCloseOnContextDone(true)
 		l.rt = wazero.NewRuntimeWithConfig(r.ctx, cfg)
 		l.named = map[string]*laneModule{}
+		l.byReg = map[string]*laneModule{}
 		l.skippedReg = map[string]string{}
 		if _, err := l.rt.InstantiateWithConfig(r.ctx, spectestHostWasm,
 			wazero.NewModuleConfig().WithName("spectest").WithStartFunctions()); err != nil {
@@ -638,6 +654,38 @@ func (r *specRun) readModule(c *specCommand) ([]byte, error) {
 	return os.ReadFile(filepath.Join(r.path, c.Filename))
 }
 
+// diverge marks the modules that wasm imports from as diverged on lane l:
+// the lane skipped wasm (why) but the original instantiated it, and it may
+// have changed their memory, tables or globals.
+func (r *specRun) diverge(l *specLane, wasm []byte, why string) {
+	for _, imp := range specImportModules(wasm) {
+		if d := l.byReg[imp]; d != nil && d.diverged == "" {
+			d.diverged = "state linked with a module the lane skipped (" + why + ")"
+		}
+	}
+	l.spreadDivergence()
+}
+
+// spreadDivergence marks every module that imports from a diverged module
+// as diverged too (it may call into it or read its memory).
+func (l *specLane) spreadDivergence() {
+	for changed := true; changed; {
+		changed = false
+		for _, m := range l.all {
+			if m.diverged != "" {
+				continue
+			}
+			for _, imp := range m.imports {
+				if d := l.byReg[imp]; d != nil && d.diverged != "" {
+					m.diverged = d.diverged
+					changed = true
+					break
+				}
+			}
+		}
+	}
+}
+
 // moduleFor picks the module an action addresses on lane l.
 func (l *specLane) moduleFor(a specAction) *laneModule {
 	if a.Module != "" {
@@ -654,6 +702,9 @@ func (r *specRun) act(l *specLane, a specAction) outcome {
 	}
 	if m.skip != "" {
 		return outcome{skip: m.skip}
+	}
+	if m.diverged != "" {
+		return outcome{skip: m.diverged}
 	}
 	switch a.Type {
 	case "invoke":
@@ -778,6 +829,9 @@ func (r *specRun) module(c *specCommand, reg string) {
 				if reg != "" {
 					l.skippedReg[reg] = o.skip
 				}
+				if orig.trap == "" && orig.err == "" {
+					r.diverge(l, wasm, o.skip)
+				}
 			case o.err != "" || o.trap != orig.trap:
 				r.fail(l, c, "instantiate: original %s, transformed %s", orig, o)
 				if m == nil {
@@ -790,9 +844,17 @@ func (r *specRun) module(c *specCommand, reg string) {
 		if m == nil {
 			m = &laneModule{skip: "module failed to instantiate"}
 		}
+		if m.mod != nil {
+			m.reg, m.imports = reg, specImportModules(wasm)
+			l.all = append(l.all, m)
+			l.spreadDivergence()
+		}
 		l.last = m
 		if c.Name != "" {
 			l.named[c.Name] = m
+		}
+		if reg != "" {
+			l.byReg[reg] = m
 		}
 	}
 }
@@ -854,6 +916,9 @@ func (r *specRun) rejected(c *specCommand, link bool) {
 			if _, _, err := l.tr.apply(wasm); err != nil {
 				if reason, ok := specSkipReason(err); ok && link {
 					r.count(l, "skip: "+reason)
+					// The original may have written into the modules it
+					// links to before it failed (data, elem segments).
+					r.diverge(l, wasm, reason)
 					continue
 				}
 				r.count(l, resPass)

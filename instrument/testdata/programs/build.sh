@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 wat2wasm spectest_host.wat -o spectest_host.wasm
 # C programs: compile with clang, link with wasm-ld directly (the clang
 # driver runs wasm-opt when it is installed, which drops the name section).
-clang="clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -g"
+clang="clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -g -fdebug-prefix-map=$(pwd)=."
 rt=$(clang-14 --target=wasm32-wasi --sysroot=/usr -print-libgcc-file-name)
 for p in cwords crunch; do
 	$clang -c -o "$p/$p.o" "$p/$p.c"
