@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,16 +32,16 @@ var trapKinds = [...]struct {
 
 // runEnd is everything classify needs to know about how one call ended.
 type runEnd struct {
-	err      error  // from the wazero call; nil when it returned
-	ret      uint32 // harness return value when err == nil (reactors)
-	stderr   []byte // tail of the target's stderr
-	command  bool   // WASI command: exit codes decide valid/invalid
-	invalid  func(code uint32) bool
-	fuelOut  bool   // the fuel global was negative after the call
-	fuel     uint64 // the fuel budget, for the message
-	timedOut bool   // the per-run wall-clock backstop fired
-	oom      bool   // a memory.grow past the cap was refused during the run
-	oomPages uint32 // the cap, for the message
+	err      error    // from the wazero call; nil when it returned
+	ret      uint32   // harness return value when err == nil (reactors)
+	stderr   []byte   // tail of the target's stderr
+	command  bool     // WASI command: exit codes decide valid/invalid
+	invalid  []uint32 // exit codes that mean invalid
+	fuelOut  bool     // the fuel global was negative after the call
+	fuel     uint64   // the fuel budget, for the message
+	timedOut bool     // the per-run wall-clock backstop fired
+	oom      bool     // a memory.grow past the cap was refused during the run
+	oomPages uint32   // the cap, for the message
 	funcs    map[string]Frame
 }
 
@@ -77,7 +78,7 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 			if code == 0 {
 				return Valid, nil, 0
 			}
-			if e.invalid != nil && e.invalid(code) {
+			if slices.Contains(e.invalid, code) {
 				return Invalid, nil, code
 			}
 		}

@@ -174,12 +174,3 @@ func (c Config) outputTail() int {
 	}
 	return c.OutputTail
 }
-
-func (c Config) invalidExit(code uint32) bool {
-	for _, v := range c.InvalidExitCodes {
-		if v == code {
-			return true
-		}
-	}
-	return false
-}

@@ -42,6 +42,7 @@ func TestLibFuzzerCrashKinds(t *testing.T) {
 		{"shadow stack", "R", Crash, KindStackExhausted, "recurse_frames", "clib/fuzz.c"},
 		{"hang", "L", Hang, KindTimeout, "", ""},
 		{"valid after failures", "P hi", Valid, KindNone, "", ""},
+		{"LLVMFuzzerInitialize ran", "Q", Valid, KindNone, "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

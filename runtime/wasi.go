@@ -38,6 +38,12 @@ func (w *wasiIO) init(base uint64, args, env []string, seed uint64, tail int) {
 // stream, descriptors, output).
 func (w *wasiIO) reset() { w.st.Reset() }
 
+// resetOutput clears only the captured output (persistent mode).
+func (w *wasiIO) resetOutput() {
+	w.st.Stdout.Reset()
+	w.st.Stderr.Reset()
+}
+
 // moduleConfig configures one instance: anonymous, no start functions
 // (wafer calls them itself), everything else comes from the State.
 func (w *wasiIO) moduleConfig() wazero.ModuleConfig {

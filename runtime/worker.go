@@ -283,7 +283,13 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		return Result{}, err
 	}
 	w.used = true
-	w.io.reset()
+	if w.t.cfg.Reset == Persistent {
+		// The instance keeps its state, so WASI's must go on too (a clock
+		// that jumps back under a Go runtime misleads its scheduler).
+		w.io.resetOutput()
+	} else {
+		w.io.reset()
+	}
 	clear(w.counters())
 	budget := w.t.cfg.fuel()
 	if w.fuel != nil {
@@ -360,7 +366,7 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 		ret:      ret,
 		stderr:   w.errTail,
 		command:  w.t.harness == HarnessCommand,
-		invalid:  w.t.cfg.invalidExit,
+		invalid:  w.t.cfg.InvalidExitCodes,
 		oom:      w.alloc.hit,
 		oomPages: w.t.cfg.maxPages(),
 		funcs:    w.t.meta.funcs,

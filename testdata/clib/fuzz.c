@@ -73,6 +73,27 @@ __attribute__((noinline)) void spin(const uint8_t *d, size_t n) {
 	}
 }
 
+static int initialized;
+
+// LLVMFuzzerInitialize runs once per instance, before any input.
+__attribute__((export_name("LLVMFuzzerInitialize")))
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+	(void)argc;
+	(void)argv;
+	initialized = 1;
+	return 0;
+}
+
+// checksum is a bounded loop (benchmarks: the cost of loop checks).
+__attribute__((noinline)) int checksum(const uint8_t *d, size_t n) {
+	unsigned h = 0;
+	for (int i = 0; i < 100000; i++) {
+		h = h * 31 + d[i % n];
+	}
+	sink = (int)h;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (size == 0) {
 		return -1;
@@ -90,6 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	case 'R': return recurse_frames(0);
 	case 'L': spin(data, size); return 0;
 	case 'X': return -1;
+	case 'K': return checksum(data, size);
+	case 'Q': return initialized ? 0 : -1;
 	case 'P': printf("clib says %.*s\n", (int)(size - 1), (const char *)data + 1); return 0;
 	}
 	sink += data[0];

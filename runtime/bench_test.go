@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wafer-fuzz/wafer/internal/wasip1"
+)
+
+// Benchmarks report ns/op (= ns per execution) and execs/s. The ceiling is
+// bare wazero: the uninstrumented module, initialised once, the input copied
+// into the malloc'd buffer and LLVMFuzzerTestOneInput called with
+// CallWithStack and a reused stack: no reset, no counters, no
+// classification. Compare with benchstat:
+//
+//	go test ./runtime -run '^$' -bench . -count 6 > new.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest new.txt
+
+var benchTargets = []struct {
+	name, fixture, input string
+}{
+	{"libfuzzer", "clib/clib.wasm", "V"},
+	{"go", "goreactor/goreactor.wasm", "V"},
+}
+
+func report(b *testing.B) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
+
+func BenchmarkCeiling(b *testing.B) {
+	for _, bt := range benchTargets {
+		b.Run(bt.name, func(b *testing.B) {
+			ctx := context.Background()
+			r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+				WithCompilationCache(benchCache(b)))
+			defer r.Close(ctx)
+			if _, err := wasip1.Instantiate(ctx, r); err != nil {
+				b.Fatal(err)
+			}
+			st := &wasip1.State{}
+			ctx = wasip1.WithState(ctx, st)
+			mod, err := r.InstantiateWithConfig(ctx, fixture(b, bt.fixture), wazero.NewModuleConfig().WithStartFunctions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
+				b.Fatal(err)
+			}
+			res, err := mod.ExportedFunction("malloc").Call(ctx, 4096)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ptr := uint32(res[0])
+			fn := mod.ExportedFunction(exportTest)
+			mem := mod.Memory()
+			in := []byte(bt.input)
+			stack := make([]uint64, 2)
+			b.ResetTimer()
+			for range b.N {
+				buf, _ := mem.Read(ptr, uint32(len(in)))
+				copy(buf, in)
+				stack[0], stack[1] = uint64(ptr), uint64(len(in))
+				if err := fn.CallWithStack(ctx, stack); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
+	}
+}
+
+// BenchmarkRun is Worker.Run per harness and reset mode on the module
+// instrumented with fuel and dirty pages, reading the counters (an 8-byte
+// scan, as the engine does) after each run. "plain" is the uninstrumented
+// module (restore = a full memory copy).
+func BenchmarkRun(b *testing.B) {
+	for _, bt := range benchTargets {
+		for _, inst := range []bool{true, false} {
+			for _, mode := range []Reset{Restore, Persistent, Fresh} {
+				name := bt.name + "/instrumented/" + mode.String()
+				if !inst {
+					name = bt.name + "/plain/" + mode.String()
+				}
+				b.Run(name, func(b *testing.B) {
+					cfg := Config{Reset: mode, MaxInputLen: 4096, CacheDir: benchDir(b)}
+					var tg *Target
+					if inst {
+						tg = loadInstrumented(b, bt.fixture, fullOpts, cfg)
+					} else {
+						tg = load(b, bt.fixture, meta{}, cfg)
+					}
+					benchWorker(b, tg, []byte(bt.input))
+				})
+			}
+		}
+	}
+	b.Run("command/plain/fresh", func(b *testing.B) {
+		tg := load(b, "gocmd/gocmd.wasm", meta{}, Config{CacheDir: benchDir(b)})
+		benchWorker(b, tg, []byte("hello"))
+	})
+}
+
+// BenchmarkBackstop measures what wazero's WithCloseOnContextDone costs a
+// loop-heavy run (clib "K": 100,000 iterations), uninstrumented.
+func BenchmarkBackstop(b *testing.B) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+	}{{"off", -1}, {"on", time.Minute}} {
+		b.Run(tc.name, func(b *testing.B) {
+			tg := load(b, "clib/clib.wasm", meta{}, Config{Reset: Persistent, Timeout: tc.timeout, CacheDir: benchDir(b)})
+			benchWorker(b, tg, []byte("K"))
+		})
+	}
+}
+
+func benchWorker(b *testing.B, tg *Target, in []byte) {
+	w := worker(b, tg)
+	ctx := context.Background()
+	if r, err := w.Run(ctx, in); err != nil || r.Outcome != Valid {
+		b.Fatalf("warm-up: %v %v %v", r.Outcome, r.Failure, err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var hits int
+	for range b.N {
+		r, err := w.Run(ctx, in)
+		if err != nil || r.Outcome != Valid {
+			b.Fatalf("%v %v %v", r.Outcome, r.Failure, err)
+		}
+		hits += scan(r.Counters)
+	}
+	report(b)
+	_ = hits
+}
+
+// scan counts non-zero counters, skipping zero runs 64 bytes at a time.
+func scan(c []byte) int {
+	n, i := 0, 0
+	le := binary.LittleEndian
+	for ; i+64 <= len(c); i += 64 {
+		b := c[i : i+64 : i+64]
+		if le.Uint64(b[0:])|le.Uint64(b[8:])|le.Uint64(b[16:])|le.Uint64(b[24:])|
+			le.Uint64(b[32:])|le.Uint64(b[40:])|le.Uint64(b[48:])|le.Uint64(b[56:]) == 0 {
+			continue
+		}
+		for _, v := range b {
+			if v != 0 {
+				n++
+			}
+		}
+	}
+	for _, v := range c[i:] {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func benchDir(b *testing.B) string { return testConfig(b, Config{}).CacheDir }
+
+func benchCache(b *testing.B) wazero.CompilationCache {
+	c, err := wazero.NewCompilationCacheWithDir(benchDir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
