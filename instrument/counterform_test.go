@@ -1,0 +1,65 @@
+package instrument
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// testdata/hot.wat, rebuilt by testdata/build.sh.
+//
+//go:embed testdata/hot.wasm
+var hotWasm []byte
+
+// BenchmarkCounterForm measures the increment forms in wazero's compiler:
+// ns per loop iteration of testdata/hot.wat ("loop": 9 counter hits per
+// iteration; "calls": 5 hits and a call in half the iterations), for the
+// original module and each form. The chosen default is counterBaseLocal;
+// see doc.go for the numbers.
+//
+//	go test ./instrument -run '^$' -bench CounterForm -count 6
+func BenchmarkCounterForm(b *testing.B) {
+	ctx := context.Background()
+	forms := []struct {
+		name string
+		inst bool
+		form counterForm
+	}{
+		{"original", false, 0},
+		{"base-local", true, counterBaseLocal},
+		{"const-id", true, counterConst},
+		{"const0-offset", true, counterConstZero},
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
+	defer rt.Close(ctx)
+	const iters = 1 << 16
+	for _, fn := range []string{"loop", "calls"} {
+		for _, f := range forms {
+			wasm := hotWasm
+			if f.inst {
+				var err error
+				wasm, _, err = Instrument(hotWasm, Options{counter: f.form})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			mod, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				b.Fatal(err)
+			}
+			call := mod.ExportedFunction(fn)
+			b.Run(fmt.Sprintf("%s/%s", fn, f.name), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := call.Call(ctx, iters); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/iters, "ns/iter")
+			})
+			mod.Close(ctx)
+		}
+	}
+}

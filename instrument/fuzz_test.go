@@ -1,0 +1,65 @@
+package instrument
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// FuzzInstrument instruments arbitrary input with every option: it must
+// never panic; when the input compiles in wazero, so must the output, and
+// the output must decode with the promised layout.
+//
+//	go test ./instrument -run '^$' -fuzz FuzzInstrument -fuzztime 5m
+func FuzzInstrument(f *testing.F) {
+	for _, sf := range coreSample(coreSpecFiles(f), 40) {
+		if b, err := os.ReadFile(sf.path); err == nil && sf.valid {
+			f.Add(b, uint8(0))
+		}
+	}
+	f.Add(memWasm, uint8(7))
+	f.Add(branchesWasm, uint8(3))
+	f.Add(dwWasm, uint8(1))
+	ctx := context.Background()
+	feats := api.CoreFeaturesV2 | experimental.CoreFeaturesThreads | experimental.CoreFeaturesTailCall |
+		experimental.CoreFeaturesExtendedConst | experimental.CoreFeaturesExceptionHandling |
+		experimental.CoreFeaturesTypedFunctionReferences
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(feats))
+	defer rt.Close(ctx)
+	f.Fuzz(func(t *testing.T, wasm []byte, flags uint8) {
+		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0}
+		if flags&4 != 0 {
+			opts.Skip = []string{"*"}
+		}
+		out, sm, err := Instrument(wasm, opts)
+		if err != nil {
+			var fe *FormatError
+			if !errors.As(err, &fe) && !errors.Is(err, ErrUnsupported) && err.Error() == "" {
+				t.Fatalf("bad error %v", err)
+			}
+			return
+		}
+		m, err := Decode(out)
+		if err != nil {
+			t.Fatalf("output does not decode: %v", err)
+		}
+		if len(m.Memories) != 1 || m.Memories[0].Min < uint64(sm.Layout.ReservedPages) {
+			t.Fatalf("output memory %+v, reserved %d", m.Memories, sm.Layout.ReservedPages)
+		}
+		cm, err := rt.CompileModule(ctx, wasm)
+		if err != nil {
+			return // invalid input: no promise about the output
+		}
+		cm.Close(ctx)
+		cm, err = rt.CompileModule(ctx, out)
+		if err != nil {
+			t.Fatalf("input compiles, output does not: %v", err)
+		}
+		cm.Close(ctx)
+	})
+}
