@@ -118,7 +118,7 @@ func PNG(s *Source) []byte {
 	s.Leave()
 
 	s.enterT(tPNGZlib)
-	z := pngZlib(raw, s.Int(0, 15))
+	z := pngZlib(raw, int(below(s.draw(Value, lblInt, 1), 32))) // uniform, no boundary bias
 	parts := s.Len(1, 4)
 	s.Leave()
 	for i := range parts {
@@ -161,18 +161,18 @@ func pngChunk(b []byte, typ string, data []byte) []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
 }
 
-// pngZlib compresses raw as a zlib stream (RFC 1950) by mode (0–15): 0–5
-// stored deflate blocks, 6–13 one fixed-Huffman block with run-length
-// matches (both written here, no allocation beyond the output), 14–15
+// pngZlib compresses raw as a zlib stream (RFC 1950) by mode (0–31): 0–11
+// stored deflate blocks, 12–29 one fixed-Huffman block with run-length
+// matches (both written here, no allocation beyond the output), 30 and 31
 // compress/zlib at levels 1 and 9 (a real LZ77 compressor, but it allocates
 // ~600 KB per call, hence rare).
 func pngZlib(raw []byte, mode int) []byte {
 	switch {
-	case mode < 6:
+	case mode < 12:
 		return zlibStored(raw)
-	case mode < 14:
+	case mode < 30:
 		return zlibFixed(raw)
-	case mode == 14:
+	case mode == 30:
 		return pngDeflate(raw, 1)
 	default:
 		return pngDeflate(raw, 9)
