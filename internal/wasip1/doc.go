@@ -41,7 +41,8 @@
 //     State.Stderr TailBuffers (last N bytes and a total count kept).
 //     Writing anywhere else is EBADF.
 //   - fd 3 is the preopened directory "/" when State.Files is non-empty:
-//     a read-only in-memory tree (keys are paths, directories implicit).
+//     a read-only in-memory tree (keys are paths, directories implicit;
+//     "a" and "/a" name the same file, keep keys distinct).
 //     path_open, path_filestat_get, fd_read/fd_pread/fd_seek/fd_tell,
 //     fd_filestat_get and fd_readdir work on it; anything that would
 //     create, truncate or write is EROFS (EISDIR on a directory), a
@@ -52,6 +53,9 @@
 //     the preopen and opened directories as directories, files as regular
 //     files; times are ClockEpoch. fd_fdstat_set_flags records NONBLOCK
 //     (reads never block anyway) and any flag on stdout/stderr.
+//   - Misuse answers as POSIX would: reading a directory EISDIR, seeking
+//     stdio ESPIPE, a closed or unknown descriptor EBADF, an unknown clock
+//     EINVAL.
 //   - poll_oneoff never blocks: descriptor subscriptions are answered at
 //     once; otherwise the earliest clock subscription fires and the fake
 //     clock jumps to its deadline, so sleeps cost no time.
@@ -72,14 +76,23 @@
 // signature, so any preview1 module links. The older "wasi_unstable"
 // (preview0) module is not provided.
 //
-// # Memory safety
+// # Security
 //
 // All guest memory goes through one bounds-checked accessor that adds
 // Base, checks the whole range (including 32-bit wrap-around) against the
 // current memory size, and makes the function return EFAULT otherwise. A
-// hostile guest cannot make a host function panic or read outside its own
-// memory, nor reach the reserved region below Base. Ranges are checked
-// before anything is written where a function writes several results.
+// hostile guest cannot make a host function panic, read outside its own
+// memory, or reach the reserved region below Base (FuzzCalls checks both).
+// Ranges are checked before anything is written where a function writes
+// several results, and fd_write is all or nothing. Nothing is ever opened,
+// created, read or written on the host, and there is no network.
+//
+// Not guarded against: CPU time spent on the guest's behalf (random_get of
+// a whole memory, fd_readdir of a huge Files map) is bounded only by the
+// guest's memory and the caller's fuel or timeout; a State used by two
+// goroutines at once is a data race; Files contents and Stdin are shared
+// with the caller, who must not modify them during a run. Open descriptors
+// are capped at 1024 per run (EMFILE).
 //
 // # Cost
 //

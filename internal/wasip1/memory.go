@@ -3,6 +3,7 @@ package wasip1
 import (
 	"encoding/binary"
 	"math"
+	"reflect"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -11,12 +12,33 @@ var le = binary.LittleEndian
 
 // guest is the calling module's memory seen through the base offset: every
 // method takes a guest pointer, adds base, and checks the whole range
-// against the memory's current size. A range that does not fit (including
-// any that would wrap past 4 GiB) reports !ok, which callers turn into
-// EFAULT; nothing here panics.
+// against the memory. A range that does not fit (including any that would
+// wrap past 4 GiB) reports !ok, which callers turn into EFAULT; nothing
+// here panics.
+//
+// The memory is captured once per host call as one slice: a host function
+// never grows memory, so the view stays valid for the call, and every
+// access is a slice bounds check instead of an interface call.
 type guest struct {
-	mem  api.Memory // nil when the module has no memory
+	mem  []byte
 	base uint64
+}
+
+// newGuest captures m. A module without memory (wazero then returns a
+// typed nil) gets an empty view: every access faults. wazero reports a
+// 4 GiB memory's Size as 0; its first 4 GiB - 1 bytes are then used.
+func newGuest(m api.Memory, base uint64) guest {
+	if m == nil {
+		return guest{base: base}
+	}
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
+		return guest{base: base}
+	}
+	buf, _ := m.Read(0, m.Size())
+	if len(buf) == 0 {
+		buf, _ = m.Read(0, math.MaxUint32)
+	}
+	return guest{mem: buf, base: base}
 }
 
 // bytes returns a view of n bytes at guest address ptr.
@@ -26,14 +48,11 @@ func (g guest) bytes(ptr, n uint32) ([]byte, bool) {
 
 // bytes64 is bytes with a 64-bit length (n computed from counts).
 func (g guest) bytes64(ptr uint32, n uint64) ([]byte, bool) {
-	if g.mem == nil {
-		return nil, false
-	}
 	a := uint64(ptr) + g.base
-	if a > math.MaxUint32 || n > math.MaxUint32 {
+	if a > uint64(len(g.mem)) || n > uint64(len(g.mem))-a {
 		return nil, false
 	}
-	return g.mem.Read(uint32(a), uint32(n))
+	return g.mem[a : a+n : a+n], true
 }
 
 func (g guest) u32(ptr uint32) (uint32, bool) {
@@ -65,12 +84,10 @@ func (g guest) putU64(ptr uint32, v uint64) bool {
 // buf is itself a guest pointer and is translated too).
 func (g guest) iovec(iovs, i uint32) ([]byte, Errno) {
 	e, ok := g.bytes64(iovs, 8*uint64(i)+8)
-	if ok {
-		e = e[8*i:]
-	}
 	if !ok {
 		return nil, ErrnoFault
 	}
+	e = e[8*i:]
 	buf, ok := g.bytes(le.Uint32(e), le.Uint32(e[4:]))
 	if !ok {
 		return nil, ErrnoFault

@@ -2,6 +2,7 @@ package wasip1
 
 import (
 	"context"
+	_ "embed"
 	"slices"
 	"testing"
 
@@ -78,5 +79,27 @@ func TestErrnoString(t *testing.T) {
 	// Spot-check ABI values.
 	if ErrnoBadf != 8 || ErrnoFault != 21 || ErrnoInval != 28 || ErrnoNoent != 44 || ErrnoNosys != 52 || ErrnoNotsup != 58 || ErrnoRofs != 69 || ErrnoNotcapable != 76 {
 		t.Error("errno values drifted from the preview1 ABI")
+	}
+}
+
+//go:embed testdata/nomem.wasm
+var nomemWasm []byte
+
+// TestNoMemory: a module without memory gets EFAULT for anything that
+// needs memory and success for what does not.
+func TestNoMemory(t *testing.T) {
+	ctx := WithState(context.Background(), &State{})
+	mod, err := newRuntime(t).Instantiate(ctx, nomemWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fn   string
+		want Errno
+	}{{"write", ErrnoFault}, {"yield", ErrnoSuccess}} {
+		res, err := mod.ExportedFunction(tc.fn).Call(ctx)
+		if err != nil || Errno(res[0]) != tc.want {
+			t.Errorf("%s: expected %v, got %v %v", tc.fn, tc.want, res, err)
+		}
 	}
 }

@@ -113,6 +113,21 @@ create: Read-only file system
 `
 
 func TestPrograms(t *testing.T) {
+	ctx := context.Background()
+	r := newRuntime(t)
+	cache := map[*byte]wazero.CompiledModule{}
+	compiledFor := func(t *testing.T, wasm []byte) wazero.CompiledModule {
+		t.Helper()
+		if c, ok := cache[&wasm[0]]; ok {
+			return c
+		}
+		c, err := r.CompileModule(ctx, wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache[&wasm[0]] = c
+		return c
+	}
 	files := func() map[string][]byte {
 		return map[string][]byte{"input": []byte("file content"), "dir/a.txt": []byte("a")}
 	}
@@ -138,12 +153,7 @@ func TestPrograms(t *testing.T) {
 		}, 5, cFullStdout, "bye from C\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			r := newRuntime(t)
-			compiled, err := r.CompileModule(ctx, tc.wasm)
-			if err != nil {
-				t.Fatal(err)
-			}
+			compiled := compiledFor(t, tc.wasm)
 			before := hostSnapshot()
 			var outs [2][]byte
 			for i := range outs {
