@@ -146,3 +146,20 @@ func specSkipReason(err error) (string, bool) {
 func specKnownIssues() map[string]string {
 	return map[string]string{}
 }
+
+// specMutateConsts is a deliberately wrong transform for the runner's
+// self-test: every i32.const in a function body gets its value plus one.
+func specMutateConsts(wasm []byte) ([]byte, string, error) {
+	m, err := instrument.Decode(wasm)
+	if err != nil {
+		return nil, "", err
+	}
+	for i := range m.Code {
+		for _, in := range m.Code[i].Body.All() {
+			if in.Op == instrument.OpI32Const {
+				in.A = uint64(int64(int32(in.A + 1)))
+			}
+		}
+	}
+	return m.Encode(), "", nil
+}

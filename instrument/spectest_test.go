@@ -560,6 +560,7 @@ type specRun struct {
 	ctx     context.Context
 	errs    int
 	maxErrs int
+	quiet   bool // count mismatches without failing the test (runner self-test)
 }
 
 func (r *specRun) count(l *specLane, result string) {
@@ -575,7 +576,7 @@ func (r *specRun) fail(l *specLane, c *specCommand, format string, args ...any) 
 	}
 	r.count(l, resFail)
 	r.errs++
-	if r.errs <= r.maxErrs {
+	if !r.quiet && r.errs <= r.maxErrs {
 		r.t.Errorf("%s.wast:%d %s [%s]: %s", r.script, c.Line, c.Type, l.name, fmt.Sprintf(format, args...))
 	}
 }
@@ -983,6 +984,26 @@ func specSampled(must map[string]bool, script string) bool {
 	return h.Sum32()%specSampleMod == 0
 }
 
+// runSpecScript runs the script file f with r's settings.
+func runSpecScript(t *testing.T, r *specRun, f string, transforms []specTransform) {
+	raw, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s specScript
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s: %v", f, err)
+	}
+	defer r.close()
+	if err := r.newLanes(transforms); err != nil {
+		t.Fatal(err)
+	}
+	r.run(&s)
+	if !r.quiet && r.errs > r.maxErrs {
+		t.Errorf("%s: %d more mismatches not shown", r.script, r.errs-r.maxErrs)
+	}
+}
+
 // TestSpec runs the spec testsuite in lockstep on the original and the
 // transformed modules.
 func TestSpec(t *testing.T) {
@@ -1016,24 +1037,8 @@ func TestSpec(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
-					raw, err := os.ReadFile(f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var s specScript
-					if err := json.Unmarshal(raw, &s); err != nil {
-						t.Fatalf("%s: %v", f, err)
-					}
-					r := &specRun{t: t, dir: d, path: path, script: name, counts: counts,
-						known: known, ctx: context.Background(), maxErrs: 20}
-					defer r.close()
-					if err := r.newLanes(transforms); err != nil {
-						t.Fatal(err)
-					}
-					r.run(&s)
-					if r.errs > r.maxErrs {
-						t.Errorf("%s: %d more mismatches not shown", name, r.errs-r.maxErrs)
-					}
+					runSpecScript(t, &specRun{t: t, dir: d, path: path, script: name, counts: counts,
+						known: known, ctx: context.Background(), maxErrs: 20}, f, transforms)
 				})
 			}
 		}
@@ -1044,4 +1049,97 @@ func TestSpec(t *testing.T) {
 	}
 	t.Logf("spec run: %s", mode)
 	counts.report(t, dirs, laneNames)
+}
+
+// TestSpecRunnerDetectsMismatch checks the runner itself: a lane whose
+// transform changes behaviour (every i32.const in code bumped by one) must
+// be reported as failing, and an identity lane must pass everything.
+func TestSpecRunnerDetectsMismatch(t *testing.T) {
+	root := specRoot(t)
+	d := specDirs()[0] // v1
+	counts := &specCounts{m: map[string]map[string]int{}}
+	r := &specRun{t: t, dir: d, path: filepath.Join(root, d.name, "testdata"), script: "v1/if",
+		counts: counts, known: map[string]string{}, ctx: context.Background(), quiet: true}
+	identity := func(b []byte) ([]byte, string, error) { return b, "", nil }
+	lanes := []specTransform{{name: "identity", apply: identity}, {name: "mutant", apply: specMutateConsts}}
+	runSpecScript(t, r, filepath.Join(r.path, "if.json"), lanes)
+	for lane, wantFail := range map[string]bool{"original": false, "identity": false, "mutant": true} {
+		m := counts.m["v1/"+lane]
+		if m[resPass] == 0 {
+			t.Errorf("lane %s: nothing passed: %v", lane, m)
+		}
+		if got := m[resFail] > 0; got != wantFail {
+			t.Errorf("lane %s: expected failures %v, got %d (%v)", lane, wantFail, m[resFail], m)
+		}
+	}
+}
+
+// TestSpecCompare pins the value comparisons: NaN patterns, v128 lanes,
+// references.
+func TestSpecCompare(t *testing.T) {
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	lanes := func(ls ...string) json.RawMessage { b, _ := json.Marshal(ls); return b }
+	for _, tc := range []struct {
+		name  string
+		exp   specValue
+		words []uint64
+		want  bool
+	}{
+		{"i32 signed", specValue{Type: "i32", Value: str("-1")}, []uint64{0xffffffff}, true},
+		{"i32 unsigned", specValue{Type: "i32", Value: str("4294967295")}, []uint64{0xffffffff}, true},
+		{"i32 mismatch", specValue{Type: "i32", Value: str("1")}, []uint64{2}, false},
+		{"f32 canonical nan", specValue{Type: "f32", Value: str("nan:canonical")}, []uint64{0xffc00000}, true},
+		{"f32 canonical nan rejects payload", specValue{Type: "f32", Value: str("nan:canonical")}, []uint64{0x7fc00001}, false},
+		{"f32 arithmetic nan", specValue{Type: "f32", Value: str("nan:arithmetic")}, []uint64{0x7fc00001}, true},
+		{"f32 arithmetic nan rejects signalling", specValue{Type: "f32", Value: str("nan:arithmetic")}, []uint64{0x7f800001}, false},
+		{"f64 -0 is not +0", specValue{Type: "f64", Value: str("0")}, []uint64{1 << 63}, false},
+		{"f64 canonical nan", specValue{Type: "f64", Value: str("nan:canonical")}, []uint64{0x7ff8000000000000}, true},
+		{"v128 i8 lanes", specValue{Type: "v128", LaneType: "i8", Value: lanes("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "255")},
+			[]uint64{0x0807060504030201, 0xff0f0e0d0c0b0a09}, true},
+		{"v128 f32 nan lane", specValue{Type: "v128", LaneType: "f32", Value: lanes("nan:canonical", "0", "0", "1065353216")},
+			[]uint64{0x7fc00000, 0x3f80000000000000}, true},
+		{"v128 i16 lane mismatch", specValue{Type: "v128", LaneType: "i16", Value: lanes("1", "0", "0", "0", "0", "0", "0", "0")},
+			[]uint64{2, 0}, false},
+		{"externref 0 is not null", specValue{Type: "externref", Value: str("0")}, []uint64{1}, true},
+		{"externref null", specValue{Type: "externref", Value: str("null")}, []uint64{0}, true},
+		{"funcref any", specValue{Type: "funcref"}, []uint64{0xc000123456}, true},
+		{"funcref any rejects null", specValue{Type: "funcref"}, []uint64{0}, false},
+		{"refnull", specValue{Type: "refnull"}, []uint64{0}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := matchExpected(tc.exp, tc.words); got != tc.want {
+				t.Errorf("matchExpected(%s, %#x) = %v, expected %v", tc.exp, tc.words, got, tc.want)
+			}
+		})
+	}
+	nan1, nan2 := uint64(0x7fc00000), uint64(0xffc00001)
+	for _, tc := range []struct {
+		name string
+		t    api.ValueType
+		a, b []uint64
+		want bool
+	}{
+		{"f32 nans are equal", api.ValueTypeF32, []uint64{nan1}, []uint64{nan2}, true},
+		{"f32 bits differ", api.ValueTypeF32, []uint64{0}, []uint64{1 << 31}, false},
+		{"i32 ignores high bits", api.ValueTypeI32, []uint64{1}, []uint64{1 | 1<<40}, true},
+		{"funcref null-ness only", 0x70, []uint64{0x1234}, []uint64{0x5678}, true},
+		{"funcref null vs non-null", 0x70, []uint64{0}, []uint64{0x5678}, false},
+		{"v128 f32 lane nans", 0x7b, []uint64{nan1 | nan2<<32, 0}, []uint64{nan2 | nan1<<32, 0}, true},
+		{"v128 differs", 0x7b, []uint64{1, 0}, []uint64{2, 0}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sameValue(tc.t, tc.a, tc.b); got != tc.want {
+				t.Errorf("sameValue(%#x, %#x) = %v, expected %v", tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+	for text, want := range map[string]string{
+		"undefined element": "invalid table access", "uninitialized element 2": "invalid table access",
+		"indirect call type mismatch": "indirect call type mismatch", "call stack exhausted": "stack overflow",
+		"integer divide by zero": "integer divide by zero", "null function reference": "null reference",
+	} {
+		if got := specTrapClass(text); got != want {
+			t.Errorf("specTrapClass(%q) = %q, expected %q", text, got, want)
+		}
+	}
 }
