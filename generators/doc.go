@@ -33,7 +33,7 @@
 //
 // Raw is the identity generator: the sequence's bytes are the input, one
 // value choice, so raw-byte fuzzing and generator fuzzing share one engine.
-// JSON, XML, PNG and Expr generate inputs in real formats; Lookup and Names
+// JSON, XML, PNG, Expr and SQL generate inputs in real formats; Lookup and Names
 // give them by name.
 //
 // A Sequence exposes the views the search strategies mutate (all bytes for

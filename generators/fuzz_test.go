@@ -99,6 +99,11 @@ func FuzzExpr(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, dict bool) { checkGenerator(t, Expr, validExpr, data, dict) })
 }
 
+func FuzzSQL(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, dict bool) { checkGenerator(t, SQL, validSQL, data, dict) })
+}
+
 // FuzzUnmarshal: decoding never panics; a decoded sequence re-encodes to an
 // equal one and drives every generator deterministically.
 func FuzzUnmarshal(f *testing.F) {

@@ -82,6 +82,7 @@ var generatorCases = []struct {
 	{"xml", XML, validXML},
 	{"png", PNG, validPNG},
 	{"expr", Expr, validExpr},
+	{"sql", SQL, validSQL},
 	{"sink", sink, nil},
 }
 

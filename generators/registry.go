@@ -11,11 +11,12 @@ var registry = []struct {
 	{"json", JSON},
 	{"png", PNG},
 	{"raw", Raw},
+	{"sql", SQL},
 	{"xml", XML},
 }
 
 // Lookup returns the built-in generator called name ("raw", "json", "xml",
-// "png", "expr") and true, or nil and false.
+// "png", "expr", "sql") and true, or nil and false.
 func Lookup(name string) (Generator, bool) {
 	for _, e := range registry {
 		if e.name == name {
