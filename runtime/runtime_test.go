@@ -100,6 +100,7 @@ func TestGoReactor(t *testing.T) {
 		{"panic", "Pboom", Crash, KindGoPanic, "wafer fixture panic: boom", "main.panicWithMessage"},
 		{"index", "I", Crash, KindGoPanic, "runtime error: index out of range [73] with length 1", "main.indexOutOfRange"},
 		{"nil map", "M", Crash, KindGoPanic, "assignment to entry in nil map", "main.nilMapWrite"},
+		{"deadlock", "D", Crash, KindGoFatal, "all goroutines are asleep - deadlock!", "main.deadlock"},
 		{"loop", "L", Hang, KindTimeout, "wall-clock timeout (backstop)", ""},
 		{"valid again", "V", Valid, KindNone, "", ""},
 	}
@@ -350,5 +351,26 @@ func TestCanceledContext(t *testing.T) {
 	}
 	if r := run(t, w, "V"); r.Outcome != Valid {
 		t.Fatalf("after cancel: expected valid, got %v", r.Outcome)
+	}
+}
+
+func TestSharedMemory(t *testing.T) {
+	for _, mode := range []Reset{Restore, Persistent} {
+		t.Run(mode.String(), func(t *testing.T) {
+			w := worker(t, load(t, "fake/shared.wasm", meta{}, Config{Reset: mode, MaxInputLen: 64}))
+			for i, want := range []Outcome{Valid, Valid, Valid} {
+				if r := run(t, w, "G"); r.Outcome != want {
+					t.Fatalf("run %d: expected %v, got %v (%v)", i, want, r.Outcome, r.Failure)
+				}
+			}
+			// Persistent: after 3 grows memory is at its maximum of 4 pages.
+			want := Valid
+			if mode == Persistent {
+				want = Invalid
+			}
+			if r := run(t, w, "G"); r.Outcome != want {
+				t.Fatalf("last run: expected %v, got %v", want, r.Outcome)
+			}
+		})
 	}
 }

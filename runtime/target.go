@@ -60,6 +60,9 @@ type Target struct {
 	restoreGlobals bool
 	hasInit        bool // _initialize
 	hasLLVMInit    bool // LLVMFuzzerInitialize
+	// sharedMemory: a threads-proposal shared memory cannot move, so its
+	// buffer is allocated at its maximum (capped) up front.
+	sharedMemory bool
 }
 
 // newTarget compiles wasm; m describes the instrumentation (zero: none).
@@ -132,6 +135,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	}
 	t.restoreGlobals = m.instrumented && m.layout.GlobalExportPrefix != ""
 	sort.Strings(t.globals)
+	t.sharedMemory = hasSharedMemory(wasm)
 	if t.host, err = instantiateHost(ctx, t.r); err != nil {
 		return nil, fmt.Errorf("instantiate wasi host: %w", err)
 	}
@@ -322,6 +326,22 @@ func exportedGlobals(wasm []byte) []string {
 		}
 	}
 	return names
+}
+
+// hasSharedMemory reports whether the memory section declares a shared
+// memory (limits flag bit 1).
+func hasSharedMemory(wasm []byte) bool {
+	for s := range sections(wasm) {
+		if s.id != 5 {
+			continue
+		}
+		n, k := uleb(s.body)
+		if k == 0 || n == 0 || len(s.body) <= k {
+			return false
+		}
+		return s.body[k]&0x02 != 0
+	}
+	return false
 }
 
 // readName reads a length-prefixed name.

@@ -48,6 +48,7 @@ func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 	w := &Worker{t: t}
 	w.io.init(t.meta.layout.ReservedBytes(), append([]string{"target"}, t.cfg.Args...), t.cfg.Env, t.cfg.Seed, t.cfg.outputTail())
 	w.alloc.limit = (uint64(t.cfg.maxPages()) + uint64(t.meta.layout.ReservedPages)) * pageSize
+	w.alloc.fixed = t.sharedMemory
 	if t.harness == HarnessCommand {
 		return w, nil // an instance per run
 	}
@@ -62,11 +63,15 @@ func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 
 // Close releases the worker's instance.
 func (w *Worker) Close(ctx context.Context) error {
-	if w.mod == nil {
-		return nil
+	var err error
+	if w.dead != nil {
+		err = w.dead.Close(ctx)
+		w.dead = nil
 	}
-	err := w.mod.Close(ctx)
-	w.mod = nil
+	if w.mod != nil {
+		err = errors.Join(err, w.mod.Close(ctx))
+		w.mod = nil
+	}
 	return err
 }
 
@@ -146,7 +151,13 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		}
 	}
 	if w.t.hasLLVMInit {
-		if _, err := call(exportInit, 0, 0); err != nil {
+		// libFuzzer passes &argc and &argv: build argc = 1, argv =
+		// {"target", NULL} in guest memory with the target's allocator.
+		argc, argv, err := w.guestArgv(call)
+		if err != nil {
+			return err
+		}
+		if _, err := call(exportInit, uint64(argc), uint64(argv)); err != nil {
 			return err
 		}
 	}
@@ -171,15 +182,42 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	return nil
 }
 
+// guestArgv allocates int argc = 1 and char **argv = {"target", NULL} in the
+// guest (pointers are 32-bit), returning &argc and &argv.
+func (w *Worker) guestArgv(call func(string, ...uint64) (uint64, error)) (uint32, uint32, error) {
+	const name = "target\x00"
+	p, err := call(w.t.cfg.malloc(), 16+uint64(len(name)))
+	if err != nil {
+		return 0, 0, err
+	}
+	if p == 0 {
+		return 0, 0, fmt.Errorf("start-up: %s returned NULL", w.t.cfg.malloc())
+	}
+	// Layout at p: argc (4) | &list (4) | list[0] (4) | list[1] = NULL (4) | "target\0".
+	base := uint32(p)
+	buf, ok := w.mem.Read(uint32(uint64(base)+w.io.st.Base), 16+uint32(len(name)))
+	if !ok {
+		return 0, 0, fmt.Errorf("start-up: %s returned 0x%x, outside memory", w.t.cfg.malloc(), p)
+	}
+	binary.LittleEndian.PutUint32(buf[0:], 1)
+	binary.LittleEndian.PutUint32(buf[4:], base+8)
+	binary.LittleEndian.PutUint32(buf[8:], base+16)
+	binary.LittleEndian.PutUint32(buf[12:], 0)
+	copy(buf[16:], name)
+	return base, base + 4, nil
+}
+
 // takeSnapshot records memory and globals of the initialised instance.
 func (w *Worker) takeSnapshot() {
+	// Counters and the dirty map are wafer's, cleared in the snapshot too.
+	clear(w.counters())
+	w.clearDirty()
 	view, _ := w.mem.Read(0, w.mem.Size())
 	w.snapMem = append(w.snapMem[:0], view...)
 	w.snapGlobals = w.snapGlobals[:0]
 	for _, g := range w.globals {
 		w.snapGlobals = append(w.snapGlobals, g.Get())
 	}
-	w.clearDirty()
 }
 
 // restore brings a used instance back to the snapshot.
@@ -456,10 +494,14 @@ const inputFile = "input"
 // cap, so the run can be classified as KindOutOfMemory.
 type cappedAllocator struct {
 	limit uint64 // bytes, reserved pages included
+	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
 }
 
-func (a *cappedAllocator) Allocate(capacity, _ uint64) experimental.LinearMemory {
+func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
+	if a.fixed {
+		capacity = maximum
+	}
 	return &cappedMemory{a: a, buf: make([]byte, 0, min(capacity, a.limit))}
 }
 
@@ -474,13 +516,17 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 		m.a.hit = true
 		return nil
 	}
-	m.started = true
 	if size <= uint64(cap(m.buf)) {
 		// Bytes between the old length and cap were never exposed: still
 		// zero.
+		m.started = true
 		m.buf = m.buf[:size]
 		return m.buf
 	}
+	if m.a.fixed && m.started {
+		return nil // cannot move: refuse (wazero reports the failed grow)
+	}
+	m.started = true
 	c := max(size, min(2*uint64(cap(m.buf)), m.a.limit))
 	nb := make([]byte, size, c)
 	copy(nb, m.buf)

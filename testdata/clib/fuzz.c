@@ -77,10 +77,9 @@ static int initialized;
 
 // LLVMFuzzerInitialize runs once per instance, before any input.
 __attribute__((export_name("LLVMFuzzerInitialize")))
+// It checks libFuzzer's argc/argv convention: argc >= 1, argv[argc] == NULL.
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-	(void)argc;
-	(void)argv;
-	initialized = 1;
+	initialized = *argc >= 1 && (*argv)[*argc] == NULL && (*argv)[0][0] != 0;
 	return 0;
 }
 

@@ -29,6 +29,8 @@ func fuzz(data []byte) error {
 		loopForever(data)
 	case 'X':
 		return errors.New("rejected")
+	case 'D':
+		deadlock()
 	}
 	return nil
 }
@@ -63,6 +65,12 @@ func loopForever(data []byte) {
 			return
 		}
 	}
+}
+
+//go:noinline
+func deadlock() {
+	ch := make(chan int)
+	<-ch
 }
 
 func main() {}
