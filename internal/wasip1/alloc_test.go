@@ -201,3 +201,27 @@ func BenchmarkWazeroWASI(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommandRun is one whole run of testdata/base.wasm (instantiate,
+// _start making 9 WASI calls, proc_exit) on wazero's compiler, State reset
+// and reused: what a WASI command harness pays per execution.
+func BenchmarkCommandRun(b *testing.B) {
+	ctx := context.Background()
+	r := compilerRuntime(b)
+	compiled, err := r.CompileModule(ctx, baseWasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := workerState(0)
+	sctx := WithState(ctx, s)
+	cfg := wazero.NewModuleConfig().WithName("")
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Reset()
+		r.InstantiateModule(sctx, compiled, cfg)
+		if s.ExitCode != 3 {
+			b.Fatalf("expected exit 3, got %d", s.ExitCode)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
