@@ -57,6 +57,7 @@ type fuzzFlags struct {
 	artifactPrefix    string
 	exactArtifactPath string
 	closeFDMask       int
+	noSync            bool
 
 	// libFuzzer actions and exit codes.
 	minimizeCrash   int
@@ -106,6 +107,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
 	fs.StringVar(&f.artifactPrefix, "artifact-prefix", "", "also write each finding to `PREFIX`crash-<sha1> / timeout-<sha1> (libFuzzer)")
 	fs.StringVar(&f.exactArtifactPath, "exact-artifact-path", "", "write the first finding to exactly this `FILE` (libFuzzer)")
+	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync output files: faster early in a campaign, but a machine crash may lose recent files")
 	fs.IntVar(&f.closeFDMask, "close-fd-mask", 0, "1: drop the target's stdout, 2: its stderr, 3: both (libFuzzer)")
 
 	fs.IntVar(&f.minimizeCrash, "minimize-crash", 0, "1: minimise the crash FILE given instead of fuzzing (libFuzzer)")

@@ -220,7 +220,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", genName, len(seeds))
 	}
 	if out != "" {
-		dir, skipped, err := corpus.Open(ctx, out, corpus.Options{})
+		dir, skipped, err := corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
 		if err != nil {
 			return fmt.Errorf("output directory: %w", err)
 		}
