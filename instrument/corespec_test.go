@@ -29,9 +29,11 @@ func coreSpecDir(t testing.TB) string {
 }
 
 type coreSpecFile struct {
-	path  string
-	suite string // v1, v2, threads, ...
-	valid bool   // a module the script expects to decode and validate
+	path      string
+	suite     string // v1, v2, threads, ...
+	valid     bool   // a module the script expects to decode and validate
+	text      string // the expected error of assert_malformed/assert_invalid
+	malformed bool
 }
 
 // coreSpecFiles lists every .wasm file referenced by a spec script, with
@@ -51,6 +53,7 @@ func coreSpecFiles(t testing.TB) []coreSpecFile {
 				Type       string `json:"type"`
 				Filename   string `json:"filename"`
 				ModuleType string `json:"module_type"`
+				Text       string `json:"text"`
 			} `json:"commands"`
 		}
 		if err := json.Unmarshal(b, &script); err != nil {
@@ -65,7 +68,7 @@ func coreSpecFiles(t testing.TB) []coreSpecFile {
 			if !valid && c.Type != "assert_malformed" && c.Type != "assert_invalid" {
 				continue
 			}
-			out = append(out, coreSpecFile{path: filepath.Join(filepath.Dir(s), c.Filename), suite: suite, valid: valid})
+			out = append(out, coreSpecFile{path: filepath.Join(filepath.Dir(s), c.Filename), suite: suite, valid: valid, text: c.Text, malformed: c.Type == "assert_malformed"})
 		}
 	}
 	return out

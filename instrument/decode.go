@@ -25,6 +25,8 @@ type reader struct {
 	err *FormatError
 	// arena holds decoded instructions of all bodies (see instrs).
 	arena []Instr
+	// usesDataIdx: a body uses memory.init or data.drop.
+	usesDataIdx bool
 }
 
 func (r *reader) failAt(off int, format string, args ...any) {
@@ -215,9 +217,22 @@ func (r *reader) limits(memory bool) Limits {
 	return l
 }
 
+func (r *reader) refType() ValType {
+	off := r.pos
+	t := r.valType("reference type")
+	switch t.Code {
+	case FuncRef, ExtRef, ExnRef, RefNull, Ref:
+	default:
+		if r.err == nil {
+			r.failAt(off, "malformed reference type: got 0x%02x", t.Code)
+		}
+	}
+	return t
+}
+
 func (r *reader) tableType() TableType {
 	var t TableType
-	t.Elem = r.valType("reference type")
+	t.Elem = r.refType()
 	t.Limits = r.limits(false)
 	return t
 }
@@ -451,6 +466,14 @@ func Decode(wasm []byte) (*Module, error) {
 			r.failAt(r.pos, "section size mismatch: expected end at %#x, got %#x", r.end, r.pos)
 		}
 	}
+	if r.err == nil && m.DataCount != nil && uint64(*m.DataCount) != uint64(len(m.Data)) {
+		r.sec = "data"
+		r.failAt(len(wasm), "data count and data section have inconsistent lengths: expected %d segments, got %d", *m.DataCount, len(m.Data))
+	}
+	if r.err == nil && m.DataCount == nil && r.usesDataIdx {
+		r.sec = "code"
+		r.failAt(int(m.CodeOffset), "data count section required by memory.init/data.drop")
+	}
 	if r.err == nil && funcCount > 0 && m.Present&(1<<SectionCode) == 0 {
 		r.sec = "code"
 		r.failAt(len(wasm), "function and code section have inconsistent lengths: expected %d bodies, got 0", funcCount)
@@ -504,7 +527,7 @@ func (r *reader) elem() Elem {
 		}
 	} else {
 		if e.Flags&3 != 0 {
-			e.Type = r.valType("reference type")
+			e.Type = r.refType()
 		}
 		n := r.count("element", 2)
 		e.Exprs = make([]Expr, n)
@@ -656,10 +679,27 @@ func (r *reader) instr(e *Expr) Instr {
 	case immBlock:
 		r.blockType(&in)
 	case immLabel, immIndex:
+		if op == OpDataDrop {
+			r.usesDataIdx = true
+		}
+		if op == OpMemorySize || op == OpMemoryGrow || op == OpMemoryFill {
+			in.A = uint64(r.zeroByte())
+			break
+		}
 		in.A = uint64(r.u32("index"))
 	case immTwoIndex:
-		in.A = uint64(r.u32("index"))
-		in.B = uint64(r.u32("index"))
+		switch op {
+		case OpMemoryCopy:
+			in.A = uint64(r.zeroByte())
+			in.B = uint64(r.zeroByte())
+		case OpMemoryInit:
+			r.usesDataIdx = true
+			in.A = uint64(r.u32("index"))
+			in.B = uint64(r.zeroByte())
+		default:
+			in.A = uint64(r.u32("index"))
+			in.B = uint64(r.u32("index"))
+		}
 	case immBrTable:
 		n := r.count("br_table label", 1)
 		in.A = uint64(len(e.Pool))
@@ -697,12 +737,13 @@ func (r *reader) instr(e *Expr) Instr {
 		}
 		in.B = start | uint64(n)<<32
 	case immMemarg, immMemargLane:
+		aoff := r.pos
 		align := r.u32("alignment")
 		in.B = uint64(align)
-		if align&0x40 != 0 {
-			in.C = r.u32("memory index")
+		if align >= 32 && r.err == nil {
+			r.failErr(aoff, ErrUnsupported, "malformed memop flags: expected alignment exponent < 32 (no multi-memory), got %d", align)
 		}
-		in.A = r.u64("offset")
+		in.A = uint64(r.u32("offset")) // memory64 is not supported
 		if info.imm == immMemargLane {
 			in.B |= uint64(r.byte()) << 32
 		}
@@ -728,9 +769,20 @@ func (r *reader) instr(e *Expr) Instr {
 	case immLane:
 		in.A = uint64(r.byte())
 	case immByte:
-		in.A = uint64(r.byte())
+		in.A = uint64(r.zeroByte())
 	}
 	return in
+}
+
+// zeroByte reads the reserved memory index byte, which must be 0x00 (no
+// multi-memory in wazero).
+func (r *reader) zeroByte() byte {
+	off := r.pos
+	b := r.byte()
+	if b != 0 && r.err == nil {
+		r.failAt(off, "expected zero byte (0x00), got 0x%02x", b)
+	}
+	return b
 }
 
 func (r *reader) blockType(in *Instr) {

@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 )
 
@@ -80,6 +81,11 @@ type frame struct {
 	hasElse bool
 	// elseSite is the id reserved for the else arm of an if.
 	elseSite uint32
+	// dead: the rest of this block is unreachable (after br, return,
+	// unreachable, throw...): its operand stack is polymorphic, so branch
+	// rewrites that need label types are not applied there (the sites keep
+	// their ids and can never be hit).
+	dead bool
 }
 
 // localSlot keys a scratch local: its type and a slot number.
@@ -562,6 +568,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		rw.out = append(rw.out, *in)
 		if n := len(rw.ctl); n > 0 && rw.ctl[n-1].op == OpIf {
 			f := &rw.ctl[n-1]
+			f.dead = false
 			f.hasElse = true
 			if rw.count {
 				rw.counter(f.elseSite)
@@ -585,13 +592,24 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if !rw.count {
 			break
 		}
+		if rw.ctl[len(rw.ctl)-1].dead {
+			rw.site(in, BrIfTaken, 0)
+			rw.site(in, BrIfNotTaken, 0)
+			break
+		}
 		rw.brIf(in)
 		return nil
 	case OpBrTable:
-		if !rw.count {
-			break
+		if rw.count {
+			rw.brTable(in, rw.ctl[len(rw.ctl)-1].dead)
+		} else {
+			rw.out = append(rw.out, *in)
 		}
-		rw.brTable(in)
+		rw.ctl[len(rw.ctl)-1].dead = true
+		return nil
+	case OpUnreachable, OpBr, OpReturn, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef, OpThrow, OpThrowRef, OpRethrow:
+		rw.out = append(rw.out, *in)
+		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
 	case OpMemorySize:
 		rw.out = append(rw.out, *in)
@@ -606,6 +624,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		return nil
 	case OpCatch, OpCatchAll:
 		// frames of legacy try stay open until end/delegate
+		if n := len(rw.ctl); n > 0 {
+			rw.ctl[n-1].dead = false
+		}
 	}
 	if info.isMemarg() {
 		if in.B&0x40 != 0 && in.C != 0 {
@@ -652,7 +673,7 @@ func (rw *rewriter) brIf(in *Instr) {
 
 // brTable turns `br_table l0..ln-1 ld` into n+1 nested blocks, one per arm,
 // each arm counting then branching to its original label.
-func (rw *rewriter) brTable(in *Instr) {
+func (rw *rewriter) brTable(in *Instr, dead bool) {
 	labels := append([]uint64(nil), rw.pool[in.A:in.A+in.B]...)
 	n := len(labels) - 1 // arms 0..n, n = default
 	ids := make([]uint32, len(labels))
@@ -660,6 +681,22 @@ func (rw *rewriter) brTable(in *Instr) {
 		ids[i] = rw.site(in, BrTableArm, uint32(i))
 	}
 	types := rw.labelTypes(labels[n])
+	if !dead {
+		// With typed references, labels may have different (super)types;
+		// then the values cannot be stashed in locals of one type.
+		for _, l := range labels[:n] {
+			if !slices.Equal(rw.labelTypes(l), types) {
+				dead = true
+				break
+			}
+		}
+	}
+	if dead {
+		// unreachable (or untypable here): keep the instruction, the arm
+		// sites are never hit
+		rw.out = append(rw.out, *in)
+		return
+	}
 	var stash []uint32
 	bt := Instr{Op: OpBlock, C: 0x40}
 	if len(types) > 0 && !defaultable(types) {
