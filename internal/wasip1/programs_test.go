@@ -51,14 +51,27 @@ func hostSnapshot() map[string]bool {
 		_, err := os.Lstat(p)
 		m[p] = !errors.Is(err, fs.ErrNotExist)
 	}
+	// And the directories a relative path would land in.
+	for _, dir := range []string{".", "testdata"} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			m[dir+"/"+e.Name()] = true
+		}
+	}
 	return m
 }
 
 func checkHost(t *testing.T, before map[string]bool) {
 	t.Helper()
-	for p, existed := range hostSnapshot() {
+	after := hostSnapshot()
+	for p, existed := range after {
 		if existed != before[p] {
 			t.Errorf("host path %s changed: existed %v, now %v", p, before[p], existed)
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			t.Errorf("host path %s disappeared", p)
 		}
 	}
 }
