@@ -58,6 +58,7 @@ type fuzzFlags struct {
 	exactArtifactPath string
 	closeFDMask       int
 	noSync            bool
+	sync              bool
 
 	// libFuzzer actions and exit codes.
 	minimizeCrash   int
@@ -107,6 +108,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
 	fs.StringVar(&f.artifactPrefix, "artifact-prefix", "", "also write each finding to `PREFIX`crash-<sha1> / timeout-<sha1> (libFuzzer)")
 	fs.StringVar(&f.exactArtifactPath, "exact-artifact-path", "", "write the first finding to exactly this `FILE` (libFuzzer)")
+	fs.BoolVar(&f.sync, "sync", false, "at start, import the queues of the sibling campaign directories of -o (AFL's -M/-S layout: -o sync/NAME)")
 	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync output files: faster early in a campaign, but a machine crash may lose recent files")
 	fs.IntVar(&f.closeFDMask, "close-fd-mask", 0, "1: drop the target's stdout, 2: its stderr, 3: both (libFuzzer)")
 

@@ -231,6 +231,30 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 				fmt.Fprintf(c.stderr, "INFO: skipped %s: %v\n", sf.Path, sf.Err)
 			}
 		}
+		if f.sync {
+			peers, skipped, err := dir.Syncer().Poll(ctx)
+			if err != nil {
+				return fmt.Errorf("sync: %w", err)
+			}
+			if errors.As(skipped, &se) {
+				for _, sf := range se.Files {
+					fmt.Fprintf(c.stderr, "INFO: sync: skipped %s: %v\n", sf.Path, sf.Err)
+				}
+			}
+			n := 0
+			for _, e := range peers {
+				switch {
+				case gen == nil:
+					deps.Seeds = append(deps.Seeds, e.Input)
+				case e.Choices != nil:
+					deps.Seeds = append(deps.Seeds, e.Choices)
+				default:
+					continue
+				}
+				n++
+			}
+			fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", n, out)
+		}
 		store := engine.NewCorpusStore(dir, gen == nil)
 		store.Repro = reproCommand(target, &f.target)
 		store.TotalEdges = len(sm.Sites)

@@ -513,3 +513,100 @@ func TestLibFuzzerCompat(t *testing.T) {
 		}
 	})
 }
+
+// TestFuzzFindsPlantedBug runs the README's campaign: from no seed at all,
+// with the default seed, havoc finds the planted divide-by-zero in
+// examples/tlv well within its minute (about 100,000 executions).
+func TestFuzzFindsPlantedBug(t *testing.T) {
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "tlv-out")
+	r := wafer(t, tmp, "fuzz", "--max-total-time", "60", "-o", out, filepath.Join(exampleDir(t, "tlv"), "tlv.wasm"))
+	notLanded(t, r)
+	if r.code != 77 {
+		t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr tail: %s", r.code, r.stdout, tail(r.stderr))
+	}
+	if !strings.Contains(r.stdout, "divide-by-zero") || !strings.Contains(r.stdout, "stopped by crash") {
+		t.Errorf("stdout: expected the divide-by-zero finding and \"stopped by crash\", got %q", r.stdout)
+	}
+	crashes := files(t, filepath.Join(out, "crashes"))
+	if len(crashes) != 1 {
+		t.Fatalf("crashes: expected one unique crash, got %v", crashes)
+	}
+	// The saved reproducer is shrunk: header, flags and one TOTAL record.
+	b, _ := os.ReadFile(filepath.Join(out, "crashes", crashes[0]))
+	if len(b) > 16 {
+		t.Errorf("crash input: expected a shrunk reproducer of at most 16 bytes, got %d: %q", len(b), b)
+	}
+}
+
+func TestFuzzResumeAndSync(t *testing.T) {
+	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
+	tmp := t.TempDir()
+	a := filepath.Join(tmp, "sync", "a")
+	for i := 0; i < 2; i++ {
+		r := wafer(t, tmp, "fuzz", "--runs", "1000", "--no-fsync", "-o", a, cexpr)
+		notLanded(t, r)
+		if r.code != 0 {
+			t.Fatalf("run %d: expected exit 0, got %d: %s", i, r.code, tail(r.stderr))
+		}
+	}
+	stats, err := os.ReadFile(filepath.Join(a, "fuzzer_stats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(stats), "execs_done        : 2000\n") {
+		t.Errorf("resume: expected execs_done 2000 after two runs of 1000, got\n%s", stats)
+	}
+	r := wafer(t, tmp, "fuzz", "--sync", "--runs", "500", "--seed", "2", "-o", filepath.Join(tmp, "sync", "b"), cexpr)
+	if r.code != 0 {
+		t.Fatalf("sync: expected exit 0, got %d: %s", r.code, tail(r.stderr))
+	}
+	if !strings.Contains(r.stderr, "INFO: sync: ") || strings.Contains(r.stderr, "INFO: sync: 0 entries") {
+		t.Errorf("sync: expected entries imported from sync/a, got %s", tail(r.stderr))
+	}
+}
+
+// TestGeneratorExamples fuzzes every structured example with its
+// generator for a few hundred executions. The Go targets take seconds to
+// instrument and compile on a cold cache, so this runs with WAFER_FULL=1.
+func TestGeneratorExamples(t *testing.T) {
+	if os.Getenv("WAFER_FULL") == "" {
+		t.Skip("set WAFER_FULL=1: compiling the instrumented Go examples takes about 20 s each on a cold cache")
+	}
+	tests := []struct {
+		example, wasm, generator string
+		extra                    []string
+	}{
+		{"cexpr", "cexpr.wasm", "expr", nil},
+		{"gojson", "gojson.wasm", "json", nil},
+		{"gopng", "gopng.wasm", "png", nil},
+		{"gostdin", "gostdin.wasm", "xml", []string{"--harness", "command", "--invalid-exit-code", "1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.example, func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, "out")
+			args := append([]string{"fuzz", "--runs", "200", "--no-fsync", "--generator", tc.generator, "-o", out}, tc.extra...)
+			args = append(args, filepath.Join(exampleDir(t, tc.example), tc.wasm))
+			r := wafer(t, tmp, args...)
+			notLanded(t, r)
+			if r.code != 0 {
+				t.Fatalf("exit code: expected 0, got %d\n%s%s", r.code, r.stdout, tail(r.stderr))
+			}
+			if len(files(t, filepath.Join(out, "queue"))) == 0 {
+				t.Errorf("expected queue entries")
+			}
+			if !strings.Contains(r.stdout, "200 executions") {
+				t.Errorf("stdout: expected 200 executions, got %q", r.stdout)
+			}
+		})
+	}
+}
+
+// tail is the end of a long output, for failure messages.
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
+}
