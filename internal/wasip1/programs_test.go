@@ -7,10 +7,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // Real programs: a Go GOOS=wasip1 command (testdata/gocmd/main.go) and a
@@ -282,5 +284,55 @@ func TestGoReactor(t *testing.T) {
 	}
 	if got := s2.Stdout.String(); got != first {
 		t.Errorf("second instance:\n got %q\nwant %q", got, first)
+	}
+}
+
+var (
+	// ccmd.wasm instrumented by wafer's instrument package (build.sh runs
+	// testdata/instrumentgen), and its base offset.
+	//go:embed testdata/ccmd.inst.wasm
+	ccmdInstWasm []byte
+	//go:embed testdata/ccmd.inst.base
+	ccmdInstBase string
+)
+
+// TestInstrumentedProgram: the C program after instrument/ has moved its
+// memory up by the base offset prints exactly what the original prints,
+// when run with State.Base set to that offset. With Base 0 it breaks.
+func TestInstrumentedProgram(t *testing.T) {
+	base, err := strconv.ParseUint(strings.TrimSpace(ccmdInstBase), 10, 64)
+	if err != nil || base == 0 {
+		t.Fatalf("testdata/ccmd.inst.base: expected a positive offset, got %q (%v)", ccmdInstBase, err)
+	}
+	ctx := context.Background()
+	r := newRuntime(t)
+	compiled, err := r.CompileModule(ctx, ccmdInstWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := func(base uint64) *State {
+		return &State{
+			Base: base, Args: []string{"ccmd", "/input"}, Env: []string{"HOME=/home"},
+			Stdin: []byte("hello stdin"), Seed: 1,
+			Files:  map[string][]byte{"input": []byte("file content"), "dir/a.txt": []byte("a")},
+			Stdout: NewTailBuffer(1 << 16), Stderr: NewTailBuffer(1 << 16),
+		}
+	}
+	s := state(base)
+	if code := runCommand(t, r, compiled, s); code != 5 {
+		t.Errorf("expected exit code 5, got %d (stderr %q)", code, s.Stderr)
+	}
+	if got := s.Stdout.String(); got != cFullStdout {
+		t.Errorf("stdout:\n got %q\nwant %q", got, cFullStdout)
+	}
+	if got := s.Stderr.String(); got != "bye from C\n" {
+		t.Errorf("stderr: expected %q, got %q", "bye from C\n", got)
+	}
+	// Control: with Base 0 the program exits oddly or traps.
+	wrong := state(0)
+	_, err = r.InstantiateModule(WithState(ctx, wrong), compiled, wazero.NewModuleConfig().WithName(""))
+	var ee *sys.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 5 && wrong.Stdout.String() == cFullStdout {
+		t.Error("Base 0 gives the right output: the test proves nothing")
 	}
 }

@@ -16,3 +16,6 @@ fi
 if [ -f ccmd.c ]; then
 	clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -o ccmd.wasm ccmd.c
 fi
+# The C program instrumented by wafer's instrument package: its memory is
+# shifted up by the base offset written to ccmd.inst.base.
+go run ./instrumentgen ccmd.wasm ccmd.inst.wasm
