@@ -112,5 +112,7 @@
 //
 // Fixtures live in testdata/ with their sources and are rebuilt by
 // testdata/build.sh (wat2wasm, GOOS=wasip1 go build, clang-14 with
-// wasi-libc); tests embed the .wasm files and never run the tools.
+// wasi-libc, and testdata/instrumentgen, which runs instrument/ on the C
+// program so its base-offset run can be checked against the original);
+// tests embed the .wasm files and never run the tools.
 package wasip1
