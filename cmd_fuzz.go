@@ -27,9 +27,10 @@ exit status: 0 no finding, 77 crash (--error-exitcode), 70 hang/timeout
 (--timeout-exitcode), 71 out of memory, 1 wafer error, 2 bad invocation.
 
 examples:
-  wafer fuzz --max-total-time 60 examples/tlv/tlv.wasm
-  wafer fuzz -i seeds -o out --workers 2 --runs 100000 examples/cini/cini.wasm
-  wafer fuzz --generator json --strategy zest examples/gojson/gojson.wasm
+  wafer fuzz --max-total-time 60 -o tlv-out examples/tlv/tlv.wasm
+  wafer fuzz -i examples/cexpr/seeds -o out -j 2 --runs 100000 examples/cexpr/cexpr.wasm
+  wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
+  wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
 `
 

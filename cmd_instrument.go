@@ -20,7 +20,7 @@ instrumented module in another wazero host.
 examples:
   wafer instrument -o tlv.inst.wasm examples/tlv/tlv.wasm
   wafer instrument --fuel --sitemap tlv.sites -o tlv.inst.wasm examples/tlv/tlv.wasm
-  wafer instrument --skip 'runtime.*' --skip 'internal/*' -o t.wasm examples/goreactor/goreactor.wasm
+  wafer instrument --skip 'runtime.*' --skip 'internal/*' -o gojson.inst.wasm examples/gojson/gojson.wasm
 `
 
 type instrumentFlags struct {

@@ -24,6 +24,9 @@ flags (one dash, name=value, as libFuzzer):
   -exact_artifact_path=F -dict=F -max_len=N -timeout=S -rss_limit_mb=N
   -minimize_crash=1 -merge=1 -close_fd_mask=N -error_exitcode=N
   -timeout_exitcode=N -print_final_stats=1
+Hangs are found by fuel (deterministic, --fuel); -timeout is applied only
+when running single inputs, not while fuzzing (a wall-clock deadline per
+input halves wazero's speed). -seed=0 is a fixed seed, not a random one.
 Other libFuzzer flags (-use_value_profile, -detect_leaks, ...) are accepted
 and ignored with an INFO line; wafer's own flags (see 'wafer help fuzz')
 work here too.
@@ -33,8 +36,9 @@ exit status: 0 done, 77 crash (-error_exitcode), 70 timeout
 
 examples:
   wafer examples/tlv/tlv.wasm corpus/ -max_total_time=60 -artifact_prefix=out/
-  wafer examples/tlv/tlv.wasm crash-0123abcd...
+  wafer examples/tlv/tlv.wasm out/crash-5e3b...  (run one input)
   wafer examples/tlv/tlv.wasm -merge=1 small/ big1/ big2/
+  wafer examples/tlv/tlv.wasm -minimize_crash=1 -runs=5000 examples/tlv/testdata/crash-padded
 `
 
 // looksLikeLibFuzzer reports whether args are a libFuzzer-style invocation:

@@ -15,8 +15,8 @@ the whole set: libFuzzer's -merge=1. Inputs already in OUT_DIR count as
 kept. Go testdata/fuzz files are read as well as raw files.
 
 examples:
-  wafer merge -o corpus examples/tlv/tlv.wasm wafer-out/queue more-seeds/
-  wafer examples/tlv/tlv.wasm -merge=1 corpus wafer-out/queue
+  wafer merge -o corpus examples/tlv/tlv.wasm tlv-out/queue examples/tlv/seeds
+  wafer examples/tlv/tlv.wasm -merge=1 corpus tlv-out/queue
 `
 
 type mergeFlags struct {

@@ -13,8 +13,8 @@ Shrinks a failing input while its failure identity (kind and top frames of
 the Wasm stack) stays the same, and writes the smallest one found.
 
 examples:
-  wafer minimize -o small.bin examples/tlv/tlv.wasm wafer-out/crashes/id:000000,sig:unreachable
-  wafer minimize --runs 5000 examples/tlv/tlv.wasm crash-3f786850e387550fdab836ed7e6dc881de23001b
+  wafer minimize -o small.bin examples/tlv/tlv.wasm examples/tlv/testdata/crash-padded
+  wafer minimize --runs 5000 examples/tlv/tlv.wasm tlv-out/crashes/id:000000,kind:divide-by-zero,op:havoc
 `
 
 type minimizeFlags struct {

@@ -17,9 +17,9 @@ exit status: 0 every input valid or invalid, 77 a crash, 70 a hang,
 1 wafer error, 2 bad invocation.
 
 examples:
-  wafer repro examples/tlv/tlv.wasm wafer-out/crashes/id:000000,sig:unreachable
-  wafer repro examples/tlv/tlv.wasm crash-3f786850e387550fdab836ed7e6dc881de23001b
-  wafer repro --harness command --arg @@ examples/gostdin/gostdin.wasm input.txt
+  wafer repro examples/tlv/tlv.wasm tlv-out/crashes/id:000000,kind:divide-by-zero,op:havoc
+  wafer repro examples/tlv/tlv.wasm examples/tlv/testdata
+  wafer repro --harness command --invalid-exit-code 1 examples/gostdin/gostdin.wasm examples/gostdin/seeds/doc.xml
 `
 
 type reproFlags struct {

@@ -171,6 +171,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		genName = f.generator
 	}
 	maxInput := max(f.maxLen, maxSeedLen(seeds))
+	if lf && f.target.timeout != 0 {
+		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
+		// wall-clock deadline halves wazero's speed, and fuel already
+		// catches hangs deterministically.
+		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
+		f.target.timeout = 0
+	}
 	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, true, maxInput)
 	if err != nil {
 		return err
