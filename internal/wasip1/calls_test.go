@@ -641,6 +641,7 @@ func TestPollOneoff(t *testing.T) {
 		{"earliest of two", []sub{{1, eventClock, clockMonotonic, 5e9, false}, {2, eventClock, clockRealtime, 2e9, false}},
 			[]event{{2, 0, eventClock, 0}}, 2e9},
 		{"absolute realtime", []sub{{3, eventClock, clockRealtime, DefaultClockEpoch + 7e9, true}}, []event{{3, 0, eventClock, 0}}, 7e9},
+		{"sleep forever saturates", []sub{{8, eventClock, clockMonotonic, 1<<64 - 1, false}}, []event{{8, 0, eventClock, 0}}, 1<<63 - 1 - DefaultClockEpoch},
 		{"absolute in the past", []sub{{3, eventClock, clockMonotonic, 0, true}}, []event{{3, 0, eventClock, 0}}, 0},
 		{"stdin ready beats clock", []sub{{1, eventClock, clockMonotonic, 5e9, false}, {4, eventFdRead, 0, 0, false}},
 			[]event{{4, 0, eventFdRead, 6}}, 0},

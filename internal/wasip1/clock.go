@@ -1,5 +1,7 @@
 package wasip1
 
+import "math"
+
 // Clock ids (witx "clockid").
 const (
 	clockRealtime       = 0
@@ -31,11 +33,26 @@ func clockTimeGet(s *State, g guest, p []uint64) Errno {
 	if !ok {
 		return ErrnoFault
 	}
-	s.now += s.step()
+	s.advance(s.step())
 	t := s.now
 	if id == clockRealtime {
 		t += s.epoch()
 	}
 	le.PutUint64(b, t)
 	return ErrnoSuccess
+}
+
+// advance moves the clock forward by d, saturating so that neither clock
+// exceeds math.MaxInt64 ns (languages read time as a signed count): a
+// guest sleeping "forever" sees time stop at the end, never wrap back.
+func (s *State) advance(d uint64) {
+	var limit uint64
+	if e := s.epoch(); e < math.MaxInt64 {
+		limit = math.MaxInt64 - e
+	}
+	if d > limit || s.now > limit-d {
+		s.now = limit
+		return
+	}
+	s.now += d
 }

@@ -95,7 +95,7 @@ func pollOneoff(s *State, g guest, p []uint64) Errno {
 		le.PutUint16(ev[24:], flags)
 		nev++
 	}
-	s.now += advance
+	s.advance(advance)
 	le.PutUint32(mustBytes(g, resPtr), nev)
 	return ErrnoSuccess
 }
