@@ -71,24 +71,30 @@
 //     memory.size answers; a region below the target with shifted offsets
 //     keeps both.
 //
-// The increment form was measured on testdata/hot.wat (9 counter hits per
-// loop iteration, wazero compiler; BenchmarkCounterForm, minimum of 8 runs
-// on a shared, noisy 2-core machine):
+// The increment form was measured on testdata/hot.wat (wazero compiler;
+// "loop": 9 counter hits per iteration, "calls": 5 hits and a call in half
+// the iterations). The machine is shared and wall time was up to 10x CPU
+// time, so the benchmark reports the thread's CPU time (getrusage); medians
+// of 6 runs, cpu-ns per iteration:
 //
-//	go test ./instrument -run '^$' -bench CounterForm -count 8
+//	go test ./instrument -run '^$' -bench CounterForm -count 6
 //
-//	form                                             ns/iteration  ns/hit over original
-//	original                                         16.4          -
-//	local $base (global.get once at entry), offset=id 33.7          1.9
-//	i32.const 0 twice, offset=id                     62.5          5.1
-//	i32.const id twice, offset=0                     96.9          8.9
+//	form                                      loop   calls
+//	original                                  7.4    3.3
+//	i32.const id twice, offset=0 (chosen)     13.6   9.4
+//	local $base (global.get at entry), offset=id 20.0 12.9
+//	i32.const 0 twice, offset=id              16.6   10.5
 //
-// With `i32.const` addresses every access gets its own bounds check; a
-// base held in a local is one SSA value that wazero checks once per block,
-// so the chosen form loads `global.get $base` (an immutable global holding
-// 0) into a local at function entry and addresses counter id as
-// `local.get $base` with offset=id. The never-zero arithmetic is included
-// in the 1.9 ns.
+// So about 0.7 ns per hit in a loop (never-zero arithmetic included),
+// close to MEASUREMENTS.md's 0.7-1.1 ns for a bare memory increment. The
+// base-in-a-local form, which MEASUREMENTS.md found faster in isolation
+// (one SSA base value, one bounds check per block), did not win here: the
+// entry global.get is paid on every call and wazero checks a constant
+// address against the memory length as cheaply as base+offset. (A first
+// wall-clock run, 8 samples, min: original 16.4, base-local 33.7, const-id
+// 96.9 ns/iteration, pointed the other way; CPU time on the same machine
+// did not reproduce it, and the two forms are one constant apart in
+// instrument.go if runtime measurements on a quiet machine disagree.)
 //
 // Readout and clear per execution (runtime/): one zero-copy view of
 // Layout.Counters bytes at real address 0 and one clear of at most one

@@ -33,8 +33,8 @@ type Options struct {
 type counterForm uint8
 
 const (
-	counterBaseLocal counterForm = iota // local.get $base; load/store offset=id (default, see doc.go)
-	counterConst                        // i32.const id twice, offset=0
+	counterConst     counterForm = iota // i32.const id twice, offset=0 (default, see doc.go)
+	counterBaseLocal                    // local.get $base (global.get once at entry); offset=id
 	counterConstZero                    // i32.const 0 twice, offset=id
 )
 
