@@ -187,7 +187,7 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		return c.runInputs(ctx, f, wasm, rest)
 	}
 	for _, d := range rest {
-		if _, err := os.Stat(d); err != nil && !lf {
+		if _, err := os.Stat(d); err != nil {
 			return fileError(d, err)
 		}
 	}

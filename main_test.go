@@ -87,6 +87,10 @@ func TestBadInvocation(t *testing.T) {
 	blocker := filepath.Join(tmp, "blocker")
 	os.WriteFile(blocker, nil, 0o644)
 	unwritable := filepath.Join(blocker, "out")
+	tlv := filepath.Join(repoDir(t), "examples", "tlv", "tlv.wasm")
+	validSeed := filepath.Join(repoDir(t), "examples", "tlv", "seeds", "valid")
+	badDict := filepath.Join(tmp, "bad.dict")
+	os.WriteFile(badDict, []byte("\"unterminated\n"), 0o644)
 
 	tests := []struct {
 		name string
@@ -115,6 +119,19 @@ func TestBadInvocation(t *testing.T) {
 		{"instrument no output", []string{"instrument", malformed}, 2, "missing -o OUT.wasm"},
 		{"instrument missing file", []string{"instrument", "-o", filepath.Join(tmp, "x.wasm"), filepath.Join(tmp, "nope.wasm")}, 1, "no such file or directory"},
 		{"instrument unwritable", []string{"instrument", "-o", filepath.Join(unwritable, "x.wasm"), malformed}, 1, "not a directory"},
+		{"fuzz malformed module", []string{"fuzz", "-o", filepath.Join(tmp, "o1"), malformed}, 1, "section"},
+		{"repro malformed module", []string{"repro", malformed, malformed}, 1, "malformed.wasm"},
+		{"instrument malformed module", []string{"instrument", "-o", filepath.Join(tmp, "x.wasm"), malformed}, 1, "offset 0x9"},
+		{"unknown generator", []string{"fuzz", "--generator", "nope", tlv}, 2, `--generator: expected one of`},
+		{"unknown harness", []string{"fuzz", "--harness", "nope", tlv}, 2, `--harness: expected libfuzzer, go or command`},
+		{"wrong harness", []string{"fuzz", "-o", filepath.Join(tmp, "o2"), "--harness", "command", tlv}, 1, "no harness export"},
+		{"bad dict", []string{"fuzz", "-o", filepath.Join(tmp, "o3"), "--dict", badDict, tlv}, 1, "-dict: "},
+		{"missing dict", []string{"fuzz", "-o", filepath.Join(tmp, "o4"), "--dict", filepath.Join(tmp, "nope.dict"), tlv}, 1, "no such file"},
+		{"missing corpus dir", []string{"fuzz", "-o", filepath.Join(tmp, "o5"), tlv, filepath.Join(tmp, "nope")}, 1, "no such file"},
+		{"libfuzzer missing corpus dir", []string{tlv, filepath.Join(tmp, "nope"), "-runs=10"}, 1, "no such file"},
+		{"merge missing input dir", []string{"merge", "-o", filepath.Join(tmp, "m"), tlv, filepath.Join(tmp, "nope")}, 1, "no such file"},
+		{"minimize not crashing", []string{"minimize", tlv, validSeed}, 1, "does not crash or hang"},
+		{"bad rss limit", []string{"fuzz", "--rss-limit-mb", "-5", tlv}, 2, "--rss-limit-mb"},
 		{"help unknown", []string{"help", "nope"}, 2, `unknown command "nope"`},
 		{"version args", []string{"version", "x"}, 2, "takes no arguments"},
 	}
@@ -409,7 +426,7 @@ func TestLibFuzzerCompat(t *testing.T) {
 		art := filepath.Join(tmp, "art") + "/"
 		os.Mkdir(art, 0o755)
 		r := wafer(t, tmp, tlvWasm, corpusDir, "-seed=1", "-runs=1000000", "-max_total_time=60",
-			"-artifact_prefix="+art, "-max_len=64", "-timeout=5", "-rss_limit_mb=512",
+			"-artifact_prefix="+art, "-dict="+filepath.Join(tlv, "tlv.dict"), "-max_len=64", "-timeout=5", "-rss_limit_mb=512",
 			"-workers=1", "-close_fd_mask=3", "-print_final_stats=1")
 		notLanded(t, r)
 		if r.code != 77 {
