@@ -627,3 +627,31 @@ func tail(s string) string {
 	}
 	return s
 }
+
+// TestDeterministicWorkers: two workers with --deterministic and the same
+// seed save the same queue, byte for byte, in two runs.
+func TestDeterministicWorkers(t *testing.T) {
+	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
+	tmp := t.TempDir()
+	var queues [2]string
+	for i := range queues {
+		out := filepath.Join(tmp, fmt.Sprint("out", i))
+		r := wafer(t, tmp, "fuzz", "-j", "2", "--deterministic", "--seed", "3", "--runs", "5000", "--no-fsync", "-o", out, cexpr)
+		notLanded(t, r)
+		if r.code != 0 {
+			t.Fatalf("run %d: expected exit 0, got %d: %s", i, r.code, tail(r.stderr))
+		}
+		var b strings.Builder
+		for _, name := range files(t, filepath.Join(out, "queue")) {
+			data, _ := os.ReadFile(filepath.Join(out, "queue", name))
+			fmt.Fprintf(&b, "%s %x\n", name, sha1.Sum(data))
+		}
+		queues[i] = b.String()
+	}
+	if queues[0] != queues[1] {
+		t.Errorf("queues differ between two runs with the same seed:\n%s\n---\n%s", queues[0], queues[1])
+	}
+	if queues[0] == "" {
+		t.Errorf("expected a non-empty queue")
+	}
+}
