@@ -45,7 +45,7 @@ func TestDeterminism(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.fixture, func(t *testing.T) {
-			cfg := Config{Fuel: 1 << 20, MaxInputLen: 4096}
+			cfg := Config{Fuel: 1 << 16, MaxInputLen: 4096}
 			ref := map[string]outcomeKey{}
 			for _, mode := range tc.modes {
 				cfg.Reset = mode

@@ -247,17 +247,22 @@ func TestStartupErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		wasm []byte
+		cfg  Config
 		want string // substring of the error
 	}{
-		{"trap in _initialize", fixture(t, "hostile/initrap.wasm"), "start-up: _initialize failed: unreachable: unreachable"},
-		{"unknown import", fixture(t, "fake/imports.wasm"), "unsupported import: function env.get_secret"},
-		{"no harness", fixture(t, "fake/noharness.wasm"), "no harness export: expected LLVMFuzzerTestOneInput (with malloc) or _start"},
-		{"malformed", []byte("\x00asm\x01\x00\x00\x00\x01\xff"), "compile module: "},
-		{"not wasm", []byte("hello"), "compile module: "},
+		{"trap in _initialize", fixture(t, "hostile/initrap.wasm"), Config{}, "start-up: _initialize failed: unreachable: unreachable"},
+		{"unknown import", fixture(t, "fake/imports.wasm"), Config{}, "unsupported import: function env.get_secret"},
+		{"no harness", fixture(t, "fake/noharness.wasm"), Config{}, "no harness export: expected LLVMFuzzerTestOneInput (with malloc) or _start"},
+		{"forced command", fixture(t, "clib/clib.wasm"), Config{Harness: HarnessCommand}, "no harness export: expected _start"},
+		{"forced libfuzzer", fixture(t, "gocmd/gocmd.wasm"), Config{Harness: HarnessLibFuzzer}, "no harness export: expected LLVMFuzzerTestOneInput"},
+		{"no allocator", fixture(t, "clib/clib.wasm"), Config{Malloc: "my_alloc"}, "no allocator export: expected my_alloc beside LLVMFuzzerTestOneInput"},
+		{"memory over the cap", fixture(t, "goreactor/goreactor.wasm"), Config{MaxMemoryPages: 8}, "exceeds the cap of 8 pages"},
+		{"malformed", []byte("\x00asm\x01\x00\x00\x00\x01\xff"), Config{}, "compile module: "},
+		{"not wasm", []byte("hello"), Config{}, "compile module: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tg, err := newTarget(ctx, tc.wasm, meta{}, testConfig(t, Config{}))
+			tg, err := newTarget(ctx, tc.wasm, meta{}, testConfig(t, tc.cfg))
 			if err == nil {
 				defer tg.Close(ctx)
 				_, err = tg.NewWorker(ctx)
