@@ -45,6 +45,19 @@ type Layout struct {
 	GlobalExportPrefix string
 }
 
+// Notes for the host (added with the implementation; they do not change
+// the fields above):
+//
+//   - Dirty map semantics: a store writes the byte of the target page of its
+//     first and of its last byte; a bulk operation (memory.fill/copy/init)
+//     marks every target page of its destination range and memory.grow the
+//     new pages. The map covers 65536 pages, whatever the memory size.
+//   - A data segment whose offset is `global.get` becomes the extended
+//     constant expression `global.get; i32.const ReservedBytes; i32.add`:
+//     compile instrumented modules with
+//     experimental.CoreFeaturesExtendedConst enabled (harmless otherwise).
+//   - Counters are 8-bit never-zero: v+1, with 255+1 = 1.
+
 // ReservedBytes is the distance between a target address and the real
 // address in the instrumented module's memory.
 func (l Layout) ReservedBytes() uint64 { return uint64(l.ReservedPages) << 16 }
