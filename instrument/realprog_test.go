@@ -10,6 +10,7 @@ package instrument_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -97,6 +98,11 @@ type realResult struct {
 	Counters       []byte `json:"-"` // copy of the counters (instrumented only)
 	Dirty          []byte `json:"-"` // copy of the dirty-page map (DirtyPages only)
 	FuelLeft       int64  `json:"-"`
+	// Memory: size in bytes and SHA-256 of the target-visible memory after
+	// the run (for an instrumented module, everything above the reserved
+	// pages).
+	MemSize uint64
+	MemHash [32]byte
 }
 
 func (r realResult) String() string {
@@ -174,6 +180,19 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 	case err != nil:
 		res.Trap = trapClass(err)
 	}
+	target := mod.Memory()
+	if mem != nil {
+		target = mem
+	}
+	if target != nil {
+		base := tg.base()
+		all, ok := target.Read(0, target.Size())
+		if !ok || uint64(len(all)) < base {
+			return res, fmt.Errorf("memory of %d bytes not readable above base %d", target.Size(), base)
+		}
+		res.MemSize = uint64(len(all)) - base
+		res.MemHash = sha256.Sum256(all[base:])
+	}
 	if mem != nil {
 		l := tg.sm.Layout
 		c, ok := mem.Read(l.CountersOffset, l.Counters)
@@ -195,10 +214,18 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 	return res, nil
 }
 
-// realRuntime is a compiler-engine runtime with the WASI host module.
-func realRuntime(ctx context.Context, t testing.TB) wazero.Runtime {
+// realRuntime is a runtime with the WASI host module. Tests default to the
+// interpreter (compiling a 3 MB Go program four times with the compiler
+// costs ~4x the CPU of interpreting it); WAFER_FULL=1 runs the differential
+// test on the compiler too, and benchmarks use the compiler, as runtime/
+// does.
+func realRuntime(ctx context.Context, t testing.TB, compiler bool) wazero.Runtime {
 	t.Helper()
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
+	cfg := wazero.NewRuntimeConfigInterpreter()
+	if compiler {
+		cfg = wazero.NewRuntimeConfigCompiler()
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if _, err := wasip1.Instantiate(ctx, rt); err != nil {
 		t.Fatal(err)
 	}
@@ -208,71 +235,86 @@ func realRuntime(ctx context.Context, t testing.TB) wazero.Runtime {
 func TestRealProgramsDifferential(t *testing.T) {
 	ctx := context.Background()
 	full := os.Getenv("WAFER_FULL") == "1"
-	for _, p := range realPrograms() {
-		t.Run(p.name, func(t *testing.T) {
-			if p.full && !full {
-				t.Skip("slow: runs with WAFER_FULL=1")
+	engines := []string{"interpreter"}
+	if full {
+		engines = append(engines, "compiler")
+	}
+	for _, engine := range engines {
+		for _, p := range realPrograms() {
+			t.Run(engine+"/"+p.name, func(t *testing.T) {
+				if p.full && !full {
+					t.Skip("slow: runs with WAFER_FULL=1")
+				}
+				realDifferential(ctx, t, p, engine == "compiler")
+			})
+		}
+	}
+}
+
+// realDifferential runs every input of p on every variant and compares
+// them with the original.
+func realDifferential(ctx context.Context, t *testing.T, p realProgram, compiler bool) {
+	wasm, err := os.ReadFile(p.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := realRuntime(ctx, t, compiler)
+	defer rt.Close(ctx)
+	var targets []*realTarget
+	for _, v := range realVariants() {
+		tg, err := newRealTarget(ctx, rt, p.name, wasm, v.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		tg.name = p.name
+		targets = append(targets, tg)
+	}
+	for i, in := range p.inputs {
+		var orig realResult
+		results := make([]realResult, len(targets))
+		for j, tg := range targets {
+			res, err := tg.run(ctx, []byte(in), realFuel)
+			if err != nil {
+				t.Fatalf("input %d, %s: %v", i, realVariants()[j].name, err)
 			}
-			wasm, err := os.ReadFile(p.path)
+			results[j] = res
+			if j == 0 {
+				orig = res
+				t.Logf("input %d %q: %s", i, clip(in, 40), res)
+				continue
+			}
+			v := realVariants()[j]
+			if res.Stdout != orig.Stdout || res.Stderr != orig.Stderr || res.Exit != orig.Exit || res.Trap != orig.Trap {
+				t.Errorf("input %d %q: %s differs from the original:\n original %s\n %8s %s", i, clip(in, 40), v.name, orig, v.name, res)
+			}
+			if res.MemSize != orig.MemSize || res.MemHash != orig.MemHash {
+				t.Errorf("input %d %q: %s: target memory after the run differs from the original (%d vs %d bytes)", i, clip(in, 40), v.name, res.MemSize, orig.MemSize)
+			}
+			if bytesAllZero(res.Counters) {
+				t.Errorf("input %d: %s: no counter was hit", i, v.name)
+			}
+			if tg.sm.Layout.FuelExport != "" && res.FuelLeft <= 0 {
+				t.Errorf("input %d: %s: fuel left %d, expected > 0", i, v.name, res.FuelLeft)
+			}
+			if v.opts.DirtyPages && bytesAllZero(res.Dirty) {
+				t.Errorf("input %d: %s: no page marked dirty", i, v.name)
+			}
+			// Same input again on a fresh instance: same counters.
+			again, err := tg.run(ctx, []byte(in), realFuel)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rt := realRuntime(ctx, t)
-			defer rt.Close(ctx)
-			var targets []*realTarget
-			for _, v := range realVariants() {
-				tg, err := newRealTarget(ctx, rt, p.name, wasm, v.opts)
-				if err != nil {
-					t.Fatalf("%s: %v", v.name, err)
-				}
-				tg.name = p.name
-				targets = append(targets, tg)
+			if !reflect.DeepEqual(again.Counters, res.Counters) {
+				t.Errorf("input %d: %s: counters differ between two runs of the same input", i, v.name)
 			}
-			for i, in := range p.inputs {
-				var orig realResult
-				results := make([]realResult, len(targets))
-				for j, tg := range targets {
-					res, err := tg.run(ctx, []byte(in), realFuel)
-					if err != nil {
-						t.Fatalf("input %d, %s: %v", i, realVariants()[j].name, err)
-					}
-					results[j] = res
-					if j == 0 {
-						orig = res
-						t.Logf("input %d %q: %s", i, clip(in, 40), res)
-						continue
-					}
-					v := realVariants()[j]
-					if res.Stdout != orig.Stdout || res.Stderr != orig.Stderr || res.Exit != orig.Exit || res.Trap != orig.Trap {
-						t.Errorf("input %d %q: %s differs from the original:\n original %s\n %8s %s", i, clip(in, 40), v.name, orig, v.name, res)
-					}
-					if bytesAllZero(res.Counters) {
-						t.Errorf("input %d: %s: no counter was hit", i, v.name)
-					}
-					if tg.sm.Layout.FuelExport != "" && res.FuelLeft <= 0 {
-						t.Errorf("input %d: %s: fuel left %d, expected > 0", i, v.name, res.FuelLeft)
-					}
-					if v.opts.DirtyPages && bytesAllZero(res.Dirty) {
-						t.Errorf("input %d: %s: no page marked dirty", i, v.name)
-					}
-					// Same input again on a fresh instance: same counters.
-					again, err := tg.run(ctx, []byte(in), realFuel)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(again.Counters, res.Counters) {
-						t.Errorf("input %d: %s: counters differ between two runs of the same input", i, v.name)
-					}
-				}
-				// Variants whose site lists agree must report the same counters.
-				for j := 2; j < len(targets); j++ {
-					if reflect.DeepEqual(targets[j].sm.Sites, targets[1].sm.Sites) &&
-						!reflect.DeepEqual(results[j].Counters, results[1].Counters) {
-						t.Errorf("input %d: %s and counters have the same sites but different counters", i, realVariants()[j].name)
-					}
-				}
+		}
+		// Variants whose site lists agree must report the same counters.
+		for j := 2; j < len(targets); j++ {
+			if reflect.DeepEqual(targets[j].sm.Sites, targets[1].sm.Sites) &&
+				!reflect.DeepEqual(results[j].Counters, results[1].Counters) {
+				t.Errorf("input %d: %s and counters have the same sites but different counters", i, realVariants()[j].name)
 			}
-		})
+		}
 	}
 }
 
@@ -285,7 +327,7 @@ func TestRealProgramFuelExhaustion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := realRuntime(ctx, t)
+	rt := realRuntime(ctx, t, false)
 	defer rt.Close(ctx)
 	tg, err := newRealTarget(ctx, rt, "crunch", wasm, &instrument.Options{Fuel: true})
 	if err != nil {
@@ -330,7 +372,7 @@ func TestRealProgramCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := realRuntime(ctx, t)
+	rt := realRuntime(ctx, t, false)
 	defer rt.Close(ctx)
 	for _, v := range realVariants()[1:] {
 		t.Run(v.name, func(t *testing.T) {
