@@ -333,11 +333,22 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 	}
 	if out != "" && !lf {
+		stop := map[string]string{"runs": "--runs", "time": "--max-total-time", "crash": "crash", "canceled": "interrupt"}[sum.Stop]
+		if stop == "" {
+			stop = sum.Stop
+		}
 		fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
-			filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), sum.Stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
+			filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
 	}
 	if lf {
-		fmt.Fprintf(c.stderr, "Done %d runs in %d second(s)\n", sum.Stats.Execs, int64(elapsed/time.Second))
+		if sum.Stop == "canceled" {
+			fmt.Fprintf(c.stderr, "==%d== libFuzzer: run interrupted; exiting\n", os.Getpid())
+			if code == exitOK {
+				code = exitInterrupted
+			}
+		} else {
+			fmt.Fprintf(c.stderr, "Done %d runs in %d second(s)\n", sum.Stats.Execs, int64(elapsed/time.Second))
+		}
 	}
 	if (lf && f.printFinalStats != 0) || (!lf && f.fs.Changed("print-final-stats") && f.printFinalStats != 0) {
 		printFinalStats(c.stderr, finalStats{execs: uint64(sum.Stats.Execs), elapsed: elapsed, newUnits: uint64(newUnits)})

@@ -28,7 +28,8 @@ import (
 )
 
 // Exit codes. The finding codes are libFuzzer's defaults (FuzzerOptions.h:
-// ErrorExitCode 77, TimeoutExitCode 70, OOMExitCode 71); -error_exitcode and
+// ErrorExitCode 77, TimeoutExitCode 70, OOMExitCode 71, InterruptExitCode
+// 72); -error_exitcode and
 // -timeout_exitcode override the first two, as in libFuzzer.
 const (
 	exitOK      = 0
@@ -37,6 +38,10 @@ const (
 	exitCrash   = 77
 	exitTimeout = 70
 	exitOOM     = 71
+	// exitInterrupted is libFuzzer's InterruptExitCode, used by the
+	// libFuzzer invocation when SIGINT/SIGTERM stops it; 'wafer fuzz'
+	// exits 0 then (the campaign is saved and resumable).
+	exitInterrupted = 72
 )
 
 // cli carries the process's streams so tests can run commands in-process.

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // waferBin is the wafer binary TestMain builds once for every test here.
@@ -654,4 +656,80 @@ func TestDeterministicWorkers(t *testing.T) {
 	if queues[0] == "" {
 		t.Errorf("expected a non-empty queue")
 	}
+}
+
+// TestInterrupt: SIGINT stops a campaign cleanly: 'wafer fuzz' saves the
+// campaign and exits 0, the libFuzzer invocation exits 72 (libFuzzer's
+// InterruptExitCode) after its final stats.
+func TestInterrupt(t *testing.T) {
+	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"fuzz", []string{"fuzz", "--no-fsync", "-o", out, cexpr}, 0},
+		{"libfuzzer", []string{cexpr, "-print_final_stats=1"}, 72},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(waferBin, tc.args...)
+			cmd.Dir = tmp
+			var stdout bytes.Buffer
+			var stderr syncBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Interrupt once the campaign runs: its first stats line is out.
+			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), `"execs"`); {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no stats line within 60 s: %s", tail(stderr.String()))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			time.Sleep(500 * time.Millisecond)
+			cmd.Process.Signal(os.Interrupt)
+			err := cmd.Wait()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != tc.code {
+				t.Fatalf("exit code: expected %d, got %d\n%s", tc.code, code, tail(stderr.String()))
+			}
+			if tc.code == 72 {
+				checkStatLines(t, stderr.String())
+				return
+			}
+			if !strings.Contains(stdout.String(), "stopped by interrupt") {
+				t.Errorf("stdout: expected \"stopped by interrupt\", got %q", stdout.String())
+			}
+			if _, err := os.Stat(filepath.Join(out, "fuzzer_stats")); err != nil {
+				t.Errorf("expected fuzzer_stats after the interrupt: %v", err)
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
