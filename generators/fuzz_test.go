@@ -6,8 +6,8 @@ import (
 )
 
 // checkGenerator asserts, for the sequence FromBytes(data): two runs give
-// the same input and sequence; replaying the used sequence gives the same
-// input; the used sequence survives a marshal round trip; flipping value
+// the same input and sequence; replaying the used sequence (as is, through
+// WithBytes, and linearly through FromBytes) gives the same input; the used sequence survives a marshal round trip; flipping value
 // bytes keeps the structural signature; and (valid != nil) the input
 // parses.
 func checkGenerator(t *testing.T, g Generator, valid func([]byte) error, data []byte, dict bool) {
@@ -24,6 +24,12 @@ func checkGenerator(t *testing.T, g Generator, valid func([]byte) error, data []
 	in3, used3 := runner.Run(used)
 	if !bytes.Equal(in, in3) || !used.Equal(used3) {
 		t.Fatalf("replay differs: %q vs %q", in, in3)
+	}
+	if in5, _ := runner.Run(used.WithBytes(used.Bytes())); !bytes.Equal(in, in5) {
+		t.Fatalf("WithBytes replay differs: %q vs %q", in, in5)
+	}
+	if in6, _ := runner.Run(FromBytes(used.Bytes())); !bytes.Equal(in, in6) {
+		t.Fatalf("linear replay differs: %q vs %q", in, in6)
 	}
 	enc, err := used.MarshalBinary()
 	if err != nil {
