@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/generators"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
@@ -96,8 +100,8 @@ func newFuzzFlags() *fuzzFlags {
 	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
 	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: wafer runs jobs in-process as workers (workers = jobs when --workers is not set)")
-	fs.StringVar(&f.strategy, "strategy", "", "search strategy: havoc (raw bytes, the default), zest (with --generator), random")
-	fs.StringVar(&f.generator, "generator", "", "structured input generator: json, xml, png, expr (default: raw bytes)")
+	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
+	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
@@ -143,6 +147,12 @@ func (f *fuzzFlags) parse(args []string) error {
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
+	}
+	if f.strategy != "" && !slices.Contains(engine.Strategies(), f.strategy) {
+		return usagef("--strategy: expected one of %s, got %q", strings.Join(engine.Strategies(), ", "), f.strategy)
+	}
+	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
+		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
 	}
 	return nil
 }

@@ -165,7 +165,7 @@ commands:
 	for _, cmd := range commands() {
 		fmt.Fprintf(w, "  %-11s %s\n", cmd.name, cmd.summary)
 	}
-	fmt.Fprint(w, "\nrun 'wafer help COMMAND' for a command's flags and examples.\n")
+	fmt.Fprint(w, "\nrun 'wafer help COMMAND' for a command's flags and examples,\n'wafer help libfuzzer' for the libFuzzer-compatible invocation.\n")
 }
 
 func (c *cli) help(_ context.Context, args []string) error {
