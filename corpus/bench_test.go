@@ -89,11 +89,11 @@ func resumeFixture(b *testing.B, n int) string {
 		b.Fatal(err)
 	default:
 	}
+	cov.w.fs, cov.fs, cov.path = OS{}, OS{}, dir
+	os.MkdirAll(filepath.Join(dir, ".wafer/cache"), 0o755)
 	for i := range n {
 		cov.appendCoverage(i, []uint32{uint32(i), 7, 9})
 	}
-	cov.w.fs, cov.fs, cov.path = OS{}, OS{}, dir
-	os.MkdirAll(filepath.Join(dir, ".wafer/cache"), 0o755)
 	if err := cov.flushCoverage(false); err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -103,83 +105,121 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
 	}
 	d.nextID[sub] = next
 	slices.SortFunc(items, func(a, b item) int { return a.id - b.id })
-	for i, it := range items {
-		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	// Reading is I/O bound (two small files per entry): read in parallel,
+	// then apply the results in id order.
+	res := make([]loaded, len(items))
+	var next2 atomic.Int64
+	var wg sync.WaitGroup
+	for range loadWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next2.Add(1) - 1)
+				if i >= len(items) || ctx.Err() != nil {
+					return
+				}
+				res[i] = d.loadOne(sub, inDir, metaDir, items[i].id, items[i].name)
 			}
-		}
-		inPath := filepath.Join(inDir, it.name)
-		metaPath := filepath.Join(metaDir, it.name)
-		mdata, merr := d.fs.ReadFile(metaPath)
-		var m *meta
-		if merr == nil {
-			m, merr = decodeMeta(mdata)
-		}
-		if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
-			sk.add(metaPath, merr)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.skipErr != nil {
+			sk.add(r.skipPath, r.skipErr)
 			continue
 		}
-		input, err := d.fs.ReadFile(inPath)
-		if err != nil {
-			sk.add(inPath, err)
-			continue
-		}
-		if m == nil {
-			// No sidecar (copied in by hand, or sidecar removed):
-			// the bytes are intact, the metadata is unknown.
-			if sub != QueueDir {
-				sk.add(metaPath, fmt.Errorf("expected a failure sidecar, got none"))
-				continue
+		if r.repair != nil {
+			// A reproducer replacement was interrupted between the two
+			// renames (or the input was damaged): the sidecar wins.
+			if err := d.w.write(r.repairPath, r.repair); err != nil {
+				sk.add(r.repairPath, err)
 			}
-			m = &meta{}
-			m.ID, m.Name, m.Hash, m.size = it.id, it.name, xxhash.Sum64(input), len(input)
-		}
-		if m.ID != it.id || m.Name != it.name {
-			sk.add(metaPath, fmt.Errorf("expected sidecar of %q, got one of %q", it.name, m.Name))
-			continue
 		}
 		if sub == QueueDir {
-			if m.failure {
-				sk.add(metaPath, fmt.Errorf("expected a queue sidecar, got a failure sidecar"))
-				continue
-			}
-			if h := xxhash.Sum64(input); len(input) != m.size || h != m.Hash {
-				sk.add(inPath, fmt.Errorf("expected %d bytes with hash %016x, got %d bytes with hash %016x", m.size, m.Hash, len(input), h))
-				continue
-			}
-			e := m.Entry
-			e.Input = input
+			e := r.m.Entry
 			if _, dup := d.byHash[e.Hash]; !dup {
 				d.byHash[e.Hash] = len(d.entries)
 			}
 			d.entries = append(d.entries, e)
 			continue
 		}
-		if !m.failure || !m.hasIn {
-			sk.add(metaPath, fmt.Errorf("expected a failure sidecar with its input, got a queue sidecar"))
-			continue
-		}
-		if xxhash.Sum64(m.input) != m.Hash {
-			sk.add(metaPath, fmt.Errorf("expected input hash %016x, got %016x", m.Hash, xxhash.Sum64(m.input)))
-			continue
-		}
-		if !bytes.Equal(input, m.input) {
-			// A reproducer replacement was interrupted between the two
-			// renames (or the input was damaged): the sidecar wins.
-			if err := d.w.write(inPath, m.input); err != nil {
-				sk.add(inPath, err)
-			}
-		}
-		f := m.Failure
-		f.Input = m.input
-		f.Identity = Identity(f.Kind, f.Message, f.Frames, d.nfr)
+		f := r.m.Failure
 		if _, dup := d.byIdentity[f.Identity]; !dup {
 			d.byIdentity[f.Identity] = len(d.failures)
 		}
 		d.failures = append(d.failures, f)
 	}
 	return nil
+}
+
+// loadWorkers is how many files Open reads at once.
+const loadWorkers = 8
+
+// loaded is the outcome of reading one entry.
+type loaded struct {
+	m          *meta
+	skipPath   string
+	skipErr    error
+	repairPath string
+	repair     []byte
+}
+
+// loadOne reads and checks one entry's sidecar and input. It only reads.
+func (d *Dir) loadOne(sub, inDir, metaDir string, id int, name string) loaded {
+	inPath := filepath.Join(inDir, name)
+	metaPath := filepath.Join(metaDir, name)
+	skip := func(p string, err error) loaded { return loaded{skipPath: p, skipErr: err} }
+	mdata, merr := d.fs.ReadFile(metaPath)
+	var m *meta
+	if merr == nil {
+		m, merr = decodeMeta(mdata)
+	}
+	if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
+		return skip(metaPath, merr)
+	}
+	input, err := d.fs.ReadFile(inPath)
+	if err != nil {
+		return skip(inPath, err)
+	}
+	if m == nil {
+		// No sidecar (copied in by hand, or sidecar removed): the
+		// bytes are intact, the metadata is unknown.
+		if sub != QueueDir {
+			return skip(metaPath, fmt.Errorf("expected a failure sidecar, got none"))
+		}
+		m = &meta{}
+		m.ID, m.Name, m.Hash, m.size = id, name, xxhash.Sum64(input), len(input)
+	}
+	if m.ID != id || m.Name != name {
+		return skip(metaPath, fmt.Errorf("expected sidecar of %q, got one of %q", name, m.Name))
+	}
+	if sub == QueueDir {
+		if m.failure {
+			return skip(metaPath, fmt.Errorf("expected a queue sidecar, got a failure sidecar"))
+		}
+		if h := xxhash.Sum64(input); len(input) != m.size || h != m.Hash {
+			return skip(inPath, fmt.Errorf("expected %d bytes with hash %016x, got %d bytes with hash %016x", m.size, m.Hash, len(input), h))
+		}
+		m.Input = input
+		return loaded{m: m}
+	}
+	if !m.failure || !m.hasIn {
+		return skip(metaPath, fmt.Errorf("expected a failure sidecar with its input, got a queue sidecar"))
+	}
+	if xxhash.Sum64(m.input) != m.Hash {
+		return skip(metaPath, fmt.Errorf("expected input hash %016x, got %016x", m.Hash, xxhash.Sum64(m.input)))
+	}
+	r := loaded{m: m}
+	if !bytes.Equal(input, m.input) {
+		r.repairPath, r.repair = inPath, m.input
+	}
+	m.Input = m.input
+	m.Identity = Identity(m.Kind, m.Message, m.Frames, d.nfr)
+	return r
 }
 
 const checkpointVersion = "wafer checkpoint v1"

@@ -16,25 +16,40 @@ import (
 // campaign's parent directory (OUT/<name>/queue for every <name>, wafer
 // or AFL++), as AFL's -M/-S sync does. Peers need no coordination: they
 // write with atomic renames, so a listed file is complete; a Syncer only
-// reads them. It remembers per peer the highest id imported, in
-// OUT/<self>/.synced/<peer>, so a resumed campaign does not import twice.
+// reads them. It remembers per peer the ids imported (a watermark and the
+// ids above it), in OUT/<self>/.synced/<peer>, so a resumed campaign does
+// not import twice, and an entry that a listing missed while it was being
+// renamed is picked up by the next Poll.
 // A Syncer is not safe for concurrent use (one per campaign, called from
 // the coordinator).
 type Syncer struct {
-	d    *Dir
-	root string
-	self string
-	last map[string]int // highest id imported per peer, -1 for none
+	d     *Dir
+	root  string
+	self  string
+	peers map[string]*peerState
+}
+
+// peerState is what a Syncer knows of one peer. A directory listing is not
+// a snapshot: an entry renamed into place while the listing runs may be
+// missed while a later one is seen. But a peer writes its ids in order,
+// each rename done before the next id exists, so every id below the
+// highest id of one listing exists (or never will) when the next listing
+// starts. Hence: ids up to the previous listing's maximum are settled
+// (watermark); above it, the imported ids are remembered one by one.
+type peerState struct {
+	watermark int          // every id <= watermark is imported or never existed
+	imported  map[int]bool // imported ids above watermark
+	prevMax   int          // highest id of the previous listing (-1: none)
 }
 
 // Syncer returns the Syncer of d: its peers are the sibling directories
 // of d.Path().
 func (d *Dir) Syncer() *Syncer {
 	return &Syncer{
-		d:    d,
-		root: filepath.Dir(filepath.Clean(d.path)),
-		self: filepath.Base(filepath.Clean(d.path)),
-		last: map[string]int{},
+		d:     d,
+		root:  filepath.Dir(filepath.Clean(d.path)),
+		self:  filepath.Base(filepath.Clean(d.path)),
+		peers: map[string]*peerState{},
 	}
 }
 
@@ -70,18 +85,45 @@ func (s *Syncer) Poll(ctx context.Context) (entries []Entry, skipped error, err 
 	return entries, sk.err(), nil
 }
 
-func (s *Syncer) lastSeen(peer string) int {
-	if n, ok := s.last[peer]; ok {
-		return n
+// state returns the peer's state, loading OUT/<self>/.synced/<peer>
+// ("watermark id id ...") the first time.
+func (s *Syncer) state(peer string) *peerState {
+	if st, ok := s.peers[peer]; ok {
+		return st
 	}
-	n := -1
+	st := &peerState{watermark: -1, imported: map[int]bool{}, prevMax: -1}
 	if data, err := s.d.fs.ReadFile(filepath.Join(s.d.path, syncedDir, peer)); err == nil {
-		if v, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && v >= -1 {
-			n = v
+		for i, f := range strings.Fields(string(data)) {
+			v, err := strconv.Atoi(f)
+			if err != nil || v < -1 {
+				break
+			}
+			if i == 0 {
+				st.watermark = v
+			} else if v > st.watermark {
+				st.imported[v] = true
+			}
 		}
 	}
-	s.last[peer] = n
-	return n
+	// After a restart the previous listing is unknown: treat the
+	// watermark as its maximum.
+	st.prevMax = st.watermark
+	s.peers[peer] = st
+	return st
+}
+
+func (st *peerState) encode() []byte {
+	ids := make([]int, 0, len(st.imported))
+	for id := range st.imported {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	b := strconv.AppendInt(nil, int64(st.watermark), 10)
+	for _, id := range ids {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(id), 10)
+	}
+	return append(b, '\n')
 }
 
 func (s *Syncer) pollPeer(ctx context.Context, peer string, seen map[uint64]bool, sk *skips) ([]Entry, error) {
@@ -93,24 +135,28 @@ func (s *Syncer) pollPeer(ctx context.Context, peer string, seen map[uint64]bool
 		}
 		return nil, nil
 	}
-	last := s.lastSeen(peer)
+	st := s.state(peer)
 	type item struct {
 		id   int
 		name string
 	}
 	var items []item
+	listMax := st.prevMax
 	for _, de := range des {
 		n := de.Name()
 		if strings.HasPrefix(n, ".") || de.IsDir() {
 			continue
 		}
-		if id, ok := ParseID(n); ok && id > last {
+		id, ok := ParseID(n)
+		if !ok {
+			continue
+		}
+		listMax = max(listMax, id)
+		if id > st.watermark && !st.imported[id] {
 			items = append(items, item{id, n})
 		}
 	}
-	if len(items) == 0 {
-		return nil, nil
-	}
+	changed := len(items) > 0
 	slices.SortFunc(items, func(a, b item) int { return a.id - b.id })
 	var out []Entry
 	for _, it := range items {
@@ -132,13 +178,31 @@ func (s *Syncer) pollPeer(ctx context.Context, peer string, seen map[uint64]bool
 		}
 		out = append(out, e)
 	}
-	newLast := items[len(items)-1].id
+	for _, it := range items {
+		st.imported[it.id] = true
+	}
+	// Everything up to the previous listing's maximum is settled now.
+	if st.prevMax > st.watermark {
+		st.watermark = st.prevMax
+		changed = true
+	}
+	for st.imported[st.watermark+1] {
+		st.watermark++
+	}
+	for id := range st.imported {
+		if id <= st.watermark {
+			delete(st.imported, id)
+		}
+	}
+	st.prevMax = listMax
+	if !changed {
+		return out, nil
+	}
 	if err := s.d.fs.MkdirAll(filepath.Join(s.d.path, syncedDir), 0o755); err != nil {
 		return nil, &WriteError{Path: filepath.Join(s.d.path, syncedDir), Err: err}
 	}
-	if err := s.d.w.write(filepath.Join(s.d.path, syncedDir, peer), []byte(strconv.Itoa(newLast)+"\n")); err != nil {
+	if err := s.d.w.write(filepath.Join(s.d.path, syncedDir, peer), st.encode()); err != nil {
 		return nil, err
 	}
-	s.last[peer] = newLast
 	return out, nil
 }

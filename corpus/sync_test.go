@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestSync(t *testing.T) {
@@ -87,7 +88,14 @@ func TestSyncHammer(t *testing.T) {
 			seen[string(e.Input)]++
 		}
 	}
+	deadline := time.Now().Add(time.Minute)
 	for len(seen) < n {
+		if time.Now().After(deadline) {
+			wg.Wait()
+			poll()
+			t.Fatalf("after a minute only %d of %d entries arrived", len(seen), n)
+		}
+		time.Sleep(time.Millisecond)
 		poll()
 		if t.Failed() {
 			return
@@ -102,5 +110,45 @@ func TestSyncHammer(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Fatalf("expected %d distinct entries, got %d", n, len(seen))
+	}
+}
+
+// TestSyncMissedListing: a listing that missed an entry (it was being
+// renamed into place) picks it up on the next Poll; a real gap in the ids
+// does not stop the watermark.
+func TestSyncMissedListing(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	a := openT(t, filepath.Join(root, "a"), Options{NoSync: true})
+	b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	var names []string
+	for i := range 3 {
+		n, _, _ := a.AddEntry(ctx, Entry{Input: []byte{byte(i)}})
+		names = append(names, n)
+	}
+	q := filepath.Join(root, "a", "queue")
+	os.Rename(filepath.Join(q, names[1]), filepath.Join(q, ".hidden"))
+	s := b.Syncer()
+	got, _, _ := s.Poll(ctx)
+	if len(got) != 2 {
+		t.Fatalf("expected 2 entries, got %d", len(got))
+	}
+	os.Rename(filepath.Join(q, ".hidden"), filepath.Join(q, names[1]))
+	got, _, _ = s.Poll(ctx)
+	if len(got) != 1 || got[0].Input[0] != 1 {
+		t.Fatalf("expected the missed entry, got %+v", got)
+	}
+	// A gap: id 3 never appears (its save was interrupted), 4 does.
+	a.AddEntry(ctx, Entry{Input: []byte{3}})
+	a.AddEntry(ctx, Entry{Input: []byte{4}})
+	os.Remove(filepath.Join(q, "id:000003"))
+	got, _, _ = s.Poll(ctx)
+	got2, _, _ := s.Poll(ctx)
+	if len(got) != 1 || got[0].Input[0] != 4 || len(got2) != 0 {
+		t.Fatalf("expected only entry 4 once, got %+v then %+v", got, got2)
+	}
+	rec, _ := os.ReadFile(filepath.Join(root, "b", ".synced", "a"))
+	if string(rec) != "4\n" {
+		t.Fatalf("expected watermark 4 past the gap, got %q", rec)
 	}
 }
