@@ -379,3 +379,16 @@ func TestSharedMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAllocs: a valid run allocates nothing in restore and persistent
+// modes (the hot path of a campaign).
+func TestRunAllocs(t *testing.T) {
+	for _, mode := range []Reset{Restore, Persistent} {
+		w := worker(t, loadInstrumented(t, "clib/clib.wasm", fullOpts, Config{Reset: mode, MaxInputLen: 64}))
+		in := []byte("V")
+		ctx := context.Background()
+		if a := testing.AllocsPerRun(100, func() { w.Run(ctx, in) }); a != 0 {
+			t.Errorf("%v: expected 0 allocs per run, got %v", mode, a)
+		}
+	}
+}

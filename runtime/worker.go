@@ -540,9 +540,20 @@ func (m *cappedMemory) Free() { m.buf = nil }
 // module (and not the caller's ctx ending, nor a trap that merely happened
 // after the deadline).
 func (w *Worker) backstopFired(ctx, cctx context.Context, err error) bool {
-	var exit *sys.ExitError
-	if w.t.backstop == 0 || ctx.Err() != nil || !errors.As(err, &exit) {
+	if w.t.backstop == 0 || err == nil || ctx.Err() != nil || cctx.Err() == nil {
 		return false
 	}
-	return exit.ExitCode() == sys.ExitCodeDeadlineExceeded && cctx.Err() != nil
+	code, ok := exitCode(err)
+	return ok && code == sys.ExitCodeDeadlineExceeded
+}
+
+// exitCode unwraps a *sys.ExitError without errors.As (whose target
+// pointer escapes: an allocation per run on the hot path).
+func exitCode(err error) (uint32, bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if x, ok := e.(*sys.ExitError); ok {
+			return x.ExitCode(), true
+		}
+	}
+	return 0, false
 }
