@@ -37,10 +37,7 @@ func TestWorkerAllocs(t *testing.T) {
 }
 
 func newTestWorker(ex Executor, m Mutator) *worker {
-	w := &worker{exec: ex, mut: m, sc: newScanner(), maxLen: 1 << 20}
-	w.pcg = newPCG()
-	w.rng = newRand(w.pcg)
-	return w
+	return &worker{exec: ex, mut: m, sc: newScanner(), maxLen: 1 << 20, rng: &pcgRand{}}
 }
 
 // slowTarget is magicTarget taking about d per run.
@@ -296,6 +293,22 @@ func TestIndexedMutatorGetsParentSeq(t *testing.T) {
 		}
 		if got := n.Load() > 0; got != indexed {
 			t.Fatalf("indexed %v: expected runs with the parent's seq as base: %v, got %d", indexed, indexed, n.Load())
+		}
+	}
+}
+
+// TestHammer: many workers, one-child jobs, splicing over a growing queue
+// (run with -race: workers read queue snapshots while the coordinator
+// appends).
+func TestHammer(t *testing.T) {
+	for _, det := range []bool{false, true} {
+		sum, err := Fuzz(context.Background(), Config{Seed: 9, Runs: 20_000, Workers: 4, JobSize: 1, Deterministic: det, KeepGoing: true},
+			Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 0, 1, 0, 5, 0, 0xff}, {1, 5, 0, 0xff}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Stats.Execs != 20_000 || sum.Stats.Queue < 2 {
+			t.Fatalf("deterministic %v: expected 20000 runs and a queue, got %d runs, queue %d", det, sum.Stats.Execs, sum.Stats.Queue)
 		}
 	}
 }

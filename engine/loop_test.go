@@ -67,7 +67,7 @@ func TestDeterministic(t *testing.T) {
 			var logs [2]execLog
 			var sums [2]*Summary
 			for i := range logs {
-				cfg := Config{Seed: 7, Runs: 10_000, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, Strategy: tc.strat, JobSize: 16}
+				cfg := Config{Seed: 7, Runs: 10_000, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true, Strategy: tc.strat, JobSize: 16}
 				target := tc.target
 				if i == 1 {
 					// Perturb the scheduling: worker 1 is slow in the second run.

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -212,5 +214,28 @@ func TestNumCandidates(t *testing.T) {
 		if got := c.NumCandidates(st, &tc.e); got != tc.want {
 			t.Errorf("cov %d favored %v: expected %d, got %d", tc.e.Branches, tc.e.Favored, tc.want, got)
 		}
+	}
+}
+
+// BenchmarkMutate measures one child of a 64-byte parent per op, with
+// the workers' PRNG.
+func BenchmarkMutate(b *testing.B) {
+	parent := &Entry{Choices: bytes.Repeat([]byte("wafer!"), 11)[:64]}
+	donor := &Entry{Choices: bytes.Repeat([]byte{7}, 64)}
+	env := &MutatorEnv{Dict: [][]byte{[]byte("KEY"), []byte("token")}, MaxLen: 4096, FreshLen: 64}
+	job := &Job{Parent: parent, Queue: []*Entry{parent, donor}}
+	for _, s := range []Strategy{&Havoc{}, &Zest{}} {
+		b.Run(strings.ToLower(strings.TrimPrefix(fmt.Sprintf("%T", s), "*engine.")), func(b *testing.B) {
+			m := s.NewMutator(0, env)
+			w := newTestWorker(nil, m)
+			var buf []byte
+			cpu0 := cpuTime()
+			for b.Loop() {
+				buf = m.Mutate(buf[:0], job, w.rng)
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
 	}
 }
