@@ -103,6 +103,14 @@ type Store interface {
 	WriteStats(ctx context.Context, s *Stats) error
 }
 
+// Resumer is an optional Store interface: the job counter a previous run
+// of the campaign reached, so a resumed campaign draws fresh PRNG streams
+// (job j uses PCG(Seed, j)) instead of repeating the first run's.
+// CorpusStore keeps it in the corpus checkpoint.
+type Resumer interface {
+	ResumeJobs() uint64
+}
+
 // Finding is a unique failure.
 type Finding struct {
 	Outcome  Outcome

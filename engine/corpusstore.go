@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"time"
 
@@ -37,6 +38,20 @@ type CorpusStore struct {
 	lastCrash time.Time
 	lastHang  time.Time
 	found     int
+}
+
+// stateMagic starts the engine state kept in corpus checkpoints, followed
+// by the job counter (uint64, little-endian).
+const stateMagic = "wafer engine v1\n"
+
+// ResumeJobs implements Resumer: the job counter of the last checkpoint
+// (0 for a new campaign or a checkpoint without engine state).
+func (s *CorpusStore) ResumeJobs() uint64 {
+	st := s.resumed.State
+	if len(st) != len(stateMagic)+8 || string(st[:len(stateMagic)]) != stateMagic {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(st[len(stateMagic):])
 }
 
 // NewCorpusStore returns a Store over d.
@@ -220,7 +235,8 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 	}
 	if el := s.elapsed(); st.Final || el-s.lastCkpt >= every {
 		s.lastCkpt = el
-		return s.Dir.Checkpoint(ctx, corpus.Checkpoint{Execs: execs, Time: el})
+		state := binary.LittleEndian.AppendUint64([]byte(stateMagic), st.Jobs)
+		return s.Dir.Checkpoint(ctx, corpus.Checkpoint{Execs: execs, Time: el, State: state})
 	}
 	return nil
 }

@@ -276,6 +276,9 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			return nil, fmt.Errorf("load previous queue: %w", err)
 		}
 		c.seeds = append(c.seeds, prev...)
+		if r, ok := deps.Store.(Resumer); ok {
+			c.seq = r.ResumeJobs()
+		}
 	}
 	c.seeds = append(c.seeds, deps.Seeds...)
 	if len(c.seeds) == 0 {
@@ -569,6 +572,7 @@ func (c *coordinator) stats(final bool) *Stats {
 		CrashRuns:     c.crashR,
 		HangRuns:      c.hangR,
 		Strategy:      c.cfg.Strategy,
+		Jobs:          c.seq,
 	}
 	if c.execs > 0 {
 		s.ValidPct = 100 * float64(c.valid) / float64(c.execs)

@@ -205,6 +205,9 @@ func TestCorpusResume(t *testing.T) {
 			t.Fatalf("expected %s: %v", f, err)
 		}
 	}
+	if second.Stats.Jobs <= first.Stats.Jobs {
+		t.Fatalf("expected the resumed run to continue the job counter %d, got %d", first.Stats.Jobs, second.Stats.Jobs)
+	}
 	raw, _ := os.ReadFile(filepath.Join(dir, corpus.StatsFile))
 	st, err := corpus.ParseStats(raw)
 	if err != nil {

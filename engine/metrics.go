@@ -50,6 +50,8 @@ type Stats struct {
 	Cycles int `json:"cycles"`
 	// Strategy is the strategy name.
 	Strategy string `json:"strategy"`
+	// Jobs is the number of jobs issued (the next job's PRNG stream).
+	Jobs uint64 `json:"jobs"`
 	// Final is true for the report at the end of the campaign.
 	Final bool `json:"final,omitempty"`
 }
