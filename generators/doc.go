@@ -47,7 +47,8 @@
 // depend on the process, so signatures stored in a corpus stay comparable.
 //
 // What it does not do: it does not mutate on its own initiative (the engine
-// chooses what to mutate; MutatePositions is a helper), it does not run
+// chooses what to mutate; MutateBytes and MutatePositions are helpers), it
+// does not run
 // targets, and it does not recover panics raised by a user's generator.
 // Nothing here is safe for concurrent use unless said otherwise; give each
 // worker its own Runner and Clone sequences that cross goroutines.
