@@ -252,6 +252,7 @@ func TestStartupErrors(t *testing.T) {
 	}{
 		{"trap in _initialize", fixture(t, "hostile/initrap.wasm"), Config{}, "start-up: _initialize failed: unreachable: unreachable"},
 		{"unknown import", fixture(t, "fake/imports.wasm"), Config{}, "unsupported import: function env.get_secret"},
+		{"imported global", fixture(t, "fake/importglobal.wasm"), Config{}, "unsupported import: global env.g"},
 		{"no harness", fixture(t, "fake/noharness.wasm"), Config{}, "no harness export: expected LLVMFuzzerTestOneInput (with malloc) or _start"},
 		{"forced command", fixture(t, "clib/clib.wasm"), Config{Harness: HarnessCommand}, "no harness export: expected _start"},
 		{"forced libfuzzer", fixture(t, "gocmd/gocmd.wasm"), Config{Harness: HarnessLibFuzzer}, "no harness export: expected LLVMFuzzerTestOneInput"},

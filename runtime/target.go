@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,7 +113,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)
 	}
-	if err := checkImports(t.cm); err != nil {
+	if err := checkImports(t.cm, wasm); err != nil {
 		return nil, err
 	}
 	if t.harness, err = detect(t.cm, wasm, cfg); err != nil {
@@ -158,7 +159,10 @@ func (t *Target) Close(ctx context.Context) error {
 }
 
 // checkImports rejects what wafer cannot provide, naming it.
-func checkImports(cm wazero.CompiledModule) error {
+func checkImports(cm wazero.CompiledModule, wasm []byte) error {
+	if kind, mod, name, ok := firstNonFuncImport(wasm); ok {
+		return fmt.Errorf("unsupported import: %s %s.%s (wafer provides only functions of %s)", kind, mod, name, wasiModule)
+	}
 	for _, d := range cm.ImportedFunctions() {
 		mod, name, _ := d.Import()
 		if mod != wasiModule || !wasiProvides(name) {
@@ -326,6 +330,45 @@ func exportedGlobals(wasm []byte) []string {
 		}
 	}
 	return names
+}
+
+// firstNonFuncImport finds the first import that is not a function (a
+// table, memory, global or tag), which no host module of wafer provides.
+func firstNonFuncImport(wasm []byte) (kind, mod, name string, ok bool) {
+	for s := range sections(wasm) {
+		if s.id != 2 {
+			continue
+		}
+		n, k := uleb(s.body)
+		if k == 0 {
+			return
+		}
+		p := s.body[k:]
+		for range min(n, uint64(len(p))) {
+			var rest []byte
+			var ok1, ok2 bool
+			if mod, rest, ok1 = readName(p); !ok1 {
+				return
+			}
+			if name, rest, ok2 = readName(rest); !ok2 || len(rest) == 0 {
+				return
+			}
+			if rest[0] != 0 {
+				kinds := map[byte]string{1: "table", 2: "memory", 3: "global", 4: "tag"}
+				kind = kinds[rest[0]]
+				if kind == "" {
+					kind = "import kind " + strconv.Itoa(int(rest[0]))
+				}
+				return kind, mod, name, true
+			}
+			_, k := uleb(rest[1:])
+			if k == 0 {
+				return
+			}
+			p = rest[1+k:]
+		}
+	}
+	return
 }
 
 // hasSharedMemory reports whether the memory section declares a shared
