@@ -133,10 +133,13 @@ func specSkipReason(err error) (string, bool) {
 	if !errors.Is(err, instrument.ErrUnsupported) {
 		return "", false
 	}
+	// "instrument: module imports its memory: unsupported (why…)" → "module imports its memory"
 	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 && len(msg)-i < 60 {
-		msg = msg[i+2:]
+	if i := strings.Index(msg, " ("); i >= 0 {
+		msg = msg[:i]
 	}
+	msg = strings.TrimPrefix(msg, "instrument: ")
+	msg = strings.TrimSuffix(msg, ": unsupported")
 	return "unsupported: " + msg, true
 }
 
