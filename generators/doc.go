@@ -46,10 +46,10 @@
 // little-endian 8-byte words; its values are pinned by a test and never
 // depend on the process, so signatures stored in a corpus stay comparable.
 //
-// What it does not do: it does not mutate on its own initiative (the engine
-// chooses what to mutate; MutateBytes and MutatePositions are helpers), it
-// does not run
-// targets, and it does not recover panics raised by a user's generator.
-// Nothing here is safe for concurrent use unless said otherwise; give each
-// worker its own Runner and Clone sequences that cross goroutines.
+// What it does not do: it does not decide what to mutate (the engine does;
+// MutateBytes and MutatePositions are helpers), it does not run targets, and
+// it does not recover panics raised by a user's generator (engine does).
+// A Runner is not safe for concurrent use: give each worker its own. Run,
+// Clone and WithBytes only read their Sequence, so workers may share saved
+// sequences as long as nobody writes to them.
 package generators
