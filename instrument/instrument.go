@@ -138,6 +138,14 @@ func (rw *rewriter) run() error {
 	}
 	nimp := m.NumImported(ExternFunc)
 	names := funcNames(m)
+	customs := m.Customs[:0:0]
+	for _, c := range m.Customs {
+		if c.Name == "name" && !validNameSection(c.Data()) {
+			continue // see validNameSection
+		}
+		customs = append(customs, c)
+	}
+	m.Customs = customs
 	rw.skip = make([]bool, len(m.Code))
 	for i := range m.Code {
 		name := names[nimp+uint32(i)]

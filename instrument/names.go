@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
 )
@@ -269,4 +270,70 @@ func dictionary(m *Module, consts [][]byte) [][]byte {
 		}
 	}
 	return out
+}
+
+// validNameSection reports whether a name section's content is well formed:
+// subsections with exact sizes, and module/function/local names that fill
+// their subsection. wazero parses the name section with a reader that can
+// run past the section's end, so a malformed one that happened to be
+// tolerated at the end of the input may break the instrumented output;
+// Instrument drops such a section.
+func validNameSection(b []byte) bool {
+	u := func(p *[]byte) (uint32, bool) {
+		v, n, err := leb128.Uint32(*p)
+		if err != nil {
+			return 0, false
+		}
+		*p = (*p)[n:]
+		return v, true
+	}
+	name := func(p *[]byte) bool {
+		l, ok := u(p)
+		if !ok || uint64(l) > uint64(len(*p)) || !utf8.Valid((*p)[:l]) {
+			return false
+		}
+		*p = (*p)[l:]
+		return true
+	}
+	nameMap := func(p *[]byte) bool {
+		n, ok := u(p)
+		if !ok {
+			return false
+		}
+		for i := uint32(0); i < n; i++ {
+			if _, ok := u(p); !ok || !name(p) {
+				return false
+			}
+		}
+		return true
+	}
+	for len(b) > 0 {
+		id := b[0]
+		b = b[1:]
+		size, ok := u(&b)
+		if !ok || uint64(size) > uint64(len(b)) {
+			return false
+		}
+		sub := b[:size]
+		b = b[size:]
+		switch id {
+		case 0:
+			ok = name(&sub)
+		case 1:
+			ok = nameMap(&sub)
+		case 2:
+			var n uint32
+			n, ok = u(&sub)
+			for i := uint32(0); ok && i < n; i++ {
+				_, ok = u(&sub)
+				ok = ok && nameMap(&sub)
+			}
+		default:
+			sub = nil
+		}
+		if !ok || len(sub) != 0 {
+			return false
+		}
+	}
+	return true
 }
