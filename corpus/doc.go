@@ -35,11 +35,44 @@
 // are returned as a *WriteError naming the file; nothing written before is
 // touched.
 //
+// # Deduplication and identity
+//
+// Queue entries are deduplicated by the xxhash64 of their input bytes
+// (AddEntry reports a duplicate instead of writing). Failures are
+// deduplicated by Identity: kind, MessageClass of the message, and the top
+// Options.Frames function names (ALGORITHMS.md §7); each identity keeps
+// its smallest reproducer (shorter, then bytewise smaller) and a hit
+// count. SHA1 names libFuzzer-style flat files (Flat, "crash-<sha1>").
+//
+// # Shrinking and merging
+//
+// ShrinkChoices (generator mode: a choice sequence plus opaque per-byte
+// kinds) and ShrinkBytes (raw mode) shrink a failing input while a
+// caller-supplied RunFunc keeps returning the same identity; both are
+// deterministic and bounded by a run budget. Merge is greedy set cover
+// over coverage features from a CoverFunc (libFuzzer -merge=1, afl-cmin).
+//
+// # Sync
+//
+// Campaigns that share a parent directory (OUT/<name>/) import each
+// other's queue entries with Dir.Syncer: lock-free, through atomic
+// renames, remembering per peer what was imported in OUT/<name>/.synced/.
+//
 // # What it does not do
 //
 // It does not run targets: shrinking and merging take a run function
 // from the caller, so this package imports no other wafer package. It does
 // not interpret choice kinds (they are opaque bytes from the engine) or
 // coverage feature ids (opaque uint32s). It takes no locks across
-// processes: syncing relies on atomic renames only.
+// processes: syncing relies on atomic renames only. Two processes must not
+// open the same campaign directory for writing.
+//
+// # Security
+//
+// Readers never panic on malformed files and cap what a file can make
+// them allocate (zstd output is capped at 1 GiB; lengths read from files
+// are checked against the bytes present), but a campaign directory is
+// trusted input otherwise: a hostile directory can make Open read every
+// file in it. Entry and failure names are sanitised before they become
+// file names; cache blob names must be plain names.
 package corpus
