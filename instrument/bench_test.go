@@ -4,21 +4,30 @@ package instrument_test
 //
 //   - BenchmarkInstrument: rewrite throughput (MB/s) on programs from 100 KB
 //     to 6.5 MB (linearity: MB/s should not fall with size).
-//   - BenchmarkRun: one execution (fresh instance + _start) of real programs,
-//     original vs instrumented; the ratio of ns/op is the run-time cost.
+//   - BenchmarkRun: one execution of a real program's _start on a fresh
+//     instance (instantiation not timed), original vs instrumented; the
+//     ratio of the times is the run-time cost of instrumentation.
 //   - BenchmarkReadoutClear: the host's per-execution cost for N counters: a
 //     zero-copy Memory().Read view, a scan 8 bytes at a time, and a clear.
 //
-// go test ./instrument -run '^$' -bench . -count 6 | tee bench.txt
-// go run golang.org/x/perf/cmd/benchstat@latest bench.txt
+// Besides wall-clock ns/op, each reports cpu-ns/op: the CPU time of the
+// benchmark's own OS thread (the machine is shared, wall clock is noisy).
+//
+//	go test ./instrument -run '^$' -bench . -count 6 | tee bench.txt
+//	go run golang.org/x/perf/cmd/benchstat@latest bench.txt
 
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
+	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/internal/wasip1"
@@ -31,6 +40,34 @@ func benchRead(b *testing.B, path string) []byte {
 		b.Fatal(err)
 	}
 	return wasm
+}
+
+// benchCPU measures the thread CPU time of a benchmark body.
+type benchCPU struct {
+	start, total time.Duration
+	ok           bool
+}
+
+func (c *benchCPU) begin() {
+	c.start, c.ok = benchThreadCPU()
+}
+
+func (c *benchCPU) end() {
+	if now, ok := benchThreadCPU(); ok && c.ok {
+		c.total += now - c.start
+	}
+}
+
+// report adds cpu-ns/op and, when bytes > 0, cpu-MB/s.
+func (c *benchCPU) report(b *testing.B, bytes int) {
+	if !c.ok || b.N == 0 {
+		return
+	}
+	perOp := float64(c.total.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(perOp, "cpu-ns/op")
+	if bytes > 0 && perOp > 0 {
+		b.ReportMetric(float64(bytes)/perOp*1e9/1e6, "cpu-MB/s")
+	}
 }
 
 func BenchmarkInstrument(b *testing.B) {
@@ -48,6 +85,8 @@ func BenchmarkInstrument(b *testing.B) {
 			{"fuel+dirty", instrument.Options{Fuel: true, DirtyPages: true}},
 		} {
 			b.Run(p.name+"/"+o.name, func(b *testing.B) {
+				goruntime.LockOSThread()
+				defer goruntime.UnlockOSThread()
 				_, sm, err := instrument.Instrument(wasm, o.opts)
 				if err != nil {
 					b.Fatal(err)
@@ -55,17 +94,25 @@ func BenchmarkInstrument(b *testing.B) {
 				b.ReportMetric(float64(len(sm.Sites)), "sites")
 				b.SetBytes(int64(len(wasm)))
 				b.ReportAllocs()
+				var cpu benchCPU
 				b.ResetTimer()
+				cpu.begin()
 				for i := 0; i < b.N; i++ {
 					if _, _, err := instrument.Instrument(wasm, o.opts); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu.end()
+				cpu.report(b, len(wasm))
 			})
 		}
 		b.Run(p.name+"/decode-encode", func(b *testing.B) {
+			goruntime.LockOSThread()
+			defer goruntime.UnlockOSThread()
 			b.SetBytes(int64(len(wasm)))
 			b.ReportAllocs()
+			var cpu benchCPU
+			cpu.begin()
 			for i := 0; i < b.N; i++ {
 				m, err := instrument.Decode(wasm)
 				if err != nil {
@@ -73,10 +120,14 @@ func BenchmarkInstrument(b *testing.B) {
 				}
 				_ = m.Encode()
 			}
+			cpu.end()
+			cpu.report(b, len(wasm))
 		})
 	}
 }
 
+// BenchmarkRun times _start of a WASI command on a fresh instance
+// (instantiation excluded): original, counters, counters+fuel.
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	for _, p := range []struct{ name, path, input string }{
@@ -98,15 +149,34 @@ func BenchmarkRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run(p.name+"/"+v.name, func(b *testing.B) {
+				goruntime.LockOSThread()
+				defer goruntime.UnlockOSThread()
+				var cpu benchCPU
 				for i := 0; i < b.N; i++ {
-					res, err := tg.run(ctx, []byte(p.input), realFuel)
+					b.StopTimer()
+					st := &wasip1.State{Base: tg.base(), Args: []string{p.name}, Stdin: []byte(p.input), Seed: 1}
+					rctx := wasip1.WithState(ctx, st)
+					mod, err := rt.InstantiateModule(rctx, tg.cm, wazero.NewModuleConfig().WithStartFunctions())
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Trap != "" || res.Exit > 0 {
-						b.Fatalf("run failed: %s", res)
+					if tg.sm != nil && tg.sm.Layout.FuelExport != "" {
+						mod.ExportedGlobal(tg.sm.Layout.FuelExport).(api.MutableGlobal).Set(realFuel)
 					}
+					start := mod.ExportedFunction("_start")
+					b.StartTimer()
+					cpu.begin()
+					_, err = start.Call(rctx)
+					cpu.end()
+					b.StopTimer()
+					var exit *sys.ExitError
+					if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 0) {
+						b.Fatalf("run failed: %v", err)
+					}
+					mod.Close(ctx)
+					b.StartTimer()
 				}
+				cpu.report(b, 0)
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
 			})
 		}
@@ -117,7 +187,8 @@ func BenchmarkRun(b *testing.B) {
 // BenchmarkReadoutClear measures what runtime/ does after every execution
 // with the chosen placement: take a zero-copy view of N counter bytes in
 // the instance's memory, find the hit ones 8 bytes at a time, clear them.
-// About 1% of the counters are hit, as in a typical run.
+// About 1% of the counters are hit, as in a typical run; "mark" alone (the
+// simulated hits) is the baseline to subtract.
 func BenchmarkReadoutClear(b *testing.B) {
 	ctx := context.Background()
 	wasm := benchRead(b, "testdata/programs/gobig/gobig.wasm")
@@ -140,23 +211,31 @@ func BenchmarkReadoutClear(b *testing.B) {
 		if n > mem.Size() {
 			b.Fatalf("memory has %d bytes, need %d", mem.Size(), n)
 		}
-		// mark simulates a run hitting ~1% of the counters; "mark" alone is
-		// the baseline to subtract from "mark+readout+clear".
 		mark := func(i int) {
 			v, _ := mem.Read(sm.Layout.CountersOffset, n)
 			for j := uint32(i % 97); j < n; j += 97 {
 				v[j]++
 			}
 		}
-		b.Run(itoa(int(n))+"/mark", func(b *testing.B) {
+		b.Run(benchSize(n)+"/mark", func(b *testing.B) {
+			goruntime.LockOSThread()
+			defer goruntime.UnlockOSThread()
+			var cpu benchCPU
+			cpu.begin()
 			for i := 0; i < b.N; i++ {
 				mark(i)
 			}
+			cpu.end()
+			cpu.report(b, 0)
 			v, _ := mem.Read(sm.Layout.CountersOffset, n)
 			clear(v)
 		})
-		b.Run(itoa(int(n))+"/mark+readout+clear", func(b *testing.B) {
+		b.Run(benchSize(n)+"/mark+readout+clear", func(b *testing.B) {
+			goruntime.LockOSThread()
+			defer goruntime.UnlockOSThread()
 			var hits int
+			var cpu benchCPU
+			cpu.begin()
 			for i := 0; i < b.N; i++ {
 				mark(i)
 				view, ok := mem.Read(sm.Layout.CountersOffset, n)
@@ -175,22 +254,20 @@ func BenchmarkReadoutClear(b *testing.B) {
 				}
 				clear(view)
 			}
+			cpu.end()
+			cpu.report(b, 0)
 			b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 		})
 	}
 }
 
-func itoa(n int) string {
+// benchSize names a count: 1000 → "1k".
+func benchSize(n uint32) string {
 	switch {
 	case n >= 1000 && n%1000 == 0:
-		return itoa(n/1000) + "k"
+		return benchSize(n/1000) + "k"
+	case n < 10:
+		return string(rune('0' + n))
 	}
-	s := ""
-	for {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-		if n == 0 {
-			return s
-		}
-	}
+	return benchSize(n/10) + string(rune('0'+n%10))
 }
