@@ -1,0 +1,38 @@
+package runtime
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzSections: the section scanners (custom section names, exported
+// globals, non-function imports, shared memory) never panic on any bytes.
+// They only see modules wazero compiled, but must not trust them.
+func FuzzSections(f *testing.F) {
+	for _, fx := range []string{"traps/traps.wasm", "fake/fake.wasm", "fake/imports.wasm", "fake/importglobal.wasm", "fake/shared.wasm", "hostile/initrap.wasm"} {
+		f.Add(fixture(f, fx))
+	}
+	f.Add(nullRefWasm)
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		isGo(wasm)
+		exportedGlobals(wasm)
+		firstNonFuncImport(wasm)
+		hasSharedMemory(wasm)
+	})
+}
+
+// FuzzClassify: any trap text and stderr classify without panicking, and
+// a crash always has a kind.
+func FuzzClassify(f *testing.F) {
+	f.Add("wasm error: out of bounds memory access\nwasm stack trace:\n\t.f(i32) i32\n\t\t0x10: a.c:1:2\n\t.g()", "")
+	f.Add("wasm error: unreachable\nwasm stack trace:\n\t.abort()\n\t.main()", "Assertion failed: x\n")
+	f.Add("wasm error: unreachable", "panic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\tmain.go:3 +0x1\n")
+	f.Add("stack overflow", "fatal error: x\n\ngoroutine 1 [running]:\n")
+	f.Fuzz(func(t *testing.T, text, stderr string) {
+		out, fl, _ := classify(runEnd{err: errors.New(text), stderr: []byte(stderr)})
+		if out != Crash || fl == nil || fl.Kind == KindNone {
+			t.Fatalf("expected a classified crash, got %v %v", out, fl)
+		}
+		goFailure([]byte(stderr), 2)
+	})
+}
