@@ -223,6 +223,7 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 type coordinator struct {
 	cfg   Config
 	deps  Deps
+	store *asyncStore // deps.Store behind a writer goroutine; nil without
 	strat Strategy
 	st    State
 	cov   *Coverage
@@ -334,6 +335,11 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 
 	// Store writes use sctx: results merged after a cancel are still saved.
 	sctx := context.WithoutCancel(ctx)
+	var storeErr <-chan error
+	if deps.Store != nil {
+		c.store = newAsyncStore(sctx, deps.Store)
+		storeErr = c.store.errc
+	}
 	c.start = time.Now()
 	c.lastT = c.start
 	tick := time.NewTicker(cfg.StatsInterval)
@@ -408,6 +414,9 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		case <-deadline:
 			c.halt("time")
 			deadline = nil
+		case err := <-storeErr:
+			c.setErr(fmt.Errorf("store: %w", err))
+			storeErr = nil
 		}
 	}
 	for _, ch := range jobs {
@@ -422,6 +431,12 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	}
 	c.shrinkAll(ctx)
 	stats := c.report(sctx, true)
+	if c.store != nil {
+		if err := c.store.close(); err != nil && c.err == nil {
+			c.err = fmt.Errorf("store: %w", err)
+			c.stop = "error"
+		}
+	}
 	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings}
 	return sum, c.err
 }
@@ -512,8 +527,8 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 				e.Parent = r.job.Parent.ID
 			}
 			c.st.Queue = append(c.st.Queue, e)
-			if c.deps.Store != nil {
-				if err := c.deps.Store.AddEntry(ctx, e); err != nil {
+			if c.store != nil {
+				if err := c.store.AddEntry(ctx, e); err != nil {
 					c.setErr(fmt.Errorf("save queue entry: %w", err))
 				}
 			}
@@ -544,8 +559,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		} else {
 			c.hangs++
 		}
-		if c.deps.Store != nil {
-			if err := c.deps.Store.AddFailure(ctx, fd); err != nil {
+		if c.store != nil {
+			if err := c.store.AddFailure(ctx, fd); err != nil {
 				c.setErr(fmt.Errorf("save failure: %w", err))
 			}
 		}
@@ -597,8 +612,8 @@ func (c *coordinator) report(ctx context.Context, final bool) *Stats {
 	s := c.stats(final)
 	s.Final = final
 	c.rep.report(s, final)
-	if c.deps.Store != nil {
-		if err := c.deps.Store.WriteStats(ctx, s); err != nil {
+	if c.store != nil {
+		if err := c.store.WriteStats(ctx, s); err != nil {
 			c.setErr(fmt.Errorf("write stats: %w", err))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,5 +314,21 @@ func TestHammer(t *testing.T) {
 		if sum.Stats.Execs != 20_000 || sum.Stats.Queue < 2 {
 			t.Fatalf("deterministic %v: expected 20000 runs and a queue, got %d runs, queue %d", det, sum.Stats.Execs, sum.Stats.Queue)
 		}
+	}
+}
+
+// failStore fails every AddEntry (a full disk).
+type failStore struct{ memStore }
+
+func (*failStore) AddEntry(context.Context, *Entry) error { return errors.New("disk full") }
+
+func TestStoreErrorStops(t *testing.T) {
+	sum, err := Fuzz(context.Background(), Config{Runs: 1_000_000, KeepGoing: true},
+		Deps{NewExecutor: progTarget.executors(nil), Store: &failStore{}})
+	if err == nil || !strings.Contains(err.Error(), "disk full") || sum.Stop != "error" {
+		t.Fatalf("expected a \"disk full\" error and stop \"error\", got %v, stop %q", err, sum.Stop)
+	}
+	if sum.Stats.Execs >= 1_000_000 {
+		t.Fatalf("expected the campaign to stop early, ran %d", sum.Stats.Execs)
 	}
 }

@@ -107,8 +107,8 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		if gen == nil {
 			f.Choices = f.Input
 		}
-		if c.deps.Store != nil {
-			if err := c.deps.Store.AddFailure(ctx, f); err != nil {
+		if c.store != nil {
+			if err := c.store.AddFailure(ctx, f); err != nil {
 				c.setErr(fmt.Errorf("save shrunk failure: %w", err))
 				return
 			}
