@@ -393,3 +393,28 @@ func TestRunAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestInterpreter: the same classification on wazero's interpreter.
+func TestInterpreter(t *testing.T) {
+	w := worker(t, load(t, "clib/clib.wasm", meta{}, Config{Interpreter: true, Timeout: testTimeout}))
+	tests := []struct {
+		in   string
+		kind Kind
+		top  string
+	}{
+		{"D", KindDivideByZero, "divide_by_zero"},
+		{"O", KindOutOfBoundsMemory, "read_bad_pointer"},
+		{"A", KindAbort, "abort"},
+		{"M", KindIndirectCallMismatch, "call_mismatch"},
+		{"L", KindTimeout, ""},
+	}
+	for _, tc := range tests {
+		r := run(t, w, tc.in)
+		if r.Failure == nil || r.Failure.Kind != tc.kind || r.Failure.Top() != tc.top {
+			t.Errorf("%q: expected %v at %q, got %v %v", tc.in, tc.kind, tc.top, r.Outcome, r.Failure)
+		}
+	}
+	if r := run(t, w, "V"); r.Outcome != Valid {
+		t.Fatalf("expected valid, got %v", r.Outcome)
+	}
+}
