@@ -191,6 +191,16 @@ type Feedback struct {
 	// little-endian uint32s). Read-only.
 	Hash  uint64
 	Trace []byte
+	// Index is the child's position in its job (0-based); Note is the
+	// job's Mutator note (what Done returned), so a strategy can tell how
+	// each child was made.
+	Index int
+	Note  any
+	// Choices and Seq are the child's choice sequence and structured
+	// sequence (see Entry), e.g. for BeDivFuzz's structural signature.
+	// Read-only.
+	Choices []byte
+	Seq     any
 }
 
 // Coverage is the coordinator's coverage state (ALGORITHMS.md §1, §2, §3).

@@ -171,3 +171,15 @@ func BenchmarkScan(b *testing.B) {
 		s.scan(c, Valid)
 	}
 }
+
+func TestHits(t *testing.T) {
+	tr := sparse(2, 1, 5, 4, 9, 128)
+	for site, want := range map[uint32]bool{0: false, 2: true, 3: false, 5: true, 9: true, 10: false} {
+		if got := Hits(tr, site); got != want {
+			t.Errorf("site %d: expected %v, got %v", site, want, got)
+		}
+	}
+	if Hits(nil, 0) {
+		t.Error("empty trace: expected no hit")
+	}
+}

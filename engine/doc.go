@@ -62,8 +62,11 @@
 // It does not instrument or run Wasm itself, and it does not lay out files.
 // The strategies of §2–§5 (BeDivFuzz, FairFuzz, Lévy flights, SpotOn) are
 // not here yet; what they plug into is: the Strategy/Mutator boundary
-// (parent choice, saving rule, per-child local feedback in Mutator.Observe,
-// per-job notes to Strategy.JobDone), per-site hit counts of all runs
-// (Coverage.Hits), abundance over unique traces (Coverage.Abundance,
-// Coverage.Hill), and structured sequences (Entry.Seq, IndexedMutator).
+// (parent choice and a per-job Param from Next, the saving rule, every
+// child's outcome and trace on the worker in Mutator.Observe, a per-job
+// note from Mutator.Done handed back with each child's Feedback and to
+// Strategy.JobDone), per-site hit counts of all runs (Coverage.Hits),
+// abundance over unique traces (Coverage.Abundance, Coverage.Hill), and
+// structured sequences with kinds, execution indexes and types (Entry.Seq,
+// Feedback.Seq, IndexedMutator).
 package engine

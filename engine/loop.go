@@ -49,6 +49,7 @@ func FuzzWith(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summ
 type childResult struct {
 	choices, input []byte
 	seq            any
+	index          int
 	outcome        Outcome
 	hash           uint64
 	trace          []byte
@@ -180,6 +181,7 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 		if fresh || r.Outcome.Failed() {
 			c := childResult{
 				seq:     seq,
+				index:   i,
 				choices: slices.Clone(used),
 				outcome: r.Outcome,
 				hash:    hash,
@@ -197,7 +199,7 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 			}
 			res.children = append(res.children, c)
 		}
-		w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash})
+		w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace})
 		if timed {
 			t4 := time.Now()
 			sampled++
@@ -503,6 +505,7 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 	for i := range r.children {
 		ch := &r.children[i]
 		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace)
+		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
 		if ch.outcome.Failed() {
 			c.strat.Learn(&c.st, r.job, &fb)
 			c.cov.merge(&fb)

@@ -332,3 +332,39 @@ func TestStoreErrorStops(t *testing.T) {
 		t.Fatalf("expected the campaign to stop early, ran %d", sum.Stats.Execs)
 	}
 }
+
+// noteStrategy checks what Learn sees: each child's index, its job's note,
+// and its choices.
+type noteStrategy struct {
+	Havoc
+	t       *testing.T
+	learned int
+}
+
+type noteMutator struct{ Mutator }
+
+func (noteMutator) Done(j *Job) any { return j.Seq }
+
+func (s *noteStrategy) NewMutator(w int, env *MutatorEnv) Mutator {
+	return noteMutator{s.Havoc.NewMutator(w, env)}
+}
+
+func (s *noteStrategy) Learn(_ *State, j *Job, fb *Feedback) {
+	if j.replay {
+		return
+	}
+	s.learned++
+	if fb.Note != j.Seq || fb.Index < 0 || fb.Index >= j.N || fb.Choices == nil {
+		s.t.Fatalf("job %d: expected note %d, an index in [0, %d) and choices, got %v, %d, %v", j.Seq, j.Seq, j.N, fb.Note, fb.Index, fb.Choices)
+	}
+}
+
+func TestFeedbackCarriesChild(t *testing.T) {
+	s := &noteStrategy{t: t}
+	if _, err := FuzzWith(context.Background(), Config{Runs: 5000, Workers: 2, KeepGoing: true}, Deps{NewExecutor: progTarget.executors(nil)}, s); err != nil {
+		t.Fatal(err)
+	}
+	if s.learned == 0 {
+		t.Fatal("expected Learn calls")
+	}
+}

@@ -76,6 +76,30 @@ type Local struct {
 	Outcome Outcome
 	Fresh   bool
 	Hash    uint64
+	// Trace is the child's sparse bucketed trace (see Feedback.Trace), a
+	// view valid only during Observe: FairFuzz's mask probes ask whether
+	// the target branch is still hit, Lévy flights score a child against
+	// their own history.
+	Trace []byte
+}
+
+// Hits reports whether a sparse trace hits site (binary search; traces are
+// in site order).
+func Hits(trace []byte, site uint32) bool {
+	lo, hi := 0, len(trace)/traceEntry
+	for lo < hi {
+		m := (lo + hi) / 2
+		s, _ := traceSite(trace, m)
+		switch {
+		case s == site:
+			return true
+		case s < site:
+			lo = m + 1
+		default:
+			hi = m
+		}
+	}
+	return false
 }
 
 // Mutator makes children on one worker's goroutine. A strategy's
@@ -105,7 +129,9 @@ type Strategy interface {
 	Save(s *State, fb *Feedback) bool
 	// Learn sees the feedback of every child a worker reported (all runs
 	// that were new to that worker, failing ones included), in issue order,
-	// after Save and before the child's coverage is merged.
+	// after Save and before the child's coverage is merged. Children a
+	// worker's filter dropped are new in nothing; a strategy that must see
+	// every child does so in its Mutator (Observe, Done → JobDone).
 	Learn(s *State, j *Job, fb *Feedback)
 	// JobDone is called when j is merged, with its Mutator's note.
 	JobDone(s *State, j *Job, note any)
