@@ -46,12 +46,19 @@ func BenchmarkSave(b *testing.B) {
 	}
 }
 
+func fixtureEntry(i int) Entry {
+	in := benchInput(i)
+	e := Entry{Input: in, Choices: in[:64], Parents: []int{max(i-1, 0)}, Op: "zest", ID: i, Hash: xxhash.Sum64(in), Coverage: []uint32{uint32(i), 7, 9}}
+	e.Name = entryName(i, "", e.Parents, e.Op, false)
+	return e
+}
+
 // resumeFixture returns a campaign directory with n queue entries and
 // their sidecars. Creating 2n files costs minutes on a slow file system,
 // so it is built once per n in os.TempDir (a marker file says it is
 // complete) and reused by later runs and -count repetitions.
 func resumeFixture(b *testing.B, n int) string {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("wafer-corpus-bench-resume-%d-v1", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("wafer-corpus-bench-resume-%d-v2", n))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir
 	}
@@ -69,14 +76,12 @@ func resumeFixture(b *testing.B, n int) string {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += 4 {
-				in := benchInput(i)
-				e := Entry{Input: in, Choices: in[:64], Parents: []int{max(i-1, 0)}, Op: "zest", ID: i, Hash: xxhash.Sum64(in)}
-				e.Name = entryName(i, "", e.Parents, e.Op, false)
+				e := fixtureEntry(i)
 				if err := os.WriteFile(filepath.Join(dir, ".wafer/meta/queue", e.Name), encodeMeta(&e, nil), 0o644); err != nil {
 					errs <- err
 					return
 				}
-				if err := os.WriteFile(filepath.Join(dir, "queue", e.Name), in, 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, "queue", e.Name), e.Input, 0o644); err != nil {
 					errs <- err
 					return
 				}
@@ -92,7 +97,8 @@ func resumeFixture(b *testing.B, n int) string {
 	cov.w.fs, cov.fs, cov.path = OS{}, OS{}, dir
 	os.MkdirAll(filepath.Join(dir, ".wafer/cache"), 0o755)
 	for i := range n {
-		cov.appendCoverage(i, []uint32{uint32(i), 7, 9})
+		e := fixtureEntry(i)
+		cov.appendIndex(&e, encodeMeta(&e, nil))
 	}
 	if err := cov.flushCoverage(false); err != nil {
 		b.Fatal(err)
@@ -104,14 +110,26 @@ func resumeFixture(b *testing.B, n int) string {
 }
 
 // BenchmarkResume measures Open of a campaign with 100,000 queue entries
-// (each an input file and a sidecar, plus the coverage cache).
+// (each an input file and a sidecar, plus the index cache): "index" trusts
+// the index for the entries it has (the default), "verify" reads and
+// checks every file (Options.Verify).
 func BenchmarkResume(b *testing.B) {
+	for _, verify := range []bool{false, true} {
+		name := "index"
+		if verify {
+			name = "verify"
+		}
+		b.Run(name, func(b *testing.B) { benchResume(b, verify) })
+	}
+}
+
+func benchResume(b *testing.B, verify bool) {
 	const n = 100_000
 	ctx := context.Background()
 	dir := resumeFixture(b, n)
 	b.ResetTimer()
 	for b.Loop() {
-		d, skipped, err := Open(ctx, dir, Options{})
+		d, skipped, err := Open(ctx, dir, Options{Verify: verify})
 		if err != nil || skipped != nil {
 			b.Fatal(err, skipped)
 		}

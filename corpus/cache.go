@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,12 +107,17 @@ func (d *Dir) Blob(ctx context.Context, name string) ([]byte, error) {
 	return data, nil
 }
 
-// The coverage cache is an append-only log in .wafer/cache/coverage.log:
-// records of uvarint(len) | zstd(uvarint id, uvarint n, n uvarint
-// features) | xxhash64 of the compressed bytes (little endian). Records
-// are buffered and appended at Checkpoint/Close (or when the buffer is
-// large); a torn tail from a kill is cut on the next Open.
-const covLogName = "coverage.log"
+// The index is an append-only log in .wafer/cache/index.log holding, for
+// every queue entry saved, a copy of its sidecar, its input and its
+// coverage, so Open reads one file instead of two per entry. Records:
+// uvarint(len) | zstd(payload) | xxhash64 of the compressed bytes (little
+// endian); payload: uvarint id | uvarint ncov+1 (0: no coverage) | ncov
+// uvarint features | uvarint len | sidecar | uvarint len | input.
+// Records are buffered and appended at Checkpoint and Close (or when 1 MiB
+// is buffered), and only for saves that completed; a torn tail from a kill
+// is cut on the next Open. The index is a cache: an entry it lacks is read
+// from its files.
+const indexName = "index.log"
 
 type covLog struct {
 	buf bytes.Buffer
@@ -121,17 +125,32 @@ type covLog struct {
 
 const covFlushSize = 1 << 20
 
-func (d *Dir) covPath() string { return filepath.Join(d.path, waferDir, "cache", covLogName) }
+func (d *Dir) covPath() string { return filepath.Join(d.path, waferDir, "cache", indexName) }
 
-// appendCoverage buffers a record; d.mu is held. Errors are ignored here
-// (the cache is optional) and surface at syncCoverage.
-func (d *Dir) appendCoverage(id int, cov []uint32) {
+// indexRecord is one decoded index record.
+type indexRecord struct {
+	coverage []uint32
+	meta     []byte
+	input    []byte
+}
+
+// appendIndex buffers the record of a saved entry; d.mu is held. Errors
+// are ignored here (the index is optional) and surface at syncCoverage.
+func (d *Dir) appendIndex(e *Entry, meta []byte) {
 	var raw []byte
-	raw = binary.AppendUvarint(raw, uint64(id))
-	raw = binary.AppendUvarint(raw, uint64(len(cov)))
-	for _, f := range cov {
-		raw = binary.AppendUvarint(raw, uint64(f))
+	raw = binary.AppendUvarint(raw, uint64(e.ID))
+	if e.Coverage == nil {
+		raw = binary.AppendUvarint(raw, 0)
+	} else {
+		raw = binary.AppendUvarint(raw, uint64(len(e.Coverage))+1)
+		for _, f := range e.Coverage {
+			raw = binary.AppendUvarint(raw, uint64(f))
+		}
 	}
+	raw = binary.AppendUvarint(raw, uint64(len(meta)))
+	raw = append(raw, meta...)
+	raw = binary.AppendUvarint(raw, uint64(len(e.Input)))
+	raw = append(raw, e.Input...)
 	z, err := d.z.compress(raw)
 	if err != nil {
 		return
@@ -173,67 +192,81 @@ func (d *Dir) flushCoverage(sync bool) error {
 	return nil
 }
 
-// DecodeCoverageLog parses a coverage log and returns the coverage of each
-// entry id (a later record for an id wins) and the length of the valid
-// prefix. err describes the first bad record (nil if the log is clean).
-func DecodeCoverageLog(data []byte, z func([]byte) ([]byte, error)) (cov map[int][]uint32, good int, err error) {
-	cov = map[int][]uint32{}
+// decodeIndex parses an index log and returns the records by entry id (a
+// later record for an id wins) and the length of the valid prefix. err
+// describes the first bad record (nil if the log is clean).
+func decodeIndex(data []byte, z func([]byte) ([]byte, error)) (recs map[int]indexRecord, good int, err error) {
+	recs = map[int]indexRecord{}
 	for good < len(data) {
 		n, k := binary.Uvarint(data[good:])
 		if k <= 0 || n > uint64(len(data)-good-k) || uint64(len(data)-good-k)-n < 8 {
-			return cov, good, fmt.Errorf("offset %d: expected a complete record, got %d trailing bytes", good, len(data)-good)
+			return recs, good, fmt.Errorf("offset %d: expected a complete record, got %d trailing bytes", good, len(data)-good)
 		}
 		zb := data[good+k : good+k+int(n)]
 		sum := binary.LittleEndian.Uint64(data[good+k+int(n):])
 		if xxhash.Sum64(zb) != sum {
-			return cov, good, fmt.Errorf("offset %d: checksum mismatch", good)
+			return recs, good, fmt.Errorf("offset %d: checksum mismatch", good)
 		}
 		raw, err := z(zb)
 		if err != nil {
-			return cov, good, fmt.Errorf("offset %d: %w", good, err)
+			return recs, good, fmt.Errorf("offset %d: %w", good, err)
 		}
-		id, feats, err := decodeCovRecord(raw)
+		id, rec, err := decodeIndexRecord(raw)
 		if err != nil {
-			return cov, good, fmt.Errorf("offset %d: %w", good, err)
+			return recs, good, fmt.Errorf("offset %d: %w", good, err)
 		}
-		cov[id] = feats
+		recs[id] = rec
 		good += k + int(n) + 8
 	}
-	return cov, good, nil
+	return recs, good, nil
 }
 
-func decodeCovRecord(raw []byte) (int, []uint32, error) {
+func decodeIndexRecord(raw []byte) (int, indexRecord, error) {
+	var rec indexRecord
 	id, k := binary.Uvarint(raw)
 	if k <= 0 || id > 1<<31 {
-		return 0, nil, errors.New("bad entry id")
+		return 0, rec, errors.New("bad entry id")
 	}
 	raw = raw[k:]
 	n, k := binary.Uvarint(raw)
-	if k <= 0 || n > uint64(len(raw)-k) {
-		return 0, nil, errors.New("bad feature count")
+	if k <= 0 || n > uint64(len(raw)-k)+1 {
+		return 0, rec, errors.New("bad feature count")
 	}
 	raw = raw[k:]
-	feats := make([]uint32, 0, n)
-	for range n {
-		f, k := binary.Uvarint(raw)
-		if k <= 0 || f > 1<<32-1 {
-			return 0, nil, errors.New("bad feature")
+	if n > 0 {
+		rec.coverage = make([]uint32, 0, n-1)
+		for range n - 1 {
+			f, k := binary.Uvarint(raw)
+			if k <= 0 || f > 1<<32-1 {
+				return 0, rec, errors.New("bad feature")
+			}
+			rec.coverage = append(rec.coverage, uint32(f))
+			raw = raw[k:]
 		}
-		feats = append(feats, uint32(f))
-		raw = raw[k:]
 	}
-	return int(id), feats, nil
+	for _, dst := range []*[]byte{&rec.meta, &rec.input} {
+		n, k := binary.Uvarint(raw)
+		if k <= 0 || n > uint64(len(raw)-k) {
+			return 0, rec, errors.New("bad length")
+		}
+		*dst = raw[k : k+int(n) : k+int(n)]
+		raw = raw[k+int(n):]
+	}
+	if len(raw) != 0 {
+		return 0, rec, fmt.Errorf("expected end of record, got %d more bytes", len(raw))
+	}
+	return int(id), rec, nil
 }
 
-// loadCoverage reads the log into the loaded entries; a torn or corrupt
-// tail is cut by rewriting the good prefix. The cache is optional: its
-// problems are not reported as skipped entries.
-func (d *Dir) loadCoverage() {
+// loadIndex reads the index log; a torn or corrupt tail is cut by
+// rewriting the good prefix. The index is a cache: its problems are not
+// reported as skipped entries.
+func (d *Dir) loadIndex() map[int]indexRecord {
 	data, err := d.fs.ReadFile(d.covPath())
 	if err != nil {
-		return
+		return nil
 	}
-	cov, good, derr := DecodeCoverageLog(data, d.z.decompress)
+	recs, good, derr := decodeIndex(data, d.z.decompress)
 	if derr != nil {
 		if good == 0 {
 			_ = d.fs.Remove(d.covPath())
@@ -241,11 +274,5 @@ func (d *Dir) loadCoverage() {
 			_ = d.w.write(d.covPath(), data[:good])
 		}
 	}
-	for i := range d.entries {
-		if c, ok := cov[d.entries[i].ID]; ok {
-			d.entries[i].Coverage = c
-		}
-	}
+	return recs
 }
-
-var _ = fs.ErrNotExist

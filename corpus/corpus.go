@@ -39,8 +39,8 @@ type Entry struct {
 	// added to the campaign (nil: none or unknown). Stored in the sidecar.
 	Added []uint32
 	// Coverage lists every feature the entry covers (nil: unknown). It is
-	// stored in the zstd-compressed coverage cache, not in the sidecar,
-	// and Open restores it when the cache has it.
+	// stored in the zstd-compressed index cache, not in the sidecar, and
+	// Open restores it when the cache has it.
 	Coverage []uint32
 	// Time is the campaign time when the entry was found (zero: unknown).
 	Time time.Duration
@@ -92,6 +92,11 @@ type Options struct {
 	// Frames is how many top stack frames form a failure's identity;
 	// zero means 3.
 	Frames int
+	// Verify makes Open read and check every entry's files even when the
+	// index cache holds a copy (slower; finds files damaged on disk
+	// after they were written). False: trust the checksummed index for
+	// entries it has, read the files of the others.
+	Verify bool
 }
 
 // Checkpoint is the campaign state restored on resume.
@@ -165,6 +170,7 @@ type Dir struct {
 	fs   FS
 	w    writer
 	nfr  int
+	vfy  bool
 
 	mu         sync.Mutex
 	entries    []Entry
@@ -195,6 +201,7 @@ func Open(ctx context.Context, dir string, opts Options) (d *Dir, skipped error,
 		fs:         fsys,
 		w:          writer{fs: fsys, noSync: opts.NoSync},
 		nfr:        opts.Frames,
+		vfy:        opts.Verify,
 		byHash:     map[uint64]int{},
 		byIdentity: map[string]int{},
 		nextID:     map[string]int{},
@@ -270,13 +277,12 @@ func (d *Dir) AddEntry(ctx context.Context, e Entry) (name string, dup bool, err
 	e.ID = d.nextID[QueueDir]
 	e.Hash = h
 	e.Name = entryName(e.ID, "", e.Parents, e.Op, e.NewCov)
-	if err := d.save(QueueDir, &e, nil); err != nil {
+	meta, err := d.save(QueueDir, &e, nil)
+	if err != nil {
 		return "", false, err
 	}
 	d.nextID[QueueDir] = e.ID + 1
-	if e.Coverage != nil {
-		d.appendCoverage(e.ID, e.Coverage)
-	}
+	d.appendIndex(&e, meta)
 	d.byHash[h] = len(d.entries)
 	d.entries = append(d.entries, e)
 	return e.Name, false, nil
@@ -308,7 +314,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 		f.Entry = f.Entry.clone()
 		f.Frames = slices.Clone(f.Frames)
 		f.ID, f.Name, f.Hits, f.Hang = old.ID, old.Name, old.Hits, old.Hang
-		if err := d.save(failDir(old.Hang), &f.Entry, &f); err != nil {
+		if _, err := d.save(failDir(old.Hang), &f.Entry, &f); err != nil {
 			return "", false, err
 		}
 		*old = f
@@ -320,7 +326,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	f.ID = d.nextID[sub]
 	f.Hits = 1
 	f.Name = entryName(f.ID, f.Kind, f.Parents, f.Op, false)
-	if err := d.save(sub, &f.Entry, &f); err != nil {
+	if _, err := d.save(sub, &f.Entry, &f); err != nil {
 		return "", false, err
 	}
 	d.nextID[sub] = f.ID + 1
@@ -359,19 +365,19 @@ func smaller(a, b []byte) bool {
 }
 
 // save writes the sidecar, then the input (see the package doc for why
-// this order).
-func (d *Dir) save(sub string, e *Entry, f *Failure) error {
+// this order) and returns the sidecar.
+func (d *Dir) save(sub string, e *Entry, f *Failure) ([]byte, error) {
 	if f != nil {
 		f.Repro = strings.ReplaceAll(f.Repro, "{input}", filepath.Join(d.path, sub, e.Name))
 	}
 	meta := encodeMeta(e, f)
 	if err := d.w.write(filepath.Join(d.path, waferDir, "meta", sub, e.Name), meta); err != nil {
-		return err
+		return nil, err
 	}
-	return d.w.write(filepath.Join(d.path, sub, e.Name), e.Input)
+	return meta, d.w.write(filepath.Join(d.path, sub, e.Name), e.Input)
 }
 
-// Checkpoint saves c, the failure hit counts and the coverage cache, so a
+// Checkpoint saves c, the failure hit counts and the index cache, so a
 // resume continues from here. Call it periodically (e.g. every few
 // seconds) and on shutdown.
 func (d *Dir) Checkpoint(ctx context.Context, c Checkpoint) error {
@@ -394,7 +400,7 @@ func (d *Dir) Checkpoint(ctx context.Context, c Checkpoint) error {
 	return d.w.write(filepath.Join(d.path, waferDir, "checkpoint"), data)
 }
 
-// Close flushes the coverage cache. It does not write a checkpoint.
+// Close flushes the index cache. It does not write a checkpoint.
 func (d *Dir) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

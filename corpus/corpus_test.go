@@ -343,3 +343,68 @@ func TestConcurrentHammer(t *testing.T) {
 		}
 	}
 }
+
+// TestIndex checks that a resume reads the index instead of the entry
+// files, falls back to the files for entries the index lacks, and that
+// Verify reads everything and finds damage the index hides.
+func TestIndex(t *testing.T) {
+	ctx := context.Background()
+	m := newMemFS()
+	d, _, err := Open(ctx, "out", Options{FS: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		d.AddEntry(ctx, Entry{Input: []byte{byte(i)}, Coverage: []uint32{uint32(i)}})
+	}
+	d.Close()
+	// Two more entries the index does not have (killed before a flush).
+	for i := 10; i < 12; i++ {
+		d.AddEntry(ctx, Entry{Input: []byte{byte(i)}, Coverage: []uint32{uint32(i)}})
+	}
+	queueReads := func() int {
+		n := 0
+		for p, c := range m.reads {
+			if strings.HasPrefix(p, "out/queue/") || strings.HasPrefix(p, "out/.wafer/meta/queue/") {
+				n += c
+			}
+		}
+		clear(m.reads)
+		return n
+	}
+	queueReads()
+	d2, skipped, err := Open(ctx, "out", Options{FS: m})
+	if err != nil || skipped != nil {
+		t.Fatal(err, skipped)
+	}
+	es := d2.Entries()
+	if len(es) != 12 || es[3].Coverage[0] != 3 || es[11].Coverage != nil {
+		t.Fatalf("expected 12 entries, coverage for the indexed ones, got %d", len(es))
+	}
+	if n := queueReads(); n != 4 {
+		t.Fatalf("expected 4 file reads (2 entries not in the index), got %d", n)
+	}
+	// Open indexed the two; after Close nothing is read from queue/.
+	d2.Close()
+	d3, _, _ := Open(ctx, "out", Options{FS: m})
+	if n := queueReads(); n != 0 || len(d3.Entries()) != 12 {
+		t.Fatalf("expected no file reads, got %d (%d entries)", n, len(d3.Entries()))
+	}
+	// Damage a file: the index copy is served; Verify reports the file.
+	m.files["out/queue/id:000004"] = []byte("xx")
+	d4, skipped, _ := Open(ctx, "out", Options{FS: m})
+	if skipped != nil || string(d4.Entries()[4].Input) != "\x04" {
+		t.Fatalf("expected the index copy, got %v %q", skipped, d4.Entries()[4].Input)
+	}
+	d5, skipped, _ := Open(ctx, "out", Options{FS: m, Verify: true})
+	if n := queueReads(); n < 24 || skipped == nil || !strings.Contains(skipped.Error(), "out/queue/id:000004") || len(d5.Entries()) != 11 {
+		t.Fatalf("Verify: expected every file read and id 4 reported, got %d reads, %v, %d entries", n, skipped, len(d5.Entries()))
+	}
+	// A torn index tail is cut, the rest still used.
+	idx := "out/.wafer/cache/index.log"
+	m.files[idx] = m.files[idx][:len(m.files[idx])-5]
+	d6, skipped, _ := Open(ctx, "out", Options{FS: m})
+	if skipped != nil || len(d6.Entries()) != 12 || queueReads() != 2 {
+		t.Fatalf("torn index: %v, %d entries", skipped, len(d6.Entries()))
+	}
+}

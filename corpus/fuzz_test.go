@@ -131,15 +131,17 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 	})
 }
 
-func FuzzCoverageLog(f *testing.F) {
+func FuzzIndexLog(f *testing.F) {
 	d := &Dir{}
-	d.appendCoverage(3, []uint32{1, 2, 1 << 31})
-	d.appendCoverage(4, nil)
+	e := Entry{Input: []byte("in"), Coverage: []uint32{1, 2, 1 << 31}, ID: 3}
+	d.appendIndex(&e, []byte("meta"))
+	e2 := Entry{ID: 4}
+	d.appendIndex(&e2, nil)
 	log := d.cov.buf.Bytes()
 	f.Add(log)
 	f.Add(log[:len(log)-3])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, good, err := DecodeCoverageLog(data, d.z.decompress)
+		_, good, err := decodeIndex(data, d.z.decompress)
 		if good < 0 || good > len(data) || (err == nil) != (good == len(data)) {
 			t.Fatalf("good %d of %d, err %v", good, len(data), err)
 		}

@@ -20,8 +20,9 @@ import (
 
 // load reads every subdirectory, the checkpoint and the coverage cache.
 func (d *Dir) load(ctx context.Context, sk *skips) error {
+	index := d.loadIndex()
 	for _, sub := range []string{QueueDir, CrashesDir, HangsDir} {
-		if err := d.loadSub(ctx, sub, sk); err != nil {
+		if err := d.loadSub(ctx, sub, sk, index); err != nil {
 			return err
 		}
 	}
@@ -42,7 +43,6 @@ func (d *Dir) load(ctx context.Context, sk *skips) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		sk.add(cpPath, err)
 	}
-	d.loadCoverage()
 	return nil
 }
 
@@ -71,13 +71,14 @@ func (d *Dir) listNames(dir string, sk *skips) []string {
 	return names
 }
 
-func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
+func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips, index map[int]indexRecord) error {
 	inDir := filepath.Join(d.path, sub)
 	metaDir := filepath.Join(d.path, waferDir, "meta", sub)
 	inputs := d.listNames(inDir, sk)
 	metas := d.listNames(metaDir, sk)
 	next := 0
 	haveInput := map[string]bool{}
+	haveMeta := map[string]bool{}
 	type item struct {
 		id   int
 		name string
@@ -94,6 +95,7 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
 		next = max(next, id+1)
 	}
 	for _, n := range metas {
+		haveMeta[n] = true
 		if id, ok := ParseID(n); ok {
 			next = max(next, id+1)
 		}
@@ -119,7 +121,19 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
 				if i >= len(items) || ctx.Err() != nil {
 					return
 				}
-				res[i] = d.loadOne(sub, inDir, metaDir, items[i].id, items[i].name)
+				it := items[i]
+				if sub == QueueDir && !d.vfy && haveMeta[it.name] {
+					if rec, ok := index[it.id]; ok {
+						if r, ok := fromIndex(rec, it.id, it.name); ok {
+							res[i] = r
+							continue
+						}
+					}
+				}
+				res[i] = d.loadOne(sub, inDir, metaDir, it.id, it.name)
+				if rec, ok := index[it.id]; ok && res[i].m != nil && sub == QueueDir {
+					res[i].m.Coverage = rec.coverage
+				}
 			}
 		}()
 	}
@@ -145,6 +159,10 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips) error {
 				d.byHash[e.Hash] = len(d.entries)
 			}
 			d.entries = append(d.entries, e)
+			if r.sidecar != nil {
+				// Read from its files: index it for the next resume.
+				d.appendIndex(&e, r.sidecar)
+			}
 			continue
 		}
 		f := r.m.Failure
@@ -162,10 +180,23 @@ const loadWorkers = 8
 // loaded is the outcome of reading one entry.
 type loaded struct {
 	m          *meta
+	sidecar    []byte // the sidecar read from disk (queue entries not from the index)
 	skipPath   string
 	skipErr    error
 	repairPath string
 	repair     []byte
+}
+
+// fromIndex builds an entry from its index record, if the record is
+// consistent with the listed name.
+func fromIndex(rec indexRecord, id int, name string) (loaded, bool) {
+	m, err := decodeMeta(rec.meta)
+	if err != nil || m.failure || m.ID != id || m.Name != name || len(rec.input) != m.size || xxhash.Sum64(rec.input) != m.Hash {
+		return loaded{}, false
+	}
+	m.Input = rec.input
+	m.Coverage = rec.coverage
+	return loaded{m: m}, true
 }
 
 // loadOne reads and checks one entry's sidecar and input. It only reads.
@@ -205,7 +236,7 @@ func (d *Dir) loadOne(sub, inDir, metaDir string, id int, name string) loaded {
 			return skip(inPath, fmt.Errorf("expected %d bytes with hash %016x, got %d bytes with hash %016x", m.size, m.Hash, len(input), h))
 		}
 		m.Input = input
-		return loaded{m: m}
+		return loaded{m: m, sidecar: mdata}
 	}
 	if !m.failure || !m.hasIn {
 		return skip(metaPath, fmt.Errorf("expected a failure sidecar with its input, got a queue sidecar"))

@@ -21,10 +21,11 @@ type memFS struct {
 	quota    int // 0: unlimited
 	readOnly bool
 	syncs    int
+	reads    map[string]int // ReadFile calls by path
 }
 
 func newMemFS() *memFS {
-	return &memFS{files: map[string][]byte{}, dirs: map[string]bool{".": true, "/": true}}
+	return &memFS{files: map[string][]byte{}, dirs: map[string]bool{".": true, "/": true}, reads: map[string]int{}}
 }
 
 func (m *memFS) used() int {
@@ -80,6 +81,7 @@ func (m *memFS) ReadFile(name string) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	name = filepath.Clean(name)
+	m.reads[name]++
 	f, ok := m.files[name]
 	if !ok {
 		if m.dirs[name] {
