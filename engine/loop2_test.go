@@ -368,3 +368,32 @@ func TestFeedbackCarriesChild(t *testing.T) {
 		t.Fatal("expected Learn calls")
 	}
 }
+
+// TestHangsDoNotStop: hangs are deduplicated and counted, never queued,
+// and do not end the campaign.
+func TestHangsDoNotStop(t *testing.T) {
+	hangy := &fakeTarget{sites: 4, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+		c.hit(0)
+		if len(in) > 0 && in[0]&1 == 1 {
+			c.hit(1)
+			return Hang, &Failure{Kind: "fuel", Message: "out of fuel", Frames: []string{"loop"}}
+		}
+		return Valid, nil
+	}}
+	st := &memStore{}
+	sum, err := Fuzz(context.Background(), Config{Runs: 3000}, Deps{NewExecutor: hangy.executors(nil), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stop != "runs" || sum.Stats.Hangs != 1 || sum.Stats.HangRuns < 10 || len(st.failures) != 1 {
+		t.Fatalf("expected to run out the budget with 1 unique hang over many hang runs, got stop %q, %d unique, %d runs, %d stored", sum.Stop, sum.Stats.Hangs, sum.Stats.HangRuns, len(st.failures))
+	}
+	for _, e := range sum.Queue {
+		if len(e.Input) > 0 && e.Input[0]&1 == 1 {
+			t.Fatalf("hanging input %q queued", e.Input)
+		}
+	}
+	if sum.Failures[0].Shrunk {
+		t.Fatal("expected hangs not to be shrunk")
+	}
+}

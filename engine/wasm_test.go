@@ -136,3 +136,33 @@ func reportCPU(b *testing.B, execs int64, cpu time.Duration) {
 		b.ReportMetric(float64(execs)/cpu.Seconds(), "execs/cpu-s")
 	}
 }
+
+// TestTLVDeterministic: on the real target (restore mode, fuel), two
+// deterministic two-worker campaigns with one seed agree on every saved
+// entry and on the number of unique traces.
+func TestTLVDeterministic(t *testing.T) {
+	tgt, sm := loadTarget(t, tlvWasm, false)
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sums [2]*Summary
+	for i := range sums {
+		sums[i], err = Fuzz(context.Background(), Config{Seed: 11, Runs: 5000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true},
+			Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := sums[0], sums[1]
+	if len(a.Queue) != len(b.Queue) || a.Stats.UniqueTraces != b.Stats.UniqueTraces || a.Stats.Coverage != b.Stats.Coverage || a.Stats.CrashRuns != b.Stats.CrashRuns {
+		t.Fatalf("expected identical campaigns, got queue %d/%d, traces %d/%d, coverage %d/%d, crash runs %d/%d",
+			len(a.Queue), len(b.Queue), a.Stats.UniqueTraces, b.Stats.UniqueTraces, a.Stats.Coverage, b.Stats.Coverage, a.Stats.CrashRuns, b.Stats.CrashRuns)
+	}
+	for i := range a.Queue {
+		if string(a.Queue[i].Input) != string(b.Queue[i].Input) {
+			t.Fatalf("queue entry %d differs: %q vs %q", i, a.Queue[i].Input, b.Queue[i].Input)
+		}
+	}
+	t.Logf("queue %d, coverage %d, traces %d, crash runs %d", len(a.Queue), a.Stats.Coverage, a.Stats.UniqueTraces, a.Stats.CrashRuns)
+}
