@@ -4,7 +4,7 @@
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o target.wasm .
 //
-// that registers its fuzz function from init (or main):
+// that registers its fuzz function from an init function:
 //
 //	func init() {
 //		harness.Fuzz(func(data []byte) error {
@@ -29,8 +29,11 @@
 // functions, so Fuzz has run), then malloc once for an input buffer, then
 // LLVMFuzzerTestOneInput once per input. A returned error makes the input
 // invalid; a panic is not recovered: Go prints "panic: ..." and the goroutine
-// trace to stderr and exits with code 2, which wafer classifies as a crash
-// (kind go-panic) with the panic message and the top Go frames.
+// trace to stderr and the instance dies (Go 1.26's c-shared runtime then
+// executes unreachable; a command exits with code 2). wafer classifies
+// either as a crash of kind go-panic with the panic message and the top Go
+// frames parsed from that trace; "fatal error: ..." (a deadlock, Go running
+// out of memory) is kind go-fatal.
 //
 // What Go's toolchain allows and what it does not (Go 1.24 and later):
 //
@@ -39,15 +42,15 @@
 //     whose main runs once and exits; wafer runs such a module as a WASI
 //     command instead (input on stdin or in an @@ file), at about the cost
 //     of a full Go start-up (milliseconds) per input.
-//   - main.main is not called in a reactor; package init functions are, once,
-//     during _initialize. Register with Fuzz from init (main is accepted for
-//     symmetry with command builds, but never runs in a reactor).
+//   - main.main is never called in a reactor; package init functions run
+//     once, during _initialize. So call Fuzz from an init function: a Fuzz
+//     call in main would never happen, and every input would be invalid.
 //   - Exported functions take and return only fixed-size numbers and
 //     pointers, hence the (ptr, size) protocol. The data slice passed to the
 //     fuzz function aliases the input buffer: it is valid only during the
 //     call; copy it to keep it.
-//   - A panic in an exported call terminates the whole instance
-//     (proc_exit(2)); wafer never reuses it. recover() inside the fuzz
+//   - A panic in an exported call terminates the whole instance; wafer
+//     never reuses it. recover() inside the fuzz
 //     function works as usual if the target wants to turn panics into
 //     errors.
 //   - Goroutines run only while an exported call is running: there is no
