@@ -11,8 +11,9 @@
 //	OUT/plot_data                                  AFL header + CSV rows
 //	OUT/.wafer/meta/{queue,crashes,hangs}/<name>   metadata sidecar ("wafer corpus v1")
 //	OUT/.wafer/checkpoint                          executions, time, hit counts, engine state
-//	OUT/.wafer/cache/                              zstd-compressed caches (coverage, blobs)
-//	OUT/.synced/<peer>                             last peer id imported (sync)
+//	OUT/.wafer/cache/index.log                     zstd records: sidecar + input + coverage per entry
+//	OUT/.wafer/cache/<name>.zst                    zstd-compressed blobs (PutBlob: SiteMaps, ...)
+//	OUT/.synced/<peer>                             peer ids imported (sync)
 //
 // Input files hold exactly the input bytes, so afl-showmap, libFuzzer or a
 // hex editor read them directly; everything wafer knows about an entry
@@ -34,6 +35,13 @@
 // and skipped; they never stop Open. Write errors (full disk, permission)
 // are returned as a *WriteError naming the file; nothing written before is
 // touched.
+//
+// To resume fast, each saved queue entry is also appended (buffered,
+// flushed at Checkpoint and Close) to a checksummed index log; Open takes
+// the entries the index has from it and reads the files of the others
+// only. Options.Verify reads and checks every file instead, which also
+// finds files damaged on disk after they were written (with the index,
+// such an entry is served from its intact copy).
 //
 // # Deduplication and identity
 //
