@@ -31,6 +31,10 @@ func malloc(size int32) int32 {
 //
 //go:wasmexport LLVMFuzzerTestOneInput
 func testOneInput(ptr, size int32) int32 {
+	if fuzz == nil {
+		// Loud rather than every input silently invalid.
+		panic("harness: no fuzz function: call harness.Fuzz from an init function (main never runs in a reactor)")
+	}
 	if size < 0 {
 		return -1
 	}
