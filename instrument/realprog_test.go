@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"reflect"
 	"sort"
 	"strings"
@@ -40,6 +41,8 @@ func realVariants() []realVariant {
 		{"counters", &instrument.Options{}},
 		{"fuel", &instrument.Options{Fuel: true}},
 		{"dirty", &instrument.Options{Fuel: true, DirtyPages: true}},
+		// The Go runtime and libc internals get no counters.
+		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 	}
 }
 
@@ -48,6 +51,10 @@ type realProgram struct {
 	path   string
 	inputs []string
 	full   bool // only with WAFER_FULL=1 (slow to compile)
+	// interp: in the default run, use the interpreter (Go programs: the
+	// compiler spends seconds per variant); otherwise the compiler.
+	// WAFER_FULL=1 runs every program on both.
+	interp bool
 }
 
 func realPrograms() []realProgram {
@@ -62,7 +69,7 @@ func realPrograms() []realProgram {
 			strings.Repeat("aeiou bcd ", 20) + "\n" + strings.Repeat("z", 300) + "\n",
 		}},
 		{name: "crunch", path: "testdata/programs/crunch/crunch.wasm", inputs: []string{"1\n", "42\n", "junk"}},
-		{name: "gocalc", path: "testdata/programs/gocalc/gocalc.wasm", inputs: []string{
+		{name: "gocalc", path: "testdata/programs/gocalc/gocalc.wasm", interp: true, inputs: []string{
 			`[]`,
 			`[{"op":"add","args":[1,2]},{"op":"print"}]`,
 			`not json`,
@@ -71,7 +78,7 @@ func realPrograms() []realProgram {
 			`[{"op":"exit","args":[7]}]`,
 			`[{"op":"set","name":"x","args":[3]},{"op":"get","name":"x"},{"op":"mul"},{"op":"sort","args":[9,-1]},{"op":"json"},{"op":"nope"},{"op":"add"},{"op":"print"}]`,
 		}},
-		{name: "gobig", path: "testdata/programs/gobig/gobig.wasm", full: true, inputs: []string{
+		{name: "gobig", path: "testdata/programs/gobig/gobig.wasm", full: true, interp: true, inputs: []string{
 			"",
 			"hello <world> & \"friends\" 123 abc",
 		}},
@@ -214,11 +221,8 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 	return res, nil
 }
 
-// realRuntime is a runtime with the WASI host module. Tests default to the
-// interpreter (compiling a 3 MB Go program four times with the compiler
-// costs ~4x the CPU of interpreting it); WAFER_FULL=1 runs the differential
-// test on the compiler too, and benchmarks use the compiler, as runtime/
-// does.
+// realRuntime is a runtime with the WASI host module, on wazero's
+// compiler or interpreter (see realProgram.interp).
 func realRuntime(ctx context.Context, t testing.TB, compiler bool) wazero.Runtime {
 	t.Helper()
 	cfg := wazero.NewRuntimeConfigInterpreter()
@@ -235,15 +239,14 @@ func realRuntime(ctx context.Context, t testing.TB, compiler bool) wazero.Runtim
 func TestRealProgramsDifferential(t *testing.T) {
 	ctx := context.Background()
 	full := os.Getenv("WAFER_FULL") == "1"
-	engines := []string{"interpreter"}
-	if full {
-		engines = append(engines, "compiler")
-	}
-	for _, engine := range engines {
+	for _, engine := range []string{"interpreter", "compiler"} {
 		for _, p := range realPrograms() {
 			t.Run(engine+"/"+p.name, func(t *testing.T) {
 				if p.full && !full {
 					t.Skip("slow: runs with WAFER_FULL=1")
+				}
+				if !full && p.interp != (engine == "interpreter") {
+					t.Skipf("runs on the %s only with WAFER_FULL=1", engine)
 				}
 				realDifferential(ctx, t, p, engine == "compiler")
 			})
@@ -268,6 +271,16 @@ func realDifferential(ctx context.Context, t *testing.T, p realProgram, compiler
 		}
 		tg.name = p.name
 		targets = append(targets, tg)
+		if v.opts != nil && len(v.opts.Skip) > 0 {
+			for id, site := range tg.sm.Sites {
+				name := tg.sm.Funcs[site.Func].Name
+				for _, pat := range v.opts.Skip {
+					if ok, _ := path.Match(pat, name); ok {
+						t.Errorf("%s: site %d is in %s, which matches Skip pattern %q", v.name, id, name, pat)
+					}
+				}
+			}
+		}
 	}
 	for i, in := range p.inputs {
 		var orig realResult
@@ -327,7 +340,7 @@ func TestRealProgramFuelExhaustion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := realRuntime(ctx, t, false)
+	rt := realRuntime(ctx, t, true)
 	defer rt.Close(ctx)
 	tg, err := newRealTarget(ctx, rt, "crunch", wasm, &instrument.Options{Fuel: true})
 	if err != nil {
