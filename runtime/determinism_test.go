@@ -53,7 +53,7 @@ func TestDeterminism(t *testing.T) {
 				workers := []*Worker{worker(t, tg), worker(t, tg)}
 				runs := n
 				if mode == Fresh {
-					runs = n / 10 // a Go reactor re-initialises in milliseconds
+					runs = n / 20 // a Go reactor re-initialises in milliseconds
 				}
 				for i := range runs {
 					in := tc.inputs[i%len(tc.inputs)]
