@@ -138,7 +138,7 @@ func TestShrinkCrash(t *testing.T) {
 func TestStatusOutput(t *testing.T) {
 	for _, tty := range []bool{true, false} {
 		var out bytes.Buffer
-		_, err := Fuzz(context.Background(), Config{MaxTotalTime: 120 * time.Millisecond, StatsInterval: 20 * time.Millisecond},
+		_, err := Fuzz(context.Background(), Config{MaxTotalTime: 300 * time.Millisecond, StatsInterval: 20 * time.Millisecond},
 			Deps{NewExecutor: slowTarget(10 * time.Microsecond).executors(nil), Status: &out, StatusTTY: tty})
 		if err != nil {
 			t.Fatal(err)
