@@ -4,5 +4,5 @@ package instrument_test
 
 import "time"
 
-// benchThreadCPU is not available here: benchmarks report wall-clock only.
-func benchThreadCPU() (time.Duration, bool) { return 0, false }
+// benchProcessCPU is not available here: benchmarks report wall-clock only.
+func benchProcessCPU() (time.Duration, bool) { return 0, false }
