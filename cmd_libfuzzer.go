@@ -16,7 +16,7 @@ const libfuzzerHelp = `usage: wafer TARGET.wasm [CORPUS_DIR...] [-flag=value...]
 
 The libFuzzer-compatible invocation, for runners that drive libFuzzer
 binaries (ClusterFuzzLite, OSS-Fuzz style scripts). New inputs go into the
-first CORPUS_DIR, findings to -artifact_prefix as crash-<sha1> and
+first CORPUS_DIR as they are found, findings to -artifact_prefix as crash-<sha1> and
 timeout-<sha1>; the final stat:: lines are printed on exit.
 
 flags (one dash, name=value, as libFuzzer):

@@ -269,6 +269,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		store.CommandLine = strings.Join(os.Args, " ")
 		deps.Store = store
 	}
+	if lf && out == "" && len(corpusDirs) > 0 {
+		deps.Store = flatStore{dir: corpus.Flat{Path: corpusDirs[0]}}
+	}
 	if lf {
 		fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
 		fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", len(sm.Sites))
@@ -287,7 +290,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			newUnits++
 		}
 	}
-	if lf && len(corpusDirs) > 0 {
+	if lf && out != "" && len(corpusDirs) > 0 {
 		flat := corpus.Flat{Path: corpusDirs[0]}
 		for _, e := range sum.Queue {
 			if e.Op == "seed" {
