@@ -15,9 +15,10 @@ const libfuzzerHelp = `usage: wafer TARGET.wasm [CORPUS_DIR...] [-flag=value...]
        wafer TARGET.wasm -minimize_crash=1 -runs=N CRASH_FILE
 
 The libFuzzer-compatible invocation, for runners that drive libFuzzer
-binaries (ClusterFuzzLite, OSS-Fuzz style scripts). New inputs go into the
-first CORPUS_DIR as they are found, findings to -artifact_prefix as crash-<sha1> and
-timeout-<sha1>; the final stat:: lines are printed on exit.
+binaries (ClusterFuzzLite, OSS-Fuzz style scripts). New inputs go into
+the first CORPUS_DIR as they are found, findings to -artifact_prefix as
+crash-<sha1>, timeout-<sha1> or oom-<sha1>; the final stat:: lines are
+printed on exit.
 
 flags (one dash, name=value, as libFuzzer):
   -runs=N -max_total_time=S -seed=N -workers=N -jobs=N -artifact_prefix=P
