@@ -15,11 +15,12 @@ type Config struct {
 	// Workers is the number of parallel workers, each with its own
 	// Executor. Zero or negative means 1.
 	Workers int
-	// Deterministic makes the executions a function of Seed alone, whatever
-	// the scheduling: the coordinator hands out work in rounds of one job
-	// per worker and merges a round in issue order. With one worker the
-	// campaign is always deterministic. Costs some parallel speed (workers
-	// wait for the slowest job of a round).
+	// Deterministic makes the executions a function of Seed and Workers
+	// whatever the scheduling: results are merged strictly in issue order
+	// and job m+L (L = max(4, 2·Workers) jobs in flight) is made right
+	// after job m is merged. Without it results are merged as they arrive
+	// (a slow job never holds the others back). With one worker the two
+	// are the same, and always deterministic.
 	Deterministic bool
 	// Seed seeds every PRNG: job j's mutations use PCG(Seed, j).
 	Seed uint64
@@ -84,6 +85,11 @@ type Deps struct {
 	// when StatusTTY, one JSON object a line otherwise. Nil: no output.
 	Status    io.Writer
 	StatusTTY bool
+	// OnRun, when set, is called on the worker goroutines before every
+	// execution with the job's Seq, the child's index in the job and the
+	// input (valid only during the call): a recorder for debugging and
+	// determinism tests. It must be safe for concurrent use.
+	OnRun func(job uint64, child int, input []byte)
 }
 
 // Store persists a campaign. The corpus package's directory is adapted to

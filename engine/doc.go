@@ -20,12 +20,16 @@
 // taken in the search loop.
 //
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
-// children of a job do not depend on which worker runs it. With one worker
-// the campaign is a function of the seed. With several, Config.Deterministic
-// issues jobs in rounds (one per worker) and merges each round in issue
-// order; without it, a worker gets its next job as soon as its result is
-// merged (faster, but scheduling changes what the coordinator knows when it
-// picks the next parent). No wall clock enters any search decision; time is
+// children of a job do not depend on which worker runs it. Workers pull
+// jobs from one queue; at most L = max(4, 2·Workers) jobs are in flight,
+// and a new job is made each time one is merged. With
+// Config.Deterministic results are merged strictly in issue order, so job
+// m+L is always made from the state after merging jobs 0..m: the campaign
+// (every input run, in (job, child) order) is a function of the seed and
+// the worker count, whatever the scheduling. Without it results are merged
+// as they arrive (a slow job, e.g. one ending in a hang, never holds the
+// others back). With one worker both modes are the same. No wall clock
+// enters any search decision; time is
 // read only for stats and the MaxTotalTime stop.
 //
 // # Strategies

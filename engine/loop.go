@@ -85,6 +85,7 @@ type worker struct {
 	seed      uint64
 	maxLen    int
 	keepGoing bool
+	onRun     func(uint64, int, []byte)
 }
 
 // timeEvery: the worker times one child in timeEvery (time shares are
@@ -92,6 +93,10 @@ type worker struct {
 // bookkeeping it measures on fast targets).
 const timeEvery = 8
 
+// loop runs jobs from the shared queue. Jobs come off the channel in issue
+// order, so the jobs one worker runs have increasing Seq: everything its
+// private filter holds was merged before the job it runs now (the argument
+// that makes the filter exact, see doc.go).
 func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *jobResult) {
 	for j := range jobs {
 		results <- w.run(ctx, j)
@@ -154,6 +159,9 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 		}
 		if timed {
 			t2 = time.Now()
+		}
+		if w.onRun != nil {
+			w.onRun(j.Seq, i, input)
 		}
 		r, err := w.exec.Run(ctx, input)
 		if err != nil {
@@ -309,7 +317,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		w := &worker{
 			id: i, exec: ex, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
-			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing,
+			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, onRun: deps.OnRun,
 		}
 		w.sgen, _ = w.gen.(StructuredGenerator)
 		if im, ok := w.mut.(IndexedMutator); ok {
@@ -318,20 +326,19 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		workers[i] = w
 	}
 
-	// Room for every job in flight (at most 2 per worker), so a worker
-	// never blocks sending a result while the coordinator hands out work.
-	results := make(chan *jobResult, 2*cfg.Workers)
-	jobs := make([]chan *Job, cfg.Workers)
+	// One job queue shared by the workers, and at most lag jobs in flight:
+	// job m+lag is made right after job m is merged. Neither channel can
+	// fill, so the coordinator never blocks handing out work and a worker
+	// never blocks returning it.
+	lag := max(4, 2*cfg.Workers)
+	jobs := make(chan *Job, lag)
+	results := make(chan *jobResult, lag)
 	var wg sync.WaitGroup
-	for i, w := range workers {
-		// Capacity 2 ≥ jobs in flight per worker: the coordinator never
-		// blocks handing out work (a blocked coordinator would stall every
-		// worker behind the one it waits for).
-		jobs[i] = make(chan *Job, 2)
+	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, jobs[i], results)
+			w.loop(ctx, jobs, results)
 		}()
 	}
 
@@ -355,58 +362,39 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	done := ctx.Done()
 
 	inflight := 0
-	var round []*jobResult
-	issue := func(w int) bool {
-		j := c.next()
-		if j == nil {
-			return false
-		}
-		jobs[w] <- j
-		inflight++
-		return true
-	}
-	if !cfg.Deterministic {
-		// Free mode keeps a second job queued per worker when there are
-		// several, so no worker idles while its result is merged. With one
-		// worker a single job in flight keeps the campaign deterministic.
-		depth := 1
-		if cfg.Workers > 1 {
-			depth = 2
-		}
-		for range depth {
-			for w := range workers {
-				issue(w)
-			}
+	issue := func() {
+		if j := c.next(); j != nil {
+			jobs <- j
+			inflight++
 		}
 	}
-	for {
-		if cfg.Deterministic && inflight == 0 && c.stop == "" {
-			for w := range workers {
-				if !issue(w) {
-					break
-				}
-			}
-		}
-		if inflight == 0 {
-			break
-		}
+	for range lag {
+		issue()
+	}
+	// Deterministic mode merges in issue order: results that arrive early
+	// wait in pending until every job before them is merged.
+	pending := make(map[uint64]*jobResult)
+	nextSeq := c.seq - uint64(inflight)
+	for inflight > 0 {
 		select {
 		case r := <-results:
-			inflight--
-			if cfg.Deterministic {
-				round = append(round, r)
-				if inflight == 0 {
-					slices.SortFunc(round, func(a, b *jobResult) int { return int(a.job.Seq) - int(b.job.Seq) })
-					for _, r := range round {
-						c.merge(sctx, r)
-					}
-					round = round[:0]
-				}
-			} else {
+			if !cfg.Deterministic {
+				inflight--
 				c.merge(sctx, r)
-				if c.stop == "" {
-					issue(r.worker)
+				issue()
+				continue
+			}
+			pending[r.job.Seq] = r
+			for {
+				r, ok := pending[nextSeq]
+				if !ok {
+					break
 				}
+				delete(pending, nextSeq)
+				nextSeq++
+				inflight--
+				c.merge(sctx, r)
+				issue()
 			}
 		case <-tick.C:
 			c.report(sctx, false)
@@ -421,9 +409,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			storeErr = nil
 		}
 	}
-	for _, ch := range jobs {
-		close(ch)
-	}
+	close(jobs)
 	wg.Wait()
 	for _, w := range workers {
 		closeExecutor(ctx, w.exec)
@@ -506,6 +492,10 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 		ch := &r.children[i]
 		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace)
 		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
+		// Which not-new children a worker's filter lets through depends on
+		// scheduling; Learn sees only those new in something (and
+		// failures), so its calls are a function of the seed.
+		learn := fb.NewBranch || fb.NewValidBranch || fb.NewBucket || fb.NewTrace || fb.NewValidTrace
 		if ch.outcome.Failed() {
 			c.strat.Learn(&c.st, r.job, &fb)
 			c.cov.merge(&fb)
@@ -516,7 +506,9 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 		if r.job.replay && len(c.st.Queue) == 0 {
 			save = true
 		}
-		c.strat.Learn(&c.st, r.job, &fb)
+		if learn {
+			c.strat.Learn(&c.st, r.job, &fb)
+		}
 		if save {
 			e := &Entry{
 				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,

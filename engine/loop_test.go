@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,19 +36,42 @@ func TestHavocFindsMagic(t *testing.T) {
 	}
 }
 
-// execLog records, per worker, an order-sensitive hash of every input run.
+// execLog records every input run by (job, child), so the sequence in
+// issue order can be hashed whatever worker ran what.
 type execLog struct {
-	h [8]uint64
-	n [8]int
+	mu   sync.Mutex
+	runs map[[2]uint64]uint64
 }
 
-func (l *execLog) onRun(w int) func([]byte) {
-	return func(in []byte) {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], l.h[w])
-		l.h[w] = xxhash.Sum64(append(b[:], in...))
-		l.n[w]++
+func (l *execLog) onRun(job uint64, child int, in []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.runs == nil {
+		l.runs = make(map[[2]uint64]uint64)
 	}
+	l.runs[[2]uint64{job, uint64(child)}] = xxhash.Sum64(in)
+}
+
+// hash chains the input hashes in (job, child) order.
+func (l *execLog) hash() (uint64, int) {
+	keys := make([][2]uint64, 0, len(l.runs))
+	for k := range l.runs {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]uint64) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	var h uint64
+	for _, k := range keys {
+		var b [16]byte
+		binary.LittleEndian.PutUint64(b[:], h)
+		binary.LittleEndian.PutUint64(b[8:], l.runs[k])
+		h = xxhash.Sum64(b[:])
+	}
+	return h, len(keys)
 }
 
 func TestDeterministic(t *testing.T) {
@@ -70,7 +96,7 @@ func TestDeterministic(t *testing.T) {
 				cfg := Config{Seed: 7, Runs: 10_000, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true, Strategy: tc.strat, JobSize: 16}
 				target := tc.target
 				if i == 1 {
-					// Perturb the scheduling: worker 1 is slow in the second run.
+					// Perturb the scheduling: some runs are slow in the second campaign.
 					slow := *tc.target
 					inner := slow.run
 					slow.run = func(in []byte, c fakeCov) (Outcome, *Failure) {
@@ -82,20 +108,18 @@ func TestDeterministic(t *testing.T) {
 					target = &slow
 				}
 				var err error
-				sums[i], err = Fuzz(context.Background(), cfg, Deps{NewExecutor: target.executors(logs[i].onRun), Generator: tc.gen})
+				sums[i], err = Fuzz(context.Background(), cfg, Deps{NewExecutor: target.executors(nil), Generator: tc.gen, OnRun: logs[i].onRun})
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			if logs[0] != logs[1] {
-				t.Fatalf("expected identical per-worker input hashes, got %x/%v and %x/%v", logs[0].h[:tc.workers], logs[0].n[:tc.workers], logs[1].h[:tc.workers], logs[1].n[:tc.workers])
+			h0, n0 := logs[0].hash()
+			h1, n1 := logs[1].hash()
+			if h0 != h1 || n0 != n1 {
+				t.Fatalf("expected identical input sequences, got %x over %d runs and %x over %d", h0, n0, h1, n1)
 			}
-			total := 0
-			for _, n := range logs[0].n {
-				total += n
-			}
-			if total != 10_000 || sums[0].Stats.Execs != 10_000 {
-				t.Fatalf("expected 10000 executions, got %d (stats %d)", total, sums[0].Stats.Execs)
+			if n0 != 10_000 || sums[0].Stats.Execs != 10_000 {
+				t.Fatalf("expected 10000 executions, got %d (stats %d)", n0, sums[0].Stats.Execs)
 			}
 			if len(sums[0].Queue) != len(sums[1].Queue) || sums[0].Stats.UniqueTraces != sums[1].Stats.UniqueTraces {
 				t.Fatalf("expected identical queues and traces, got %d/%d entries, %d/%d traces",
@@ -106,7 +130,7 @@ func TestDeterministic(t *testing.T) {
 					t.Fatalf("queue entry %d differs", i)
 				}
 			}
-			t.Logf("hashes %x, queue %d, coverage %d", logs[0].h[:tc.workers], len(sums[0].Queue), sums[0].Stats.Coverage)
+			t.Logf("sequence hash %x, queue %d, coverage %d", h0, len(sums[0].Queue), sums[0].Stats.Coverage)
 		})
 	}
 }
@@ -153,3 +177,21 @@ func TestZestBeatsHavoc(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// TestDeterministicAcrossWorkers: with up to two workers the number of jobs
+// in flight is the same (4), so one and two deterministic workers run the
+// very same inputs.
+func TestDeterministicAcrossWorkers(t *testing.T) {
+	var hs [2]uint64
+	for i, w := range []int{1, 2} {
+		var l execLog
+		if _, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 10_000, Workers: w, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: "zest"},
+			Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}, OnRun: l.onRun}); err != nil {
+			t.Fatal(err)
+		}
+		hs[i], _ = l.hash()
+	}
+	if hs[0] != hs[1] {
+		t.Fatalf("expected one input sequence for 1 and 2 workers, got %x and %x", hs[0], hs[1])
+	}
+}

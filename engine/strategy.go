@@ -103,7 +103,12 @@ func Hits(trace []byte, site uint32) bool {
 }
 
 // Mutator makes children on one worker's goroutine. A strategy's
-// NewMutator is called once per worker; a Mutator is never shared.
+// NewMutator is called once per worker; a Mutator is never shared. Any
+// worker may run any job, so for the campaign to stay a function of the
+// seed a Mutator must not carry state from one job to the next: state
+// within a job lives between its Mutate/Observe calls, state across jobs
+// in the Strategy, handed out through Job.Param and back through Done's
+// note.
 type Mutator interface {
 	// Mutate returns a child of j.Parent (or a fresh sequence when
 	// j.Parent is nil). It may build the child in dst's storage and must
@@ -127,11 +132,11 @@ type Strategy interface {
 	Next(s *State) (parent *Entry, n int, param any)
 	// Save decides whether a non-failing child enters the queue.
 	Save(s *State, fb *Feedback) bool
-	// Learn sees the feedback of every child a worker reported (all runs
-	// that were new to that worker, failing ones included), in issue order,
-	// after Save and before the child's coverage is merged. Children a
-	// worker's filter dropped are new in nothing; a strategy that must see
-	// every child does so in its Mutator (Observe, Done → JobDone).
+	// Learn sees the feedback of every failing child and of every child
+	// new in something (branch, valid branch, bucket, trace, valid trace),
+	// in merge order, after Save and before the child's coverage is
+	// merged. A strategy that must see every child does so in its Mutator
+	// (Observe, Done → JobDone).
 	Learn(s *State, j *Job, fb *Feedback)
 	// JobDone is called when j is merged, with its Mutator's note.
 	JobDone(s *State, j *Job, note any)
