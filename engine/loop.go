@@ -17,7 +17,9 @@ import (
 // canceled. Cancellation is a clean stop: in-flight jobs are cut short and
 // merged, the final stats are written, and Fuzz returns a Summary with
 // Stop "canceled" and a nil error. An error means wafer itself broke (an
-// Executor, Generator or Store error); the Summary is still filled in.
+// Executor, Generator or Store error); the Summary is still filled in,
+// except when Fuzz fails before the loop starts (bad strategy name, Store
+// Load or NewExecutor error): then it is nil.
 //
 // Shape: one coordinator (the calling goroutine) owns the queue, the
 // coverage and the stats; Workers goroutines each own an Executor and a
@@ -58,7 +60,6 @@ type childResult struct {
 
 type jobResult struct {
 	job      *Job
-	worker   int
 	children []childResult
 	execs    int64
 	valid    int64
@@ -109,7 +110,7 @@ func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *job
 }
 
 func (w *worker) run(ctx context.Context, j *Job) *jobResult {
-	res := &jobResult{job: j, worker: w.id}
+	res := &jobResult{job: j}
 	w.rng.Seed(w.seed, j.Seq)
 	done := ctx.Done()
 	var sampled int64
@@ -196,14 +197,13 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 				trace:   slices.Clone(w.sc.trace),
 				failure: r.Failure.clone(),
 			}
-			if w.gen == nil {
-				c.input = c.choices
-			} else {
-				c.input = slices.Clone(input)
-			}
 			if c.choices == nil {
 				c.choices = []byte{}
+			}
+			if w.gen == nil {
 				c.input = c.choices
+			} else if c.input = slices.Clone(input); c.input == nil {
+				c.input = []byte{}
 			}
 			res.children = append(res.children, c)
 		}
@@ -312,6 +312,9 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	for i := range workers {
 		ex, err := deps.NewExecutor(ctx, i)
 		if err != nil {
+			for _, w := range workers[:i] {
+				closeExecutor(ctx, w.exec)
+			}
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		w := &worker{
