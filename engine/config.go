@@ -18,14 +18,15 @@ type Config struct {
 	// Deterministic makes the executions a function of Seed and Workers
 	// whatever the scheduling: results are merged strictly in issue order
 	// and job m+L (L = max(4, 2·Workers) jobs in flight) is made right
-	// after job m is merged. Without it results are merged as they arrive
-	// (a slow job never holds the others back). With one worker the two
-	// are the same, and always deterministic.
+	// after job m is merged; with Workers ≤ 2 (L = 4) one and two workers
+	// run the very same inputs. Without it results are merged as they
+	// arrive (a slow job never holds the others back). With one worker the
+	// two are the same, and always deterministic.
 	Deterministic bool
 	// Seed seeds every PRNG: job j's mutations use PCG(Seed, j).
 	Seed uint64
-	// Runs stops after this many executions (seed replays included); zero
-	// means no limit.
+	// Runs stops after this many executions (seed replays included,
+	// shrinking runs not); zero means no limit.
 	Runs int64
 	// MaxTotalTime stops the campaign after this much wall time; zero means
 	// no limit.
@@ -34,7 +35,9 @@ type Config struct {
 	// the first crash (hangs never stop it).
 	KeepGoing bool
 	// MaxLen caps the length of a mutated child (raw input or choice
-	// sequence); zero means 10,240 (ALGORITHMS.md §1, impl.).
+	// sequence); zero means 10,240 (ALGORITHMS.md §1, impl.). Keep it
+	// within what the Executor accepts (runtime's Config.MaxInputLen): an
+	// executor error stops the campaign. Seeds are run as given.
 	MaxLen int
 	// Dict holds dictionary tokens (ParseDict reads -dict files); the
 	// target's constant dictionary (Deps.TargetDict) is added to them.
