@@ -103,23 +103,26 @@
 //
 // # Cost per run
 //
-// CPU time per run, medians of 6 (go test ./runtime -run '^$' -bench .
-// -count 6; benchstat), on a shared 2-vCPU machine; "instrumented" is
-// instrument.Options{Fuel, DirtyPages}, counters scanned after each run:
+// CPU time per run (process CPU time, robust on a shared machine), medians
+// of 12 samples from two runs of
+// go test ./runtime -run '^$' -bench . -count 6 (benchstat), 2 vCPUs;
+// "instrumented" is instrument.Options{Fuel, DirtyPages}, counters scanned
+// after each run as the engine does:
 //
-//	target                         ceiling   restore   persistent  fresh
-//	C reactor, trivial input ("V")  38 ns     1.8 µs    0.28 µs     175 µs
-//	C reactor, 100k-iteration loop  257 µs    309 µs    ~300-400 µs 494 µs
-//	Go reactor, trivial input       85 ns     4.4 µs    3.4 µs      6.0 ms
-//	Go WASI command (stdin)         -         -         -           7.0 ms
+//	target                          ceiling   restore   persistent  fresh
+//	C reactor, trivial input ("V")   38 ns     1.6 µs    0.29 µs     175 µs
+//	C reactor, 100k-iteration loop   251 µs    345 µs    329 µs      494 µs
+//	Go reactor, trivial input        68 ns     4.5 µs    3.2 µs      6.0 ms
+//	Go WASI command (stdin)          -         -         -           7.0 ms
 //
 // The ceiling is bare wazero (uninstrumented, CallWithStack with a reused
-// stack, no reset, no counters). Restore is 1.3× persistent on the Go
+// stack, no reset, no counters). Restore is 1.4× persistent on the Go
 // reactor (one dirty 64 KiB page per run; clearing and scanning its 87k
-// counters is most of the rest) and 0.83 of the ceiling on the loop; on a
-// trivial input the fixed cost of one page copy dominates (0.02 of the
-// ceiling). Uninstrumented, restore copies all of memory (107 µs for the Go
-// reactor) and the backstop slows loops (see Hangs).
+// counters is most of the rest) and 0.95× persistent, 0.73× the ceiling
+// on the loop, where the instrumentation inside the loop, not the reset,
+// is the difference. On a trivial input the fixed cost of copying one page
+// dominates (0.02× the ceiling). Uninstrumented, restore copies all of
+// memory (107 µs for the Go reactor) and the backstop slows loops (Hangs).
 //
 // # Isolation
 //
