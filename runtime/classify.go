@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"context"
 	"errors"
 	"regexp"
 	"slices"
@@ -317,7 +316,3 @@ func lastLine(b []byte) string {
 	}
 	return ""
 }
-
-// ctxCanceled reports whether the caller's own context ended (not our
-// per-run backstop): that is the caller stopping us, not a finding.
-func ctxCanceled(ctx context.Context) bool { return ctx.Err() != nil }
