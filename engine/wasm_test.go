@@ -59,21 +59,29 @@ func TestTLVFindsPlantedBug(t *testing.T) {
 }
 
 // BenchmarkCeiling runs the tlv seed in a loop on one runtime Worker, with
-// no engine: "bare" on the original module (no counters, no fuel: the
-// bare-wazero ceiling), "instrumented" on the module the loop benchmarks
-// run (counters, fuel, dirty pages).
+// no engine: "bare" on the original module (no counters, no fuel, no
+// dirty-page map, so restore copies all memory: runtime's bare-wazero
+// ceiling), "instrumented" on the module the loop benchmarks run
+// (counters, fuel, dirty pages), "instrumented-crash" with the crashing
+// input.
 func BenchmarkCeiling(b *testing.B) {
 	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, bare := range []bool{true, false} {
-		name := "instrumented"
-		if bare {
-			name = "bare"
-		}
-		b.Run(name, func(b *testing.B) {
-			tgt, _ := loadTarget(b, tlvWasm, bare)
+	for _, tc := range []struct {
+		name  string
+		bare  bool
+		input []byte
+	}{
+		{"bare", true, seed},
+		{"instrumented", false, seed},
+		// The planted bug: a crash discards the instance, so the next run
+		// instantiates a new one (what a crash costs the loop).
+		{"instrumented-crash", false, []byte("WTLV\x01\x01\x01\x02\x02\x00\x00")},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			tgt, _ := loadTarget(b, tlvWasm, tc.bare)
 			ctx := context.Background()
 			w, err := tgt.NewWorker(ctx)
 			if err != nil {
@@ -82,7 +90,7 @@ func BenchmarkCeiling(b *testing.B) {
 			defer w.Close(ctx)
 			cpu0 := cpuTime()
 			for b.Loop() {
-				if _, err := w.Run(ctx, seed); err != nil {
+				if _, err := w.Run(ctx, tc.input); err != nil {
 					b.Fatal(err)
 				}
 			}
