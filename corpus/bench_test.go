@@ -58,7 +58,7 @@ func fixtureEntry(i int) Entry {
 // so it is built once per n in os.TempDir (a marker file says it is
 // complete) and reused by later runs and -count repetitions.
 func resumeFixture(b *testing.B, n int) string {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("wafer-corpus-bench-resume-%d-v2", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("wafer-corpus-bench-resume-%d-v3", n))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir
 	}

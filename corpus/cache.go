@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -109,18 +110,19 @@ func (d *Dir) Blob(ctx context.Context, name string) ([]byte, error) {
 
 // The index is an append-only log in .wafer/cache/index.log holding, for
 // every queue entry saved, a copy of its sidecar, its input and its
-// coverage, so Open reads one file instead of two per entry. Records:
-// uvarint(len) | zstd(payload) | xxhash64 of the compressed bytes (little
-// endian); payload: uvarint id | uvarint ncov+1 (0: no coverage) | ncov
-// uvarint features | uvarint len | sidecar | uvarint len | input.
-// Records are buffered and appended at Checkpoint and Close (or when 1 MiB
+// coverage, so Open reads one file instead of two per entry. The log is a
+// sequence of chunks: uvarint(len) | zstd(records) | xxhash64 of the
+// compressed bytes (little endian). A record is uvarint(len) | payload;
+// payload: uvarint id | uvarint ncov+1 (0: no coverage) | ncov uvarint
+// features | uvarint len | sidecar | uvarint len | input. Records are
+// buffered and appended as one chunk at Checkpoint and Close (or when 1 MiB
 // is buffered), and only for saves that completed; a torn tail from a kill
 // is cut on the next Open. The index is a cache: an entry it lacks is read
 // from its files.
 const indexName = "index.log"
 
 type covLog struct {
-	buf bytes.Buffer
+	raw bytes.Buffer // records not yet written
 }
 
 const covFlushSize = 1 << 20
@@ -151,14 +153,9 @@ func (d *Dir) appendIndex(e *Entry, meta []byte) {
 	raw = append(raw, meta...)
 	raw = binary.AppendUvarint(raw, uint64(len(e.Input)))
 	raw = append(raw, e.Input...)
-	z, err := d.z.compress(raw)
-	if err != nil {
-		return
-	}
-	d.cov.buf.Write(binary.AppendUvarint(nil, uint64(len(z))))
-	d.cov.buf.Write(z)
-	d.cov.buf.Write(binary.LittleEndian.AppendUint64(nil, xxhash.Sum64(z)))
-	if d.cov.buf.Len() >= covFlushSize {
+	d.cov.raw.Write(binary.AppendUvarint(nil, uint64(len(raw))))
+	d.cov.raw.Write(raw)
+	if d.cov.raw.Len() >= covFlushSize {
 		_ = d.flushCoverage(false)
 	}
 }
@@ -166,16 +163,31 @@ func (d *Dir) appendIndex(e *Entry, meta []byte) {
 // syncCoverage appends buffered records and syncs the log; d.mu is held.
 func (d *Dir) syncCoverage() error { return d.flushCoverage(!d.w.noSync) }
 
+// indexChunk frames buffered records as one chunk.
+func (d *Dir) indexChunk() ([]byte, error) {
+	z, err := d.z.compress(d.cov.raw.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	chunk := binary.AppendUvarint(nil, uint64(len(z)))
+	chunk = append(chunk, z...)
+	return binary.LittleEndian.AppendUint64(chunk, xxhash.Sum64(z)), nil
+}
+
 func (d *Dir) flushCoverage(sync bool) error {
-	if d.cov.buf.Len() == 0 {
+	if d.cov.raw.Len() == 0 {
 		return nil
 	}
 	path := d.covPath()
+	chunk, err := d.indexChunk()
+	if err != nil {
+		return err
+	}
 	f, err := d.fs.Append(path)
 	if err != nil {
 		return &WriteError{Path: path, Err: err}
 	}
-	if _, err := f.Write(d.cov.buf.Bytes()); err != nil {
+	if _, err := f.Write(chunk); err != nil {
 		f.Close()
 		return &WriteError{Path: path, Err: err}
 	}
@@ -188,19 +200,19 @@ func (d *Dir) flushCoverage(sync bool) error {
 	if err := f.Close(); err != nil {
 		return &WriteError{Path: path, Err: err}
 	}
-	d.cov.buf.Reset()
+	d.cov.raw.Reset()
 	return nil
 }
 
 // decodeIndex parses an index log and returns the records by entry id (a
-// later record for an id wins) and the length of the valid prefix. err
-// describes the first bad record (nil if the log is clean).
+// later record for an id wins) and the length of the valid prefix (whole
+// chunks). err describes the first bad chunk (nil if the log is clean).
 func decodeIndex(data []byte, z func([]byte) ([]byte, error)) (recs map[int]indexRecord, good int, err error) {
 	recs = map[int]indexRecord{}
 	for good < len(data) {
 		n, k := binary.Uvarint(data[good:])
 		if k <= 0 || n > uint64(len(data)-good-k) || uint64(len(data)-good-k)-n < 8 {
-			return recs, good, fmt.Errorf("offset %d: expected a complete record, got %d trailing bytes", good, len(data)-good)
+			return recs, good, fmt.Errorf("offset %d: expected a complete chunk, got %d trailing bytes", good, len(data)-good)
 		}
 		zb := data[good+k : good+k+int(n)]
 		sum := binary.LittleEndian.Uint64(data[good+k+int(n):])
@@ -211,11 +223,20 @@ func decodeIndex(data []byte, z func([]byte) ([]byte, error)) (recs map[int]inde
 		if err != nil {
 			return recs, good, fmt.Errorf("offset %d: %w", good, err)
 		}
-		id, rec, err := decodeIndexRecord(raw)
-		if err != nil {
-			return recs, good, fmt.Errorf("offset %d: %w", good, err)
+		chunk := map[int]indexRecord{}
+		for len(raw) > 0 {
+			rn, rk := binary.Uvarint(raw)
+			if rk <= 0 || rn > uint64(len(raw)-rk) {
+				return recs, good, fmt.Errorf("offset %d: bad record length", good)
+			}
+			id, rec, err := decodeIndexRecord(raw[rk : rk+int(rn)])
+			if err != nil {
+				return recs, good, fmt.Errorf("offset %d: %w", good, err)
+			}
+			chunk[id] = rec
+			raw = raw[rk+int(rn):]
 		}
-		recs[id] = rec
+		maps.Copy(recs, chunk)
 		good += k + int(n) + 8
 	}
 	return recs, good, nil

@@ -137,7 +137,9 @@ func FuzzIndexLog(f *testing.F) {
 	d.appendIndex(&e, []byte("meta"))
 	e2 := Entry{ID: 4}
 	d.appendIndex(&e2, nil)
-	log := d.cov.buf.Bytes()
+	log, _ := d.indexChunk()
+	log2 := append(append([]byte(nil), log...), log...)
+	f.Add(log2)
 	f.Add(log)
 	f.Add(log[:len(log)-3])
 	f.Fuzz(func(t *testing.T, data []byte) {
