@@ -212,24 +212,22 @@ var sigRE = regexp.MustCompile(`^(.*?)\((?:(?:i32|i64|f32|f64|v128|funcref|exter
 // colons); a trailing " (inlined)" is dropped.
 func splitSource(s string) (string, int) {
 	s = strings.TrimSuffix(s, " (inlined)")
-	for range 2 {
-		i := strings.LastIndexByte(s, ':')
-		if i < 0 {
-			return s, 0
-		}
-		if n, err := strconv.Atoi(s[i+1:]); err == nil {
-			// The last number may be the column: take the one before if it
-			// is a number too.
-			if j := strings.LastIndexByte(s[:i], ':'); j >= 0 {
-				if m, err := strconv.Atoi(s[j+1 : i]); err == nil {
-					return s[:j], m
-				}
-			}
-			return s[:i], n
-		}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
 		return s, 0
 	}
-	return s, 0
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return s, 0
+	}
+	// The last number may be the column: take the one before if it is a
+	// number too.
+	if j := strings.LastIndexByte(s[:i], ':'); j >= 0 {
+		if m, err := strconv.Atoi(s[j+1 : i]); err == nil {
+			return s[:j], m
+		}
+	}
+	return s[:i], n
 }
 
 // goFailure recognises a Go program's death on stderr: "panic: msg" or

@@ -134,3 +134,22 @@ func TestGoStack(t *testing.T) {
 		t.Fatalf("expected nil, got %v", f)
 	}
 }
+
+func TestSplitSource(t *testing.T) {
+	tests := []struct {
+		in   string
+		file string
+		line int
+	}{
+		{"testdata/clib/fuzz.c:18:9", "testdata/clib/fuzz.c", 18},
+		{"github.com/x/main.go:44", "github.com/x/main.go", 44},
+		{"libc-bottom-half/sources/abort.c:5:5 (inlined)", "libc-bottom-half/sources/abort.c", 5},
+		{"nofile", "nofile", 0},
+		{"a.c:x", "a.c:x", 0},
+	}
+	for _, tc := range tests {
+		if f, l := splitSource(tc.in); f != tc.file || l != tc.line {
+			t.Errorf("splitSource(%q): expected %q %d, got %q %d", tc.in, tc.file, tc.line, f, l)
+		}
+	}
+}

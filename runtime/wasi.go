@@ -60,9 +60,6 @@ func (w *wasiIO) context(ctx context.Context) context.Context {
 	return w.ctx
 }
 
-func (w *wasiIO) stdout() []byte { return w.st.Stdout.Bytes() }
-func (w *wasiIO) stderr() []byte { return w.st.Stderr.Bytes() }
-
 // wasiProvides reports whether the host implements wasi_snapshot_preview1.name.
 func wasiProvides(name string) bool {
 	for _, n := range wasip1.FunctionNames() {
