@@ -226,8 +226,10 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	} else if len(seeds) > 0 {
 		fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", genName, len(seeds))
 	}
+	var dir *corpus.Dir
 	if out != "" {
-		dir, skipped, err := corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
+		var skipped error
+		dir, skipped, err = corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
 		if err != nil {
 			return fmt.Errorf("output directory: %w", err)
 		}
@@ -342,6 +344,16 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 		fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
 			filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
+		// Where each unique failure of the directory is, and how to rerun it.
+		repro := reproCommand(target, &f.target)
+		for _, cf := range dir.Failures() {
+			sub := "crashes"
+			if cf.Hang {
+				sub = "hangs"
+			}
+			path := filepath.Join(out, sub, cf.Name)
+			fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, path, strings.ReplaceAll(repro, "{input}", path))
+		}
 	}
 	if lf {
 		if sum.Stop == "canceled" {

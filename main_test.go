@@ -536,7 +536,7 @@ func TestLibFuzzerCompat(t *testing.T) {
 
 // TestFuzzFindsPlantedBug runs the README's campaign: from no seed at all,
 // with the default seed, havoc finds the planted divide-by-zero in
-// examples/tlv well within its minute (about 100,000 executions).
+// examples/tlv well within its minute (tens of thousands of executions).
 func TestFuzzFindsPlantedBug(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "tlv-out")
@@ -551,6 +551,9 @@ func TestFuzzFindsPlantedBug(t *testing.T) {
 	crashes := files(t, filepath.Join(out, "crashes"))
 	if len(crashes) != 1 {
 		t.Fatalf("crashes: expected one unique crash, got %v", crashes)
+	}
+	if want := "wafer repro " + filepath.Join(exampleDir(t, "tlv"), "tlv.wasm") + " " + filepath.Join(out, "crashes", crashes[0]); !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout: expected the repro command %q, got %q", want, r.stdout)
 	}
 	// The saved reproducer is shrunk: header, flags and one TOTAL record.
 	b, _ := os.ReadFile(filepath.Join(out, "crashes", crashes[0]))
