@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
@@ -99,7 +100,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
 	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
 	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
-	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: wafer runs jobs in-process as workers (workers = jobs when --workers is not set)")
+	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
 	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
@@ -143,7 +144,8 @@ func (f *fuzzFlags) parse(args []string) error {
 		return usagef("fuzz: --workers: expected at least 1, got %d", f.workers)
 	}
 	if f.jobs > 0 && !f.fs.Changed("workers") {
-		f.workers = f.jobs
+		// libFuzzer's rule for -workers=0: min(jobs, cores/2).
+		f.workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
