@@ -221,15 +221,23 @@ func (c *Cycle) Next(s *State) (*Entry, int, any) {
 // Base gives a strategy the default Save (ZestSave), Learn and JobDone.
 type Base struct{}
 
+// Save implements Strategy with ZestSave.
 func (Base) Save(_ *State, fb *Feedback) bool { return ZestSave(fb) }
-func (Base) Learn(*State, *Job, *Feedback)    {}
-func (Base) JobDone(*State, *Job, any)        {}
+
+// Learn implements Strategy: nothing to learn.
+func (Base) Learn(*State, *Job, *Feedback) {}
+
+// JobDone implements Strategy: nothing to do.
+func (Base) JobDone(*State, *Job, any) {}
 
 // BaseMutator gives a mutator no-op Observe and Done.
 type BaseMutator struct{}
 
+// Observe implements Mutator: nothing to observe.
 func (BaseMutator) Observe(*Job, Local) {}
-func (BaseMutator) Done(*Job) any       { return nil }
+
+// Done implements Mutator: no note.
+func (BaseMutator) Done(*Job) any { return nil }
 
 // StrategyOptions are the knobs the built-in strategies read.
 type StrategyOptions struct {
