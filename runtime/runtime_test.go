@@ -144,6 +144,9 @@ func TestCommand(t *testing.T) {
 		{"invalid exit", nil, "X", Invalid, KindNone, "gocmd read 1 bytes\n", "", ""},
 		{"crash exit", nil, "E", Crash, KindExit, "gocmd read 1 bytes\n", "", "exit code 1: gocmd: fatal input"},
 		{"panic", []string{"@@"}, "P1", Crash, KindGoPanic, "gocmd read 2 bytes\n", "main.explode", `gocmd panic on "P1"`},
+		{"hostile file system", []string{"@@"}, "R", Valid, KindNone, "gocmd read 1 bytes\n" +
+			"read /etc/passwd: failed\nread ../../../etc/passwd: failed\nread /input/../../etc/passwd: failed\n" +
+			"write /input: failed\ncreate: failed\n", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,20 @@ func main() {
 	case 'E':
 		fmt.Fprintln(os.Stderr, "gocmd: fatal input")
 		os.Exit(1)
+	case 'R': // hostile: escape the in-memory file system
+		for _, p := range []string{"/etc/passwd", "../../../etc/passwd", "/input/../../etc/passwd"} {
+			if b, err := os.ReadFile(p); err != nil {
+				fmt.Printf("read %s: failed\n", p)
+			} else {
+				fmt.Printf("read %s: %q\n", p, b)
+			}
+		}
+		if err := os.WriteFile("/input", []byte("overwritten"), 0o644); err != nil {
+			fmt.Println("write /input: failed")
+		}
+		if err := os.WriteFile("/wafer-hostile-created", nil, 0o644); err != nil {
+			fmt.Println("create: failed")
+		}
 	}
 }
 
