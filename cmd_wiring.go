@@ -156,21 +156,19 @@ func isTerminal(w any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// campaign runs 'wafer fuzz' and the libFuzzer invocation (lf): seeds,
+// instrumented target, generator, dictionaries and store into engine.Fuzz,
+// then the report, artifacts and exit status.
 func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
 	target := f.fs.Arg(0)
 	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
 	if err != nil {
 		return err
 	}
-	var gen engine.Generator
-	var genName string
-	if f.generator != "" && f.generator != "raw" {
-		if _, ok := generators.Lookup(f.generator); !ok {
-			return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
-		}
-		genName = f.generator
+	dict, err := readDicts(f.dict)
+	if err != nil {
+		return err
 	}
-	maxInput := max(f.maxLen, maxSeedLen(seeds))
 	if lf && f.target.timeout != 0 {
 		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
 		// wall-clock deadline halves wazero's speed, and fuel already
@@ -178,27 +176,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
 		f.target.timeout = 0
 	}
-	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, true, maxInput)
+	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, true, max(f.maxLen, maxSeedLen(seeds)))
 	if err != nil {
 		return err
 	}
 	defer tgt.Close(context.WithoutCancel(ctx))
-	if genName != "" {
-		g, _ := generators.Lookup(genName)
-		gen = engine.FromGenerator(g, generators.Options{Dictionary: sm.Dictionary})
-	}
-	var dict [][]byte
-	for _, p := range f.dict {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return fmt.Errorf("-dict: %w", fileError(p, err))
-		}
-		toks, err := engine.ParseDict(b)
-		if err != nil {
-			return fmt.Errorf("-dict: %s: %w", p, err)
-		}
-		dict = append(dict, toks...)
-	}
 	cfg := engine.Config{
 		Strategy:      f.strategy,
 		Workers:       f.workers,
@@ -214,64 +196,28 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	deps := engine.Deps{
 		NewExecutor: engine.RuntimeExecutors(tgt),
-		Generator:   gen,
 		TargetDict:  sm.Dictionary,
 		Status:      c.stderr,
 		StatusTTY:   isTerminal(c.stderr),
 	}
-	if gen == nil {
+	if g, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
+		deps.Generator = engine.FromGenerator(g, generators.Options{Dictionary: sm.Dictionary})
+		if len(seeds) > 0 {
+			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
+		}
+	} else {
 		for _, s := range seeds {
 			deps.Seeds = append(deps.Seeds, s.Data)
 		}
-	} else if len(seeds) > 0 {
-		fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", genName, len(seeds))
 	}
 	var dir *corpus.Dir
-	if out != "" {
-		var skipped error
-		dir, skipped, err = corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
-		if err != nil {
-			return fmt.Errorf("output directory: %w", err)
+	switch {
+	case out != "":
+		if dir, err = c.openStore(ctx, f, out, target, sm, &deps); err != nil {
+			return err
 		}
 		defer dir.Close()
-		var se *corpus.SkipError
-		if errors.As(skipped, &se) {
-			for _, sf := range se.Files {
-				fmt.Fprintf(c.stderr, "INFO: skipped %s: %v\n", sf.Path, sf.Err)
-			}
-		}
-		if f.sync {
-			peers, skipped, err := dir.Syncer().Poll(ctx)
-			if err != nil {
-				return fmt.Errorf("sync: %w", err)
-			}
-			if errors.As(skipped, &se) {
-				for _, sf := range se.Files {
-					fmt.Fprintf(c.stderr, "INFO: sync: skipped %s: %v\n", sf.Path, sf.Err)
-				}
-			}
-			n := 0
-			for _, e := range peers {
-				switch {
-				case gen == nil:
-					deps.Seeds = append(deps.Seeds, e.Input)
-				case e.Choices != nil:
-					deps.Seeds = append(deps.Seeds, e.Choices)
-				default:
-					continue
-				}
-				n++
-			}
-			fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", n, out)
-		}
-		store := engine.NewCorpusStore(dir, gen == nil)
-		store.Repro = reproCommand(target, &f.target)
-		store.TotalEdges = len(sm.Sites)
-		store.Banner = filepath.Base(target)
-		store.CommandLine = strings.Join(os.Args, " ")
-		deps.Store = store
-	}
-	if lf && out == "" && len(corpusDirs) > 0 {
+	case lf && len(corpusDirs) > 0:
 		deps.Store = flatStore{dir: corpus.Flat{Path: corpusDirs[0]}}
 	}
 	if lf {
@@ -285,7 +231,6 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	elapsed := time.Since(start)
 
-	// New units: libFuzzer writes them to the first corpus directory.
 	newUnits := 0
 	for _, e := range sum.Queue {
 		if e.Op != "seed" {
@@ -293,6 +238,8 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 	}
 	if lf && out != "" && len(corpusDirs) > 0 {
+		// With -o the store is the campaign directory; libFuzzer's corpus
+		// directory still gets the new inputs.
 		flat := corpus.Flat{Path: corpusDirs[0]}
 		for _, e := range sum.Queue {
 			if e.Op == "seed" {
@@ -303,57 +250,12 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			}
 		}
 	}
-
-	// Findings: report, artifacts, exit status (crash beats hang).
-	code := exitOK
-	for _, fd := range sum.Failures {
-		kind := ""
-		if fd.Failure != nil {
-			kind = fd.Failure.Kind
-		}
-		art, status := f.findingKind(fd.Outcome, kind)
-		if lf {
-			if art == "timeout" {
-				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: timeout (wafer: %s)\n", os.Getpid(), fd.Identity)
-			} else if art == "oom" {
-				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: out-of-memory (wafer: %s)\n", os.Getpid(), fd.Identity)
-			} else {
-				fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: deadly signal (wafer: %s)\n", os.Getpid(), fd.Identity)
-			}
-			if fd.Failure != nil && fd.Failure.Text != "" {
-				fmt.Fprint(c.stderr, indent(fd.Failure.Text))
-			}
-			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art])
-		} else {
-			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
-		}
-		if lf || f.artifactPrefix != "" || f.exactArtifactPath != "" {
-			prefix := f.artifactPrefix
-			if _, err := writeArtifact(c.stderr, prefix, f.exactArtifactPath, art, fd.Input); err != nil {
-				return err
-			}
-		}
-		if code == exitOK || (code == f.timeoutExitcode && status != f.timeoutExitcode) {
-			code = status
-		}
+	code, err := c.reportFindings(f, sum, lf)
+	if err != nil {
+		return err
 	}
-	if out != "" && !lf {
-		stop := map[string]string{"runs": "--runs", "time": "--max-total-time", "crash": "crash", "canceled": "interrupt"}[sum.Stop]
-		if stop == "" {
-			stop = sum.Stop
-		}
-		fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
-			filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
-		// Where each unique failure of the directory is, and how to rerun it.
-		repro := reproCommand(target, &f.target)
-		for _, cf := range dir.Failures() {
-			sub := "crashes"
-			if cf.Hang {
-				sub = "hangs"
-			}
-			path := filepath.Join(out, sub, cf.Name)
-			fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, path, strings.ReplaceAll(repro, "{input}", path))
-		}
+	if !lf && dir != nil {
+		c.printSummary(f, target, out, sum, elapsed, dir)
 	}
 	if lf {
 		if sum.Stop == "canceled" {
@@ -372,6 +274,123 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		return &exitCodeError{code: code}
 	}
 	return nil
+}
+
+// readDicts reads AFL/libFuzzer dictionary files.
+func readDicts(paths []string) ([][]byte, error) {
+	var dict [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %w", fileError(p, err))
+		}
+		toks, err := engine.ParseDict(b)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %s: %w", p, err)
+		}
+		dict = append(dict, toks...)
+	}
+	return dict, nil
+}
+
+// openStore opens the campaign directory out as the engine's store and,
+// with --sync, adds the sibling campaigns' queues to the seeds.
+func (c *cli) openStore(ctx context.Context, f *fuzzFlags, out, target string, sm *instrument.SiteMap, deps *engine.Deps) (*corpus.Dir, error) {
+	dir, skipped, err := corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	c.reportSkipped("", skipped)
+	if f.sync {
+		peers, skipped, err := dir.Syncer().Poll(ctx)
+		if err != nil {
+			dir.Close()
+			return nil, fmt.Errorf("sync: %w", err)
+		}
+		c.reportSkipped("sync: ", skipped)
+		n := 0
+		for _, e := range peers {
+			switch {
+			case deps.Generator == nil:
+				deps.Seeds = append(deps.Seeds, e.Input)
+			case e.Choices != nil:
+				deps.Seeds = append(deps.Seeds, e.Choices)
+			default:
+				continue
+			}
+			n++
+		}
+		fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", n, out)
+	}
+	store := engine.NewCorpusStore(dir, deps.Generator == nil)
+	store.Repro = reproCommand(target, &f.target)
+	store.TotalEdges = len(sm.Sites)
+	store.Banner = filepath.Base(target)
+	store.CommandLine = strings.Join(os.Args, " ")
+	deps.Store = store
+	return dir, nil
+}
+
+func (c *cli) reportSkipped(prefix string, skipped error) {
+	var se *corpus.SkipError
+	if errors.As(skipped, &se) {
+		for _, sf := range se.Files {
+			fmt.Fprintf(c.stderr, "INFO: %sskipped %s: %v\n", prefix, sf.Path, sf.Err)
+		}
+	}
+}
+
+// reportFindings prints each unique failure (libFuzzer's ERROR/SUMMARY
+// lines in lf mode), writes libFuzzer artifacts when asked, and returns the
+// exit status: crash beats out-of-memory beats hang.
+func (c *cli) reportFindings(f *fuzzFlags, sum *engine.Summary, lf bool) (int, error) {
+	code := exitOK
+	for _, fd := range sum.Failures {
+		kind := ""
+		if fd.Failure != nil {
+			kind = fd.Failure.Kind
+		}
+		art, status := f.findingKind(fd.Outcome, kind)
+		if lf {
+			what := map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art]
+			fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: %s (wafer: %s)\n", os.Getpid(), what, fd.Identity)
+			if fd.Failure != nil && fd.Failure.Text != "" {
+				fmt.Fprint(c.stderr, indent(fd.Failure.Text))
+			}
+			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", what)
+		} else {
+			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
+		}
+		if lf || f.artifactPrefix != "" || f.exactArtifactPath != "" {
+			if _, err := writeArtifact(c.stderr, f.artifactPrefix, f.exactArtifactPath, art, fd.Input); err != nil {
+				return 0, err
+			}
+		}
+		if code == exitOK || (code == f.timeoutExitcode && status != f.timeoutExitcode) || (code == exitOOM && status == f.errorExitcode) {
+			code = status
+		}
+	}
+	return code, nil
+}
+
+// printSummary prints the campaign's last lines: counts, why it stopped,
+// and where each unique failure of the directory is with its repro command.
+func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary, elapsed time.Duration, dir *corpus.Dir) {
+	stop := map[string]string{"runs": "--runs", "time": "--max-total-time", "crash": "crash", "canceled": "interrupt"}[sum.Stop]
+	if stop == "" {
+		stop = sum.Stop
+	}
+	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
+		filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
+	repro := reproCommand(target, &f.target)
+	for _, cf := range dir.Failures() {
+		sub := "crashes"
+		if cf.Hang {
+			sub = "hangs"
+		}
+		path := filepath.Join(out, sub, cf.Name)
+		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, path, strings.ReplaceAll(repro, "{input}", path))
+	}
 }
 
 func indent(s string) string {
