@@ -19,7 +19,7 @@ var hotWasm []byte
 // BenchmarkCounterForm measures the increment forms in wazero's compiler:
 // ns per loop iteration of testdata/hot.wat ("loop": 9 counter hits per
 // iteration; "calls": 5 hits and a call in half the iterations), for the
-// original module and each form. The chosen default is counterConst;
+// original module and each form. The chosen default is counterBaseMul;
 // see doc.go for the numbers.
 //
 //	go test ./instrument -run '^$' -bench CounterForm -count 6
@@ -31,9 +31,11 @@ func BenchmarkCounterForm(b *testing.B) {
 		form counterForm
 	}{
 		{"original", false, 0},
-		{"const-id", true, counterConst},
+		{"base-mul", true, counterBaseMul},
 		{"base-local", true, counterBaseLocal},
+		{"const-id", true, counterConst},
 		{"const0-offset", true, counterConstZero},
+		{"base-wrap", true, counterBaseWrap},
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
 	defer rt.Close(ctx)

@@ -72,29 +72,37 @@
 //     keeps both.
 //
 // The increment form was measured on testdata/hot.wat (wazero compiler;
-// "loop": 9 counter hits per iteration, "calls": 5 hits and a call in half
-// the iterations). The machine is shared and wall time was up to 10x CPU
-// time, so the benchmark reports the thread's CPU time (getrusage); medians
-// of 6 runs, cpu-ns per iteration:
+// "loop": 9 counter hits per iteration, "calls": 5.5 hits and a call every
+// other iteration). The shared machine (load average 12-14 on 2 cores) made
+// wall time and even thread CPU time irreproducible (two CPU-time runs
+// ranked the forms differently), so the decision rests on executed machine
+// instructions, counted with valgrind's lackey (reproducible to 0.3
+// instructions/iteration): the difference between 22 and 2 benchmark
+// iterations of 65536 loop iterations each,
 //
-//	go test ./instrument -run '^$' -bench CounterForm -count 6
+//	go test -c -o /tmp/i.test ./instrument
+//	GOMAXPROCS=1 GOGC=off valgrind --tool=lackey --basic-counts=yes --smc-check=all \
+//	  /tmp/i.test -test.run '^$' -test.bench 'CounterForm/loop/base-mul$' -test.benchtime 22x
 //
-//	form                                      loop   calls
-//	original                                  7.4    3.3
-//	i32.const id twice, offset=0 (chosen)     13.6   9.4
-//	local $base (global.get at entry), offset=id 20.0 12.9
-//	i32.const 0 twice, offset=id              16.6   10.5
+//	form (machine instructions per iteration)          loop    calls   per hit
+//	original                                            47.1    37.6    -
+//	local $base, offset=id, (v*257+257)>>8 (chosen)     192.4   130.5   16.1
+//	local $base, offset=id, v+1+((v+1)>>8)              201.5   135.9   17.2
+//	i32.const 0 twice, offset=id                        242.1   157.2   21.7
+//	i32.const id twice, offset=0                        241.8   156.9   21.6
+//	local $base, plain v+1 (wraps to 0; not used)       174.6   119.7   14.2
 //
-// So about 0.7 ns per hit in a loop (never-zero arithmetic included),
-// close to MEASUREMENTS.md's 0.7-1.1 ns for a bare memory increment. The
-// base-in-a-local form, which MEASUREMENTS.md found faster in isolation
-// (one SSA base value, one bounds check per block), did not win here: the
-// entry global.get is paid on every call and wazero checks a constant
-// address against the memory length as cheaply as base+offset. (A first
-// wall-clock run, 8 samples, min: original 16.4, base-local 33.7, const-id
-// 96.9 ns/iteration, pointed the other way; CPU time on the same machine
-// did not reproduce it, and the two forms are one constant apart in
-// instrument.go if runtime measurements on a quiet machine disagree.)
+// (The "per hit" figures include turning each br_if into an if/else.)
+// A base held in a local is one SSA value that wazero bounds-checks once
+// per block; two `i32.const` addresses are separate values with separate
+// checks, as MEASUREMENTS.md found (0.7-1.1 ns vs 1.8-2.5 ns per hit).
+// So every function with counters starts with `global.get $base` (an
+// immutable global holding 0) into a local and addresses counter id as
+// that local with offset=id; the never-zero step costs about 2
+// instructions per hit over a wrapping counter. Wall-clock medians from
+// `go test ./instrument -run '^$' -bench CounterForm -count 6`
+// (cpu-ns/iter: original 6.9, base-mul n/a, base-local 17.3, const-id
+// 18.2) agree in magnitude: roughly 1-1.3 ns per hit.
 //
 // Readout and clear per execution (runtime/): one zero-copy view of
 // Layout.Counters bytes at real address 0 and one clear of at most one

@@ -33,10 +33,16 @@ type Options struct {
 type counterForm uint8
 
 const (
-	counterConst     counterForm = iota // i32.const id twice, offset=0 (default, see doc.go)
-	counterBaseLocal                    // local.get $base (global.get once at entry); offset=id
+	counterBaseMul   counterForm = iota // local.get $base (global.get once at entry), offset=id, never-zero as (v*257+257)>>8 (default, see doc.go)
+	counterBaseLocal                    // as counterBaseMul, never-zero as v+1 + ((v+1)>>8)
+	counterConst                        // i32.const id twice, offset=0
 	counterConstZero                    // i32.const 0 twice, offset=id
+	counterBaseWrap                     // as counterBaseMul, plain v+1 (wraps to 0: measurement only)
 )
+
+func (f counterForm) base() bool {
+	return f == counterBaseLocal || f == counterBaseMul || f == counterBaseWrap
+}
 
 // Export names fixed by the Layout contract.
 const (
@@ -198,7 +204,7 @@ func (rw *rewriter) run() error {
 
 	// Globals: counter base and fuel, appended (no index shifts).
 	nglobImp := m.NumImported(ExternGlobal)
-	if rw.opts.counter == counterBaseLocal {
+	if rw.opts.counter.base() {
 		rw.baseGlobal = nglobImp + uint32(len(m.Globals))
 		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 	}
@@ -369,21 +375,48 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 }
 
 // counter emits a never-zero 8-bit increment of counter id:
-// v' = v+1 + ((v+1)>>8), so 255 wraps to 1, not 0.
+// v' = ((v+1)*257)>>8 = v+1 + ((v+1)>>8) truncated to 8 bits, so 255 wraps
+// to 1, not 0.
 func (rw *rewriter) counter(id uint32) {
-	t := uint64(rw.local(TI32, 0))
 	var addr Instr
 	var off uint64
 	switch rw.opts.counter {
-	case counterBaseLocal:
-		addr = Instr{Op: OpLocalGet, A: uint64(rw.local(TI32, -1))}
-		off = uint64(id)
 	case counterConst:
 		addr = Instr{Op: OpI32Const, A: uint64(id)}
 	case counterConstZero:
 		addr = Instr{Op: OpI32Const}
 		off = uint64(id)
+	default:
+		addr = Instr{Op: OpLocalGet, A: uint64(rw.local(TI32, -1))}
+		off = uint64(id)
 	}
+	switch rw.opts.counter {
+	case counterBaseMul:
+		rw.out = append(rw.out,
+			addr,
+			addr,
+			Instr{Op: OpI32Load8U, A: off},
+			Instr{Op: OpI32Const, A: 257},
+			Instr{Op: OpI32Mul},
+			Instr{Op: OpI32Const, A: 257},
+			Instr{Op: OpI32Add},
+			Instr{Op: OpI32Const, A: 8},
+			Instr{Op: OpI32ShrU},
+			Instr{Op: OpI32Store8, A: off},
+		)
+		return
+	case counterBaseWrap:
+		rw.out = append(rw.out,
+			addr,
+			addr,
+			Instr{Op: OpI32Load8U, A: off},
+			Instr{Op: OpI32Const, A: 1},
+			Instr{Op: OpI32Add},
+			Instr{Op: OpI32Store8, A: off},
+		)
+		return
+	}
+	t := uint64(rw.local(TI32, 0))
 	rw.out = append(rw.out,
 		addr,
 		addr,
@@ -509,7 +542,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
 	// entry
-	if rw.count && rw.opts.counter == counterBaseLocal {
+	if rw.count && rw.opts.counter.base() {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}

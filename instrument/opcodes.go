@@ -103,6 +103,7 @@ const (
 	OpI64LtS             Op = 0x53
 	OpI32Add             Op = 0x6a
 	OpI32Sub             Op = 0x6b
+	OpI32Mul             Op = 0x6c
 	OpI32And             Op = 0x71
 	OpI32ShrU            Op = 0x76
 	OpI64Add             Op = 0x7c
