@@ -87,6 +87,7 @@ type worker struct {
 	maxLen    int
 	keepGoing bool
 	onRun     func(uint64, int, []byte)
+	yield     bool // Gosched after each result (no P to spare)
 }
 
 // timeEvery: the worker times one child in timeEvery (time shares are
@@ -102,10 +103,13 @@ func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *job
 	for j := range jobs {
 		results <- w.run(ctx, j)
 		// The send made the coordinator runnable on this P, behind this
-		// goroutine: yield so it merges and hands out work now rather than
-		// at the next preemption (up to 10ms later, when every P is busy
-		// with a worker and the queued jobs run out meanwhile).
-		goruntime.Gosched()
+		// goroutine. When every P runs a worker, yield so it merges and
+		// hands out work now rather than at the next preemption (up to 10ms
+		// later, and the queued jobs run out meanwhile); with a P to spare
+		// it gets scheduled there without a switch here.
+		if w.yield {
+			goruntime.Gosched()
+		}
 	}
 }
 
@@ -321,6 +325,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			id: i, exec: ex, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
 			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, onRun: deps.OnRun,
+			yield: cfg.Workers >= goruntime.GOMAXPROCS(0),
 		}
 		w.sgen, _ = w.gen.(StructuredGenerator)
 		if im, ok := w.mut.(IndexedMutator); ok {

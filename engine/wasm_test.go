@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -173,4 +174,41 @@ func TestTLVDeterministic(t *testing.T) {
 		}
 	}
 	t.Logf("queue %d, coverage %d, traces %d, crash runs %d", len(a.Queue), a.Stats.Coverage, a.Stats.UniqueTraces, a.Stats.CrashRuns)
+}
+
+// BenchmarkReplay is the runtime ceiling on the loop's own inputs: it
+// records the inputs of a havoc campaign like BenchmarkLoop/havoc-1w's
+// (untimed), then runs them on one Worker with no engine. Loop/havoc-1w
+// over Replay is the cost of the engine itself (mutation, scanning,
+// bookkeeping) on identical work, crashes included.
+func BenchmarkReplay(b *testing.B) {
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tgt, sm := loadTarget(b, tlvWasm, false)
+	var inputs [][]byte
+	_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
+		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
+			OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	w, err := tgt.NewWorker(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close(ctx)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		if _, err := w.Run(ctx, inputs[i%len(inputs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	reportCPU(b, int64(b.N), cpuTime()-cpu0)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
 }
