@@ -71,6 +71,7 @@ func (m *Module) hasSection(id byte) bool {
 
 type encoder struct {
 	buf []byte
+	src []byte // input bytes for opRaw spans (instrument only)
 }
 
 func (e *encoder) u32(v uint32)  { e.buf = leb128.AppendUint32(e.buf, v) }
@@ -301,7 +302,12 @@ func (e *encoder) code(c *Code) {
 
 func (e *encoder) expr(x *Expr) {
 	for i := range x.Instrs {
-		e.instr(x, &x.Instrs[i])
+		in := &x.Instrs[i]
+		if in.Op == opRaw {
+			e.buf = append(e.buf, e.src[in.A:in.B]...)
+			continue
+		}
+		e.instr(x, in)
 	}
 }
 

@@ -66,13 +66,14 @@ func Instrument(wasm []byte, opts Options) (out []byte, sm *SiteMap, err error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return InstrumentModule(m, opts)
+	return instrumentModule(m, wasm, opts)
 }
 
-// InstrumentModule is Instrument on an already decoded module, which it
-// modifies in place.
-func InstrumentModule(m *Module, opts Options) ([]byte, *SiteMap, error) {
-	rw := &rewriter{m: m, opts: opts}
+// instrumentModule rewrites m in place; src is the binary m was decoded
+// from (nil for a module built in memory): unchanged instructions are
+// copied from it byte for byte instead of being re-encoded.
+func instrumentModule(m *Module, src []byte, opts Options) ([]byte, *SiteMap, error) {
+	rw := &rewriter{m: m, opts: opts, src: src}
 	if err := rw.run(); err != nil {
 		return nil, nil, err
 	}
@@ -109,6 +110,7 @@ type rewriter struct {
 	m    *Module
 	opts Options
 	sm   *SiteMap
+	src  []byte // the input binary, or nil
 
 	rb         uint64 // reserved bytes
 	rp         uint32 // reserved pages
@@ -122,6 +124,8 @@ type rewriter struct {
 	typeIdx    map[string]uint32
 
 	// per function
+	body    []Instr // the original instructions
+	k       int     // index in body of the instruction being rewritten
 	fn      uint32
 	out     []Instr
 	pool    []uint64
@@ -347,6 +351,27 @@ func (rw *rewriter) site(in *Instr, kind SiteKind, arm uint32) uint32 {
 	return id
 }
 
+// opRaw is a pseudo-instruction in rw.out: copy src[A:B] verbatim.
+const opRaw Op = 0xffff
+
+// keep emits the original instruction body[rw.k] unchanged: as a span of
+// the input bytes when the input is known, merged with the previous span.
+func (rw *rewriter) keep(in *Instr) {
+	if in.Off == 0 || rw.src == nil {
+		rw.out = append(rw.out, *in)
+		return
+	}
+	end := uint64(in.Off) + 1 // the final end is one byte
+	if rw.k+1 < len(rw.body) {
+		end = uint64(rw.body[rw.k+1].Off)
+	}
+	if n := len(rw.out); n > 0 && rw.out[n-1].Op == opRaw && rw.out[n-1].B == uint64(in.Off) {
+		rw.out[n-1].B = end
+		return
+	}
+	rw.out = append(rw.out, Instr{Op: opRaw, A: uint64(in.Off), B: end})
+}
+
 func (rw *rewriter) emit(op Op, a uint64) { rw.out = append(rw.out, Instr{Op: op, A: a}) }
 
 func (rw *rewriter) emitMem(op Op, offset uint64, align uint64) {
@@ -552,7 +577,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if rw.count {
 		rw.counter(rw.site(first, FuncEntry, 0))
 	}
+	rw.body = body
 	for k := range body {
+		rw.k = k
 		in := body[k]
 		if err := rw.instr(&in, k, body); err != nil {
 			return fmt.Errorf("instrument: function %d: %w", rw.fn, err)
@@ -567,7 +594,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	// Encode the new body right away into the shared output arena: the
 	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)
-	e := encoder{buf: rw.bodies}
+	e := encoder{buf: rw.bodies, src: rw.src}
 	start := len(e.buf)
 	e.len(len(c.Locals))
 	for _, l := range c.Locals {
@@ -587,18 +614,18 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	switch in.Op {
 	case OpBlock, OpTry, OpTryTable:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		return nil
 	case OpLoop:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		if rw.opts.Fuel {
 			rw.fuel()
 		}
 		return nil
 	case OpIf:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		if rw.count {
 			rw.counter(rw.site(in, IfThen, 0))
 			// reserve the else id now so ids follow instruction order
@@ -606,7 +633,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpElse:
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		if n := len(rw.ctl); n > 0 && rw.ctl[n-1].op == OpIf {
 			f := &rw.ctl[n-1]
 			f.dead = false
@@ -627,7 +654,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			rw.counter(f.elseSite)
 		}
 		rw.ctl = rw.ctl[:n-1]
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		return nil
 	case OpBrIf:
 		if !rw.count {
@@ -644,16 +671,16 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if rw.count {
 			rw.brTable(in, rw.ctl[len(rw.ctl)-1].dead)
 		} else {
-			rw.out = append(rw.out, *in)
+			rw.keep(in)
 		}
 		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
 	case OpUnreachable, OpBr, OpReturn, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef, OpThrow, OpThrowRef, OpRethrow:
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
 	case OpMemorySize:
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		rw.i32(int64(rw.rp))
 		rw.emit(OpI32Sub, 0)
 		return nil
@@ -674,6 +701,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			return fmt.Errorf("memory index %d: %w", in.C, ErrUnsupported)
 		}
 		orig := in.A
+		in.Off = 0 // modified: re-encode
 		in.A += rw.rb
 		if in.A > 0xffffffff {
 			in.A = 0xffffffff // the original access was out of bounds for every address
@@ -683,7 +711,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			return nil
 		}
 	}
-	rw.out = append(rw.out, *in)
+	rw.keep(in)
 	return nil
 }
 
@@ -709,7 +737,7 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.counter(notTaken)
 	rw.emit(OpEnd, 0)
 	rw.emit(OpLocalGet, uint64(c))
-	rw.out = append(rw.out, *in)
+	rw.keep(in)
 }
 
 // brTable turns `br_table l0..ln-1 ld` into n+1 nested blocks, one per arm,
@@ -735,7 +763,7 @@ func (rw *rewriter) brTable(in *Instr, dead bool) {
 	if dead {
 		// unreachable (or untypable here): keep the instruction, the arm
 		// sites are never hit
-		rw.out = append(rw.out, *in)
+		rw.keep(in)
 		return
 	}
 	var stash []uint32
@@ -805,7 +833,7 @@ func (rw *rewriter) bulk(in *Instr) {
 		rw.emit(OpLocalGet, uint64(s))
 	}
 	rw.emit(OpLocalGet, uint64(n))
-	rw.out = append(rw.out, *in)
+	rw.keep(in)
 }
 
 // memoryGrow answers in target pages: old-rp, or -1 on failure.
@@ -816,7 +844,7 @@ func (rw *rewriter) memoryGrow(in *Instr) {
 		delta = rw.local(TI32, 3)
 		rw.emit(OpLocalTee, uint64(delta))
 	}
-	rw.out = append(rw.out, *in)
+	rw.keep(in)
 	rw.emit(OpLocalTee, uint64(t))
 	rw.i32(int64(rw.rp))
 	rw.emit(OpI32Sub, 0)
@@ -868,7 +896,7 @@ func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
 	for _, v := range vals {
 		rw.emit(OpLocalGet, uint64(v))
 	}
-	rw.out = append(rw.out, *in)
+	rw.keep(in)
 }
 
 // markAt: [addr] -> []; dirty[(addr+off)>>16] = 1 (32-bit wrap: the access

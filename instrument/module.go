@@ -223,7 +223,7 @@ type Code struct {
 	// body's length in bytes (0 for a body built in memory).
 	Offset, Size uint32
 
-	// raw, when set (by InstrumentModule), is the already encoded body
+	// raw, when set (by Instrument), is the already encoded body
 	// (locals and instructions) that Encode writes instead of Locals/Body.
 	raw []byte
 }
