@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -50,15 +51,22 @@ func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
 // scanner is one worker's view of coverage: a private, monotone filter of
 // what this worker already reported, so it sends the coordinator only runs
 // that may be new. A run that is not new in the filter cannot be new to the
-// coordinator, which merges results in issue order (see loop.go). Not safe
-// for concurrent use.
+// coordinator, which merges a worker's results after everything that worker
+// sent before (see loop.go). Not safe for concurrent use.
 type scanner struct {
-	total   []uint8 // bucket bits reported, per site
-	valid   []uint8 // non-zero: reported as covered by a valid run
+	sites   []siteState
 	traces  map[uint64]struct{}
-	hits    []uint32 // per-site count of runs that hit it, since last flush
 	touched []uint32 // sites with hits != 0
 	trace   []byte   // the last run's sparse trace (reused)
+}
+
+// siteState is what a worker keeps per site, together so one scan step
+// touches one cache line.
+type siteState struct {
+	hits  uint32 // runs that hit the site since the last flush
+	total uint8  // bucket bits reported
+	valid uint8  // non-zero: reported as covered by a valid run
+	_     [2]byte
 }
 
 func newScanner() *scanner {
@@ -69,12 +77,10 @@ func (s *scanner) grow(n int) {
 	if n > maxSites {
 		n = maxSites
 	}
-	if n <= len(s.total) {
+	if n <= len(s.sites) {
 		return
 	}
-	s.total = append(s.total, make([]uint8, n-len(s.total))...)
-	s.valid = append(s.valid, make([]uint8, n-len(s.valid))...)
-	s.hits = append(s.hits, make([]uint32, n-len(s.hits))...)
+	s.sites = append(s.sites, make([]siteState, n-len(s.sites))...)
 	if cap(s.trace) < n*traceEntry {
 		s.trace = make([]byte, 0, n*traceEntry)
 	}
@@ -84,69 +90,57 @@ func (s *scanner) grow(n int) {
 // the trace, and reports whether the run may be new: a (site, bucket) pair
 // or trace this worker never reported, or, for a valid run, a site never
 // reported valid. Failing runs do not mark the coverage filter (their
-// coverage is not merged, ALGORITHMS.md §1 rule 3). It does not allocate
-// once the buffers have grown to the number of sites.
+// coverage is not merged, ALGORITHMS.md §1 rule 3). It reads the counters
+// 8 bytes at a time, skips zero words, jumps to the non-zero bytes of a
+// word, and does not allocate once the buffers have grown to the number of
+// sites.
 func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
-	if len(c) > len(s.total) {
+	if len(c) > len(s.sites) {
 		s.grow(len(c))
 	}
 	if len(c) > maxSites {
 		c = c[:maxSites]
 	}
-	tr := s.trace[:0]
-	total, valid, hits := s.total, s.valid, s.hits
+	tr := s.trace[:cap(s.trace)]
+	k := 0
+	sites := s.sites[:len(c)]
 	isValid := o == Valid
 	mark := !o.Failed()
+	// visit handles one hit site.
+	visit := func(site int, v uint8) {
+		bk := bucketBit[v]
+		binary.LittleEndian.PutUint32(tr[k:], uint32(site)<<8|uint32(bk))
+		k += traceEntry
+		p := &sites[site]
+		if p.hits == 0 {
+			s.touched = append(s.touched, uint32(site))
+		}
+		p.hits++
+		if mark && p.total&bk == 0 {
+			p.total |= bk
+			fresh = true
+		}
+		if isValid && p.valid == 0 {
+			p.valid = 1
+			fresh = true
+		}
+	}
 	n := len(c) &^ 7
 	for i := 0; i < n; i += 8 {
 		w := binary.LittleEndian.Uint64(c[i:])
-		if w == 0 {
-			continue
-		}
-		for j := 0; w != 0; j, w = j+1, w>>8 {
-			v := uint8(w)
-			if v == 0 {
-				continue
-			}
-			site := i + j
-			bk := bucketBit[v]
-			tr = binary.LittleEndian.AppendUint32(tr, uint32(site)<<8|uint32(bk))
-			if hits[site] == 0 {
-				s.touched = append(s.touched, uint32(site))
-			}
-			hits[site]++
-			if mark && total[site]&bk == 0 {
-				total[site] |= bk
-				fresh = true
-			}
-			if isValid && valid[site] == 0 {
-				valid[site] = 1
-				fresh = true
-			}
+		for w != 0 {
+			sh := bits.TrailingZeros64(w) &^ 7
+			visit(i+sh>>3, uint8(w>>sh))
+			w &^= 0xff << sh
 		}
 	}
 	for site := n; site < len(c); site++ {
-		v := c[site]
-		if v == 0 {
-			continue
-		}
-		bk := bucketBit[v]
-		tr = binary.LittleEndian.AppendUint32(tr, uint32(site)<<8|uint32(bk))
-		if hits[site] == 0 {
-			s.touched = append(s.touched, uint32(site))
-		}
-		hits[site]++
-		if mark && total[site]&bk == 0 {
-			total[site] |= bk
-			fresh = true
-		}
-		if isValid && valid[site] == 0 {
-			valid[site] = 1
-			fresh = true
+		if v := c[site]; v != 0 {
+			visit(site, v)
 		}
 	}
-	s.trace = tr
-	hash = xxhash.Sum64(tr)
+	s.trace = tr[:k]
+	hash = xxhash.Sum64(s.trace)
 	if _, ok := s.traces[hash]; !ok {
 		s.traces[hash] = struct{}{}
 		fresh = true
@@ -155,7 +149,7 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 }
 
 // flushHits moves the hit counts gathered since the last flush into a
-// sparse delta (sites ascending is not guaranteed) and clears them.
+// sparse delta (sites in first-hit order) and clears them.
 func (s *scanner) flushHits() (sites, counts []uint32) {
 	if len(s.touched) == 0 {
 		return nil, nil
@@ -164,8 +158,8 @@ func (s *scanner) flushHits() (sites, counts []uint32) {
 	counts = make([]uint32, len(s.touched))
 	for i, site := range s.touched {
 		sites[i] = site
-		counts[i] = s.hits[site]
-		s.hits[site] = 0
+		counts[i] = s.sites[site].hits
+		s.sites[site].hits = 0
 	}
 	s.touched = s.touched[:0]
 	return sites, counts

@@ -161,25 +161,30 @@ func TestHill(t *testing.T) {
 }
 
 func BenchmarkScan(b *testing.B) {
-	s := newScanner()
-	c := make([]byte, 1<<14)
-	for i := 0; i < len(c); i += 61 {
-		c[i] = 1
-	}
-	b.SetBytes(int64(len(c)))
-	for b.Loop() {
-		s.scan(c, Valid)
-	}
-}
-
-func TestHits(t *testing.T) {
-	tr := sparse(2, 1, 5, 4, 9, 128)
-	for site, want := range map[uint32]bool{0: false, 2: true, 3: false, 5: true, 9: true, 10: false} {
-		if got := Hits(tr, site); got != want {
-			t.Errorf("site %d: expected %v, got %v", site, want, got)
-		}
-	}
-	if Hits(nil, 0) {
-		t.Error("empty trace: expected no hit")
+	for _, tc := range []struct {
+		name         string
+		sites, every int
+	}{
+		{"16K-sparse", 1 << 14, 61}, // 269 sites hit
+		{"2K-dense", 2048, 7},       // 293 sites hit
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := newScanner()
+			c := make([]byte, tc.sites)
+			for i := 0; i < len(c); i += tc.every {
+				c[i] = byte(i)
+			}
+			b.SetBytes(int64(len(c)))
+			cpu0 := cpuTime()
+			for b.Loop() {
+				s.scan(c, Valid)
+				if len(s.touched) > 1<<12 {
+					s.flushHits()
+				}
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+		})
 	}
 }

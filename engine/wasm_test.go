@@ -101,48 +101,50 @@ func BenchmarkCeiling(b *testing.B) {
 	}
 }
 
-// BenchmarkLoop runs whole campaigns of b.N executions on the instrumented
-// tlv target from its seed (havoc, dictionary, keep going, no shrinking):
-// compare its execs/s with BenchmarkCeiling's.
-func BenchmarkLoop(b *testing.B) {
-	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tgt, sm := loadTarget(b, tlvWasm, false)
-	for _, tc := range []struct {
-		name    string
-		workers int
-		det     bool
-	}{
-		{"havoc-1w", 1, false},
-		{"havoc-2w", 2, false},
-		{"havoc-2w-det", 2, true},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			n := int64(max(b.N, 1000))
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			sum, err := Fuzz(context.Background(),
-				Config{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true},
-				Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
-			if err != nil {
-				b.Fatal(err)
-			}
-			reportCPU(b, sum.Stats.Execs, cpuTime()-cpu0)
-			b.ReportMetric(float64(sum.Stats.Execs)/b.Elapsed().Seconds(), "execs/s")
-			b.ReportMetric(100*sum.Stats.ExecuteShare, "exec%")
-			b.ReportMetric(100*float64(sum.Stats.CrashRuns+sum.Stats.HangRuns)/float64(sum.Stats.Execs), "fail%")
-		})
-	}
+// benchTargets are the example targets the loop benchmarks run: tlv (a
+// planted crash that havoc finds early, so crashes and the instance
+// re-creation they cost are part of the loop) and cexpr (no crash).
+var benchTargets = []struct{ name, wasm, seed string }{
+	{"tlv", tlvWasm, "../examples/tlv/seeds/valid"},
+	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds/mul"},
 }
 
-// reportCPU reports executions per CPU-second of the whole process: on a
-// machine shared with other work, wall-clock execs/s measure the load as
-// much as the code; this measures the cost per execution.
-func reportCPU(b *testing.B, execs int64, cpu time.Duration) {
-	if cpu > 0 {
-		b.ReportMetric(float64(execs)/cpu.Seconds(), "execs/cpu-s")
+// BenchmarkLoop runs whole campaigns of b.N executions on an instrumented
+// example target from its seed (havoc, target dictionary, keep going, no
+// shrinking): compare its execs/s with BenchmarkReplay's on the same
+// target.
+func BenchmarkLoop(b *testing.B) {
+	for _, bt := range benchTargets {
+		seed, err := os.ReadFile(bt.seed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tgt, sm := loadTarget(b, bt.wasm, false)
+		for _, tc := range []struct {
+			name    string
+			workers int
+			det     bool
+		}{
+			{"havoc-1w", 1, false},
+			{"havoc-2w", 2, false},
+			{"havoc-2w-det", 2, true},
+		} {
+			b.Run(bt.name+"/"+tc.name, func(b *testing.B) {
+				n := int64(max(b.N, 1000))
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				sum, err := Fuzz(context.Background(),
+					Config{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true},
+					Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+				if err != nil {
+					b.Fatal(err)
+				}
+				reportCPU(b, sum.Stats.Execs, cpuTime()-cpu0)
+				b.ReportMetric(float64(sum.Stats.Execs)/b.Elapsed().Seconds(), "execs/s")
+				b.ReportMetric(100*sum.Stats.ExecuteShare, "exec%")
+				b.ReportMetric(100*float64(sum.Stats.CrashRuns+sum.Stats.HangRuns)/float64(sum.Stats.Execs), "fail%")
+			})
+		}
 	}
 }
 
@@ -176,39 +178,52 @@ func TestTLVDeterministic(t *testing.T) {
 	t.Logf("queue %d, coverage %d, traces %d, crash runs %d", len(a.Queue), a.Stats.Coverage, a.Stats.UniqueTraces, a.Stats.CrashRuns)
 }
 
-// BenchmarkReplay is the runtime ceiling on the loop's own inputs: it
-// records the inputs of a havoc campaign like BenchmarkLoop/havoc-1w's
-// (untimed), then runs them on one Worker with no engine. Loop/havoc-1w
-// over Replay is the cost of the engine itself (mutation, scanning,
-// bookkeeping) on identical work, crashes included.
+// BenchmarkReplay is the runtime ceiling on the loop's own inputs: per
+// target it records the inputs of a campaign like BenchmarkLoop's
+// havoc-1w (untimed), then runs them on one Worker with no engine.
+// Loop/<target>/havoc-1w over Replay/<target> is the cost of the engine
+// itself (mutation, scanning, bookkeeping) on identical work, crashes
+// included.
 func BenchmarkReplay(b *testing.B) {
-	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tgt, sm := loadTarget(b, tlvWasm, false)
-	var inputs [][]byte
-	_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
-		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
-			OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	w, err := tgt.NewWorker(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close(ctx)
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	i := 0
-	for b.Loop() {
-		if _, err := w.Run(ctx, inputs[i%len(inputs)]); err != nil {
+	for _, bt := range benchTargets {
+		seed, err := os.ReadFile(bt.seed)
+		if err != nil {
 			b.Fatal(err)
 		}
-		i++
+		tgt, sm := loadTarget(b, bt.wasm, false)
+		var inputs [][]byte
+		_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
+			Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
+				OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bt.name, func(b *testing.B) {
+			ctx := context.Background()
+			w, err := tgt.NewWorker(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close(ctx)
+			cpu0 := cpuTime()
+			i := 0
+			for b.Loop() {
+				if _, err := w.Run(ctx, inputs[i%len(inputs)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			reportCPU(b, int64(b.N), cpuTime()-cpu0)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+		})
 	}
-	reportCPU(b, int64(b.N), cpuTime()-cpu0)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
+
+// reportCPU reports executions per CPU-second of the whole process: on a
+// machine shared with other work, wall-clock execs/s measure the load as
+// much as the code; this measures the cost per execution.
+func reportCPU(b *testing.B, execs int64, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(execs)/cpu.Seconds(), "execs/cpu-s")
+	}
 }
