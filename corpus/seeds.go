@@ -28,7 +28,8 @@ const GoCorpusHeader = "go test fuzz v1"
 //
 //   - a file is one input: its raw bytes, or, if it starts with
 //     "go test fuzz v1", the one []byte or string value it holds;
-//   - a directory containing queue/ is an AFL or wafer output directory:
+//   - a directory containing queue/ is an AFL or wafer output directory
+//     (at any depth, so a sync root OUT/ with OUT/<name>/queue works): only
 //     its queue/ is read;
 //   - any other directory is a flat corpus (libFuzzer, Go's
 //     testdata/fuzz/FuzzX), read recursively.
@@ -71,7 +72,7 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 		*out = append(*out, s)
 		return nil
 	}
-	if depth == 0 {
+	if filepath.Base(p) != QueueDir {
 		for _, de := range des {
 			if de.Name() == QueueDir && de.IsDir() {
 				return readSeedPath(ctx, fsys, filepath.Join(p, QueueDir), out, sk, depth+1)

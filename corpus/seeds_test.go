@@ -69,9 +69,14 @@ func TestReadSeeds(t *testing.T) {
 	write("afl/queue/id:000000,time:0,orig:x", "q0")
 	write("afl/crashes/id:000000,sig:06", "crash")
 	write("single", "one file")
+	// A sync root: OUT/<name>/queue for each campaign.
+	write("root/m/queue/id:000000", "m0")
+	write("root/m/fuzzer_stats", "x : 1")
+	write("root/m/.wafer/meta/queue/id:000000", "meta")
+	write("root/s/queue/id:000000", "s0")
 	seeds, skipped, err := ReadSeeds(ctx, nil,
 		filepath.Join(root, "flat"), filepath.Join(root, "testdata/fuzz/FuzzX"),
-		filepath.Join(root, "afl"), filepath.Join(root, "single"), filepath.Join(root, "missing"))
+		filepath.Join(root, "afl"), filepath.Join(root, "single"), filepath.Join(root, "missing"), filepath.Join(root, "root"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func TestReadSeeds(t *testing.T) {
 	for _, s := range seeds {
 		got = append(got, strings.TrimPrefix(s.Path, root+"/")+"="+string(s.Data))
 	}
-	want := "flat/a=ay flat/b=bee flat/sub/c=see testdata/fuzz/FuzzX/0123=go\xff afl/queue/id:000000,time:0,orig:x=q0 single=one file"
+	want := "flat/a=ay flat/b=bee flat/sub/c=see testdata/fuzz/FuzzX/0123=go\xff afl/queue/id:000000,time:0,orig:x=q0 single=one file root/m/queue/id:000000=m0 root/s/queue/id:000000=s0"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("expected\n%s\ngot\n%s", want, strings.Join(got, " "))
 	}
