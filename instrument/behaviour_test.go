@@ -261,6 +261,9 @@ func TestSkip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%v vs %v", got, want)
 	}
+	if _, _, err := Instrument(branchesWasm, Options{Skip: []string{"["}}); err == nil || err.Error() != `instrument: skip pattern "[": syntax error in pattern` {
+		t.Errorf("bad pattern: got %v", err)
+	}
 	// memory is still shifted in skipped functions
 	out, _, err = Instrument(memWasm, Options{Skip: []string{"*"}})
 	if err != nil {

@@ -146,6 +146,11 @@ func (rw *rewriter) run() error {
 	if len(m.Memories) > 1 {
 		return fmt.Errorf("instrument: module has %d memories: %w (multiple memories)", len(m.Memories), ErrUnsupported)
 	}
+	for _, pat := range rw.opts.Skip {
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("instrument: skip pattern %q: %w", pat, err)
+		}
+	}
 	nimp := m.NumImported(ExternFunc)
 	names := funcNames(m)
 	customs := m.Customs[:0:0]
