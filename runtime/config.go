@@ -129,6 +129,14 @@ type Config struct {
 	// OutputTail is how many trailing bytes of stdout and stderr a run
 	// keeps (zero: DefaultOutputTail).
 	OutputTail int
+	// WarmUp are inputs run once per instance as the last step of its
+	// initialisation (reactors only), before restore mode's snapshot: a
+	// target that fills caches on first use (encoding/json's type cache,
+	// regexp compilation, lazily built tables) then starts every run warm
+	// instead of redoing that work each time. Runs stay deterministic; the
+	// cost is that first-use paths are covered only by the warm-up. A
+	// warm-up input that crashes is a start-up error. Zero: none.
+	WarmUp [][]byte
 	// Seed seeds the target's random_get stream.
 	Seed uint64
 	// CacheDir is wazero's compilation cache directory (zero:

@@ -2,18 +2,43 @@ package runtime
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
+// instrumented memoises instrument.Instrument per fixture (options are
+// always fullOpts in these tests): instrumenting the Go fixtures takes
+// seconds on a loaded machine.
+var instrumented = struct {
+	sync.Mutex
+	m map[string]instrumentedModule
+}{m: map[string]instrumentedModule{}}
+
+type instrumentedModule struct {
+	wasm []byte
+	sm   *instrument.SiteMap
+}
+
 // loadInstrumented instruments a fixture and loads it.
 func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Config) *Target {
 	t.Helper()
-	out, sm, err := instrument.Instrument(fixture(t, rel), opts)
-	if err != nil {
-		t.Fatalf("instrument %s: %v", rel, err)
+	instrumented.Lock()
+	im, ok := instrumented.m[rel]
+	if !ok || opts.Fuel != fullOpts.Fuel || opts.DirtyPages != fullOpts.DirtyPages || len(opts.Skip) > 0 {
+		out, sm, err := instrument.Instrument(fixture(t, rel), opts)
+		if err != nil {
+			instrumented.Unlock()
+			t.Fatalf("instrument %s: %v", rel, err)
+		}
+		im = instrumentedModule{out, sm}
+		if opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && len(opts.Skip) == 0 {
+			instrumented.m[rel] = im
+		}
 	}
+	instrumented.Unlock()
+	out, sm := im.wasm, im.sm
 	ctx := context.Background()
 	tg, err := New(ctx, out, sm, testConfig(t, cfg))
 	if err != nil {

@@ -421,3 +421,29 @@ func TestInterpreter(t *testing.T) {
 		t.Fatalf("expected valid, got %v", r.Outcome)
 	}
 }
+
+// TestWarmUp: warm-up inputs run at initialisation, before the snapshot,
+// so a first-use cache is built once instead of in every restored run.
+func TestWarmUp(t *testing.T) {
+	cold := worker(t, loadInstrumented(t, "goreactor/goreactor.wasm", fullOpts, Config{MaxInputLen: 64}))
+	warm := worker(t, loadInstrumented(t, "goreactor/goreactor.wasm", fullOpts, Config{MaxInputLen: 64, WarmUp: [][]byte{[]byte("C")}}))
+	var coldFuel, warmFuel uint64
+	for i := range 3 {
+		rc, rw := run(t, cold, "Cx"), run(t, warm, "Cx")
+		if rc.Outcome != Valid || rw.Outcome != Valid {
+			t.Fatalf("run %d: expected valid, got %v and %v", i, rc.Outcome, rw.Outcome)
+		}
+		if i > 0 && (rc.Fuel != coldFuel || rw.Fuel != warmFuel) {
+			t.Fatalf("run %d: fuel changed between restored runs: %d→%d, %d→%d", i, coldFuel, rc.Fuel, warmFuel, rw.Fuel)
+		}
+		coldFuel, warmFuel = rc.Fuel, rw.Fuel
+	}
+	if warmFuel*10 > coldFuel {
+		t.Fatalf("expected the warm run to skip building the cache: fuel %d warm vs %d cold", warmFuel, coldFuel)
+	}
+	ctx := context.Background()
+	tg := loadInstrumented(t, "goreactor/goreactor.wasm", fullOpts, Config{MaxInputLen: 64, WarmUp: [][]byte{[]byte("Pwarm")}})
+	if _, err := tg.NewWorker(ctx); err == nil || !strings.Contains(err.Error(), "warm-up input 0") || !strings.Contains(err.Error(), "wafer fixture panic: warm") {
+		t.Fatalf("expected a start-up error for a crashing warm-up input, got %v", err)
+	}
+}

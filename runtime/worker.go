@@ -177,6 +177,19 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		return fmt.Errorf("start-up: %s(%d) returned 0x%x, outside memory", w.t.cfg.malloc(), n, p)
 	}
 	clear(buf)
+	// Warm-up inputs: part of initialisation, so every instance (and the
+	// snapshot) has run them; a failure is a start-up error.
+	for i, in := range w.t.cfg.WarmUp {
+		if len(in) > n {
+			_ = w.Close(ctx)
+			return fmt.Errorf("start-up: warm-up input %d: %d bytes exceeds MaxInputLen %d", i, len(in), n)
+		}
+		copy(buf, in)
+		if _, err := call(exportTest, uint64(w.inPtr), uint64(len(in))); err != nil {
+			return fmt.Errorf("warm-up input %d: %w", i, err)
+		}
+		clear(buf[:len(in)])
+	}
 	w.prevLen = 0
 	w.used = false
 	return nil

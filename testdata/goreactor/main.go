@@ -31,6 +31,8 @@ func fuzz(data []byte) error {
 		return errors.New("rejected")
 	case 'D':
 		deadlock()
+	case 'C':
+		return cached(data)
 	}
 	return nil
 }
@@ -65,6 +67,24 @@ func loopForever(data []byte) {
 			return
 		}
 	}
+}
+
+var table map[int]int
+
+// cached builds a table on first use, as caches in real code do.
+//
+//go:noinline
+func cached(data []byte) error {
+	if table == nil {
+		table = map[int]int{}
+		for i := 0; i < 10000; i++ {
+			table[i] = i * i
+		}
+	}
+	if table[len(data)] == 0 {
+		return errors.New("zero")
+	}
+	return nil
 }
 
 //go:noinline

@@ -1,0 +1,83 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/internal/wasip1"
+)
+
+// BenchmarkExternal measures any libFuzzer-style or Go reactor target on
+// one input: the bare-wazero ceiling and Worker.Run per reset mode on the
+// instrumented module. It runs only when WAFER_BENCH_WASM and
+// WAFER_BENCH_INPUT name the files:
+//
+//	WAFER_BENCH_WASM=examples/gojson/gojson.wasm WAFER_BENCH_INPUT=examples/gojson/seeds/x \
+//	  go test ./runtime -run '^$' -bench External -count 6
+func BenchmarkExternal(b *testing.B) {
+	wasmPath, inputPath := os.Getenv("WAFER_BENCH_WASM"), os.Getenv("WAFER_BENCH_INPUT")
+	if wasmPath == "" || inputPath == "" {
+		b.Skip("set WAFER_BENCH_WASM and WAFER_BENCH_INPUT")
+	}
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := os.ReadFile(inputPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ceiling", func(b *testing.B) {
+		ctx := context.Background()
+		r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(benchCache(b)))
+		defer r.Close(ctx)
+		if _, err := wasip1.Instantiate(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		ctx = wasip1.WithState(ctx, &wasip1.State{})
+		mod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithStartFunctions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f := mod.ExportedFunction("_initialize"); f != nil {
+			if _, err := f.Call(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		res, err := mod.ExportedFunction("malloc").Call(ctx, uint64(len(in)+1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ptr, fn, mem, stack := uint32(res[0]), mod.ExportedFunction(exportTest), mod.Memory(), make([]uint64, 2)
+		b.ResetTimer()
+		cpu0 := cpuTime()
+		for range b.N {
+			buf, _ := mem.Read(ptr, uint32(len(in)))
+			copy(buf, in)
+			stack[0], stack[1] = uint64(ptr), uint64(len(in))
+			if err := fn.CallWithStack(ctx, stack); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0)
+	})
+	out, sm, err := instrument.Instrument(wasm, fullOpts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []Reset{Restore, Persistent} {
+		b.Run(mode.String(), func(b *testing.B) {
+			ctx := context.Background()
+			tg, err := New(ctx, out, sm, Config{Reset: mode, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tg.Close(ctx)
+			benchWorker(b, tg, in)
+		})
+	}
+}
