@@ -108,6 +108,9 @@ func TestKill(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	kills := 100
+	if os.Getenv("WAFER_FULL") == "1" {
+		kills = 300
+	}
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(2026, 11))
 	entries := map[string]string{} // name -> hash
