@@ -69,10 +69,18 @@ func BenchmarkExternal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []Reset{Restore, Persistent} {
-		b.Run(mode.String(), func(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		mode   Reset
+		warmUp [][]byte
+	}{
+		{"restore", Restore, nil},
+		{"restore-warm", Restore, [][]byte{in}}, // the input itself as warm-up
+		{"persistent", Persistent, nil},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
-			tg, err := New(ctx, out, sm, Config{Reset: mode, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
+			tg, err := New(ctx, out, sm, Config{Reset: tc.mode, WarmUp: tc.warmUp, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
 			if err != nil {
 				b.Fatal(err)
 			}
