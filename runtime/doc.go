@@ -23,8 +23,10 @@
 //
 //   - libFuzzer-style: LLVMFuzzerTestOneInput(ptr, len) → i32 and an
 //     allocator export (malloc, or Config.Malloc). wafer calls _initialize
-//     (reactors), LLVMFuzzerInitialize(0, 0) when exported (argc/argv are
-//     NULL), then malloc(Config.MaxInputLen) once per instance; each input
+//     (reactors), LLVMFuzzerInitialize(&argc, &argv) when exported (argc 1,
+//     argv {"target", NULL}, built in guest memory with the allocator), then
+//     malloc(Config.MaxInputLen) once per instance, then the optional
+//     Config.WarmUp inputs; each input
 //     is copied to that buffer (at pointer + Layout.ReservedBytes() in an
 //     instrumented module; the rest of the buffer is kept zero) and the
 //     target is called with (pointer, length). 0 is Valid, any other
@@ -90,9 +92,11 @@
 // map, or all of memory when the module has no dirty map; if memory grew it
 // makes a new instance and copies the snapshot into it (an uninstrumented
 // module, whose unexported globals cannot be restored, is initialised
-// again instead). Tables are not snapshotted (a target that rewrites its
-// table at run time is not reset). Fresh: a new, initialised instance per
-// run. Persistent: the instance is reused, only counters are cleared.
+// again instead). Config.WarmUp inputs run before the snapshot. Tables are
+// not snapshotted (a target that rewrites its table at run time is not
+// reset). Fresh: a new, initialised instance per run. Persistent: the
+// instance is reused, only counters and captured output are cleared (the
+// WASI clock and random stream go on, as the instance's memory does).
 // In every mode the counters are cleared before each run, and an instance
 // that crashed or hung is discarded, never reused.
 //
