@@ -16,6 +16,7 @@ type targetFlags struct {
 	rssLimitMB  int
 	reset       string
 	skip        []string
+	warmUp      []string
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -28,4 +29,5 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB (libFuzzer's name)")
 	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
 	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
+	fs.StringArrayVar(&t.warmUp, "warm-up", nil, "run the inputs in `PATH` (file or directory) once per instance before its snapshot, so first-use caches start warm (reactors; repeatable)")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,6 +52,11 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 		}
 		cfg.Reset = r
 	}
+	for _, p := range t.skip {
+		if _, err := path.Match(p, ""); err != nil {
+			return cfg, usagef("--skip: bad pattern %q: %v", p, err)
+		}
+	}
 	cfg.Malloc = t.malloc
 	cfg.Args = t.args
 	for _, c := range t.invalidExit {
@@ -72,6 +78,21 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, i
 	cfg, err := t.runtimeConfig(maxInput)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(t.warmUp) > 0 {
+		for _, p := range t.warmUp {
+			if _, err := os.Stat(p); err != nil {
+				return nil, nil, fmt.Errorf("--warm-up: %w", fileError(p, err))
+			}
+		}
+		seeds, _, err := corpus.ReadSeeds(ctx, nil, t.warmUp...)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range seeds {
+			cfg.WarmUp = append(cfg.WarmUp, s.Data)
+			cfg.MaxInputLen = max(cfg.MaxInputLen, len(s.Data))
+		}
 	}
 	var sm *instrument.SiteMap
 	if instrumented {

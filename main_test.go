@@ -126,6 +126,8 @@ func TestBadInvocation(t *testing.T) {
 		{"instrument malformed module", []string{"instrument", "-o", filepath.Join(tmp, "x.wasm"), malformed}, 1, "offset 0x9"},
 		{"unknown generator", []string{"fuzz", "--generator", "nope", tlv}, 2, `--generator: expected one of`},
 		{"unknown strategy", []string{"fuzz", "--strategy", "nope", tlv}, 2, `--strategy: expected one of`},
+		{"bad skip pattern", []string{"fuzz", "-o", filepath.Join(tmp, "o6"), "--skip", "[", tlv}, 2, `--skip: bad pattern "["`},
+		{"missing warm-up", []string{"fuzz", "-o", filepath.Join(tmp, "o7"), "--warm-up", filepath.Join(tmp, "nope"), tlv}, 1, "--warm-up: "},
 		{"unknown harness", []string{"fuzz", "--harness", "nope", tlv}, 2, `--harness: expected libfuzzer, go or command`},
 		{"wrong harness", []string{"fuzz", "-o", filepath.Join(tmp, "o2"), "--harness", "command", tlv}, 1, "no harness export"},
 		{"bad dict", []string{"fuzz", "-o", filepath.Join(tmp, "o3"), "--dict", badDict, tlv}, 1, "-dict: "},
