@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/internal/wasip1"
 )
 
@@ -25,8 +26,11 @@ func instantiateHost(ctx context.Context, r wazero.Runtime) (api.Closer, error) 
 	return wasip1.Instantiate(ctx, r)
 }
 
-func (w *wasiIO) init(base uint64, args, env []string, seed uint64, tail int) {
-	w.st.Base = base
+func (w *wasiIO) init(lay instrument.Layout, args, env []string, seed uint64, tail int) {
+	w.st.Base = lay.ReservedBytes()
+	// WASI's own writes into guest memory mark the dirty-page map too, so a
+	// dirty-page restore also undoes them.
+	w.st.DirtyOffset, w.st.DirtyLen = uint64(lay.DirtyOffset), uint64(lay.DirtyPages)
 	w.st.Args = args
 	w.st.Env = env
 	w.st.Seed = seed

@@ -46,7 +46,7 @@ type Worker struct {
 // fit the memory cap.
 func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 	w := &Worker{t: t}
-	w.io.init(t.meta.layout.ReservedBytes(), append([]string{"target"}, t.cfg.Args...), t.cfg.Env, t.cfg.Seed, t.cfg.outputTail())
+	w.io.init(t.meta.layout, append([]string{"target"}, t.cfg.Args...), t.cfg.Env, t.cfg.Seed, t.cfg.outputTail())
 	w.alloc.limit = (uint64(t.cfg.maxPages()) + uint64(t.meta.layout.ReservedPages)) * pageSize
 	w.alloc.fixed = t.sharedMemory
 	if t.harness == HarnessCommand {

@@ -20,25 +20,30 @@ var le = binary.LittleEndian
 // never grows memory, so the view stays valid for the call, and every
 // access is a slice bounds check instead of an interface call.
 type guest struct {
-	mem  []byte
-	base uint64
+	mem   []byte
+	base  uint64
+	dirty []byte // dirty-page map (State.DirtyOffset/DirtyLen), nil when off
 }
 
 // newGuest captures m. A module without memory (wazero then returns a
 // typed nil) gets an empty view: every access faults. wazero reports a
 // 4 GiB memory's Size as 0; its first 4 GiB - 1 bytes are then used.
-func newGuest(m api.Memory, base uint64) guest {
+func newGuest(m api.Memory, s *State) guest {
 	if m == nil {
-		return guest{base: base}
+		return guest{base: s.Base}
 	}
 	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.IsNil() {
-		return guest{base: base}
+		return guest{base: s.Base}
 	}
 	buf, _ := m.Read(0, m.Size())
 	if len(buf) == 0 {
 		buf, _ = m.Read(0, math.MaxUint32)
 	}
-	return guest{mem: buf, base: base}
+	g := guest{mem: buf, base: s.Base}
+	if s.DirtyLen > 0 && s.DirtyOffset <= uint64(len(buf)) && s.DirtyLen <= uint64(len(buf))-s.DirtyOffset {
+		g.dirty = buf[s.DirtyOffset : s.DirtyOffset+s.DirtyLen]
+	}
+	return g
 }
 
 // bytes returns a view of n bytes at guest address ptr.
@@ -52,7 +57,19 @@ func (g guest) bytes64(ptr uint32, n uint64) ([]byte, bool) {
 	if a > uint64(len(g.mem)) || n > uint64(len(g.mem))-a {
 		return nil, false
 	}
+	if g.dirty != nil && n > 0 {
+		g.mark(uint64(ptr), n)
+	}
 	return g.mem[a : a+n : a+n], true
+}
+
+// mark sets the dirty byte of every target page in [ptr, ptr+n), n > 0.
+func (g guest) mark(ptr, n uint64) {
+	for p := ptr >> 16; p <= (ptr+n-1)>>16; p++ {
+		if p < uint64(len(g.dirty)) {
+			g.dirty[p] = 1
+		}
+	}
 }
 
 func (g guest) u32(ptr uint32) (uint32, bool) {

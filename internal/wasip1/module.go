@@ -144,7 +144,7 @@ func wrap(f impl) api.GoModuleFunc {
 		if !s.ready {
 			s.Reset()
 		}
-		stack[0] = uint64(f(s, newGuest(mod.Memory(), s.Base), stack))
+		stack[0] = uint64(f(s, newGuest(mod.Memory(), s), stack))
 	}
 }
 

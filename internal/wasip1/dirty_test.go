@@ -1,0 +1,57 @@
+package wasip1
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestDirtyMarking: with a dirty map configured, every guest range a host
+// call touches marks its target pages (so a dirty-page restore also undoes
+// what WASI wrote), nothing else is marked, and a failed range marks
+// nothing. Memory is 3 pages: page 0 real holds the map, base is 1 page, so
+// target pages 0 and 1 exist.
+func TestDirtyMarking(t *testing.T) {
+	f := newFwd(t)
+	const mapOff, mapLen = 0x100, 4
+	s := &State{Base: 1 << 16, DirtyOffset: mapOff, DirtyLen: mapLen}
+	dirty := func() []byte {
+		b, ok := f.mem.Read(mapOff, mapLen)
+		if !ok {
+			t.Fatal("map out of range")
+		}
+		return b
+	}
+	tests := []struct {
+		name      string
+		ptr, n    uint64
+		want      []byte
+		wantErrno Errno
+	}{
+		{"inside page 0", 0x10, 8, []byte{1, 0, 0, 0}, ErrnoSuccess},
+		{"straddles pages 0 and 1", 0xfffc, 8, []byte{1, 1, 0, 0}, ErrnoSuccess},
+		{"page 1 only", 0x10010, 4, []byte{0, 1, 0, 0}, ErrnoSuccess},
+		{"empty range", 0x10, 0, []byte{0, 0, 0, 0}, ErrnoSuccess},
+		{"out of memory: nothing marked", 0x1fffc, 8, []byte{0, 0, 0, 0}, ErrnoFault},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clear(dirty())
+			if got := f.call(s, "random_get", tc.ptr, tc.n); got != tc.wantErrno {
+				t.Fatalf("random_get: expected %v, got %v", tc.wantErrno, got)
+			}
+			if got := dirty(); !bytes.Equal(got, tc.want) {
+				t.Errorf("dirty map: expected %v, got %v", tc.want, got)
+			}
+		})
+	}
+	t.Run("off when DirtyLen is 0", func(t *testing.T) {
+		clear(dirty())
+		off := &State{Base: 1 << 16, DirtyOffset: mapOff}
+		if got := f.call(off, "random_get", 0x10, 8); got != ErrnoSuccess {
+			t.Fatalf("random_get: %v", got)
+		}
+		if got := dirty(); !bytes.Equal(got, make([]byte, mapLen)) {
+			t.Errorf("dirty map: expected all zero, got %v", got)
+		}
+	})
+}
