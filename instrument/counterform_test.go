@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	goruntime "runtime"
-	"syscall"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -72,14 +71,4 @@ func BenchmarkCounterForm(b *testing.B) {
 			mod.Close(ctx)
 		}
 	}
-}
-
-// threadCPU returns the calling OS thread's user+system CPU time in ns.
-func threadCPU() int64 {
-	var ru syscall.Rusage
-	const rusageThread = 1 // RUSAGE_THREAD (Linux)
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
