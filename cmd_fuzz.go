@@ -52,6 +52,7 @@ type fuzzFlags struct {
 	generator     string
 	keepGoing     bool
 	deterministic bool
+	noShrink      bool
 	dict          []string
 	maxLen        int
 
@@ -104,6 +105,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")

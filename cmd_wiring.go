@@ -206,6 +206,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		Strategy:      f.strategy,
 		Workers:       f.workers,
 		Deterministic: f.deterministic,
+		NoShrink:      f.noShrink,
 		Seed:          f.seed,
 		MaxTotalTime:  f.budget(),
 		KeepGoing:     f.keepGoing,
