@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")"
 wat2wasm spectest_host.wat -o spectest_host.wasm
+wat2wasm --debug-names ifloop/ifloop.wat -o ifloop/ifloop.wasm
 # C programs: compile with clang, link with wasm-ld directly (the clang
 # driver runs wasm-opt when it is installed, which drops the name section).
 clang="clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -g -fdebug-prefix-map=$(pwd)=."
