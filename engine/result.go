@@ -2,36 +2,22 @@ package engine
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
-// Outcome classifies one execution (ALGORITHMS.md, vocabulary).
-type Outcome uint8
+// Outcome classifies one execution (ALGORITHMS.md, vocabulary): the
+// runtime's type, so results pass through without translation.
+type Outcome = runtime.Outcome
 
+// The four outcomes.
 const (
-	// Valid: the harness accepted the input and returned normally.
-	Valid Outcome = iota
-	// Invalid: the harness rejected the input (non-zero return, assume(false)).
-	Invalid
-	// Crash: trap, panic or abnormal exit.
-	Crash
-	// Hang: fuel (or the wall-clock backstop) ran out.
-	Hang
+	Valid   = runtime.Valid
+	Invalid = runtime.Invalid
+	Crash   = runtime.Crash
+	Hang    = runtime.Hang
 )
-
-var outcomeNames = [...]string{"valid", "invalid", "crash", "hang"}
-
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "outcome(" + strconv.Itoa(int(o)) + ")"
-}
-
-// Failed reports whether o is a crash or a hang.
-func (o Outcome) Failed() bool { return o == Crash || o == Hang }
 
 // Result is what an Executor reports for one run.
 type Result struct {

@@ -31,17 +31,7 @@ func (e *runtimeExec) Run(ctx context.Context, input []byte) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Counters: r.Counters}
-	switch r.Outcome {
-	case runtime.Valid:
-		res.Outcome = Valid
-	case runtime.Invalid:
-		res.Outcome = Invalid
-	case runtime.Crash:
-		res.Outcome = Crash
-	case runtime.Hang:
-		res.Outcome = Hang
-	}
+	res := Result{Outcome: r.Outcome, Counters: r.Counters}
 	if r.Failure != nil {
 		res.Failure = FailureOf(r)
 	}

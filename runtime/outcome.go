@@ -31,6 +31,9 @@ func (o Outcome) String() string {
 	return "Outcome(" + strconv.Itoa(int(o)) + ")"
 }
 
+// Failed reports whether o is a crash or a hang.
+func (o Outcome) Failed() bool { return o == Crash || o == Hang }
+
 // Kind classifies a failure: one kind per Wasm trap, plus the ways a
 // target fails outside the Wasm semantics (Go panic, C abort, exit code,
 // memory cap) and the two kinds of hang.
