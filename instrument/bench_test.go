@@ -31,6 +31,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/internal/cputime"
 	"github.com/wafer-fuzz/wafer/internal/wasip1"
 )
 
@@ -50,11 +51,11 @@ type benchCPU struct {
 }
 
 func (c *benchCPU) begin() {
-	c.start, c.ok = benchProcessCPU()
+	c.start, c.ok = cputime.Process()
 }
 
 func (c *benchCPU) end() {
-	if now, ok := benchProcessCPU(); ok && c.ok {
+	if now, ok := cputime.Process(); ok && c.ok {
 		c.total += now - c.start
 	}
 }
