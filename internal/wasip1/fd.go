@@ -140,15 +140,9 @@ func fdPread(s *State, g guest, p []uint64) Errno {
 	if _, ok := g.bytes(resPtr, 4); !ok {
 		return ErrnoFault
 	}
-	kind, f, _ := s.fd(fd)
-	switch kind {
-	case kindFile:
-	case kindStdin, kindStdout:
-		return ErrnoSpipe
-	case kindDir:
-		return ErrnoIsdir
-	default:
-		return ErrnoBadf
+	f, errno := s.seekable(fd)
+	if errno != ErrnoSuccess {
+		return errno
 	}
 	if int64(off) < 0 {
 		return ErrnoInval
@@ -237,15 +231,9 @@ func fdSeek(s *State, g guest, p []uint64) Errno {
 	if _, ok := g.bytes(resPtr, 8); !ok {
 		return ErrnoFault
 	}
-	kind, f, _ := s.fd(fd)
-	switch kind {
-	case kindFile:
-	case kindStdin, kindStdout:
-		return ErrnoSpipe
-	case kindDir:
-		return ErrnoIsdir
-	default:
-		return ErrnoBadf
+	f, errno := s.seekable(fd)
+	if errno != ErrnoSuccess {
+		return errno
 	}
 	var base int64
 	switch whence {
@@ -266,20 +254,31 @@ func fdSeek(s *State, g guest, p []uint64) Errno {
 	return ErrnoSuccess
 }
 
+// seekable returns the open regular file behind fd, for the calls that
+// read or move a file position: ESPIPE for stdin/stdout/stderr, EISDIR for
+// a directory, EBADF for anything not open.
+func (s *State) seekable(fd uint32) (*openFile, Errno) {
+	kind, f, _ := s.fd(fd)
+	switch kind {
+	case kindFile:
+		return f, ErrnoSuccess
+	case kindStdin, kindStdout:
+		return nil, ErrnoSpipe
+	case kindDir:
+		return nil, ErrnoIsdir
+	default:
+		return nil, ErrnoBadf
+	}
+}
+
 func fdTell(s *State, g guest, p []uint64) Errno {
 	fd, resPtr := uint32(p[0]), uint32(p[1])
 	if _, ok := g.bytes(resPtr, 8); !ok {
 		return ErrnoFault
 	}
-	kind, f, _ := s.fd(fd)
-	switch kind {
-	case kindFile:
-	case kindStdin, kindStdout:
-		return ErrnoSpipe
-	case kindDir:
-		return ErrnoIsdir
-	default:
-		return ErrnoBadf
+	f, errno := s.seekable(fd)
+	if errno != ErrnoSuccess {
+		return errno
 	}
 	g.putU64(resPtr, f.pos)
 	return ErrnoSuccess
