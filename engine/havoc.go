@@ -110,37 +110,12 @@ func opInteresting8(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	return b
 }
 
-// bigEndian picks the byte order of a multi-byte operation: a coin.
-func bigEndian(r Rand) bool { return r.IntN(2) == 1 }
-
-func put16(b []byte, v uint16, be bool) {
-	if be {
-		binary.BigEndian.PutUint16(b, v)
-	} else {
-		binary.LittleEndian.PutUint16(b, v)
+// byteOrder picks the byte order of a multi-byte operation: a coin.
+func byteOrder(r Rand) binary.ByteOrder {
+	if r.IntN(2) == 1 {
+		return binary.BigEndian
 	}
-}
-
-func get16(b []byte, be bool) uint16 {
-	if be {
-		return binary.BigEndian.Uint16(b)
-	}
-	return binary.LittleEndian.Uint16(b)
-}
-
-func put32(b []byte, v uint32, be bool) {
-	if be {
-		binary.BigEndian.PutUint32(b, v)
-	} else {
-		binary.LittleEndian.PutUint32(b, v)
-	}
-}
-
-func get32(b []byte, be bool) uint32 {
-	if be {
-		return binary.BigEndian.Uint32(b)
-	}
-	return binary.LittleEndian.Uint32(b)
+	return binary.LittleEndian
 }
 
 func opInteresting16(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
@@ -149,7 +124,7 @@ func opInteresting16(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	}
 	pos := r.IntN(len(b) - 1)
 	v := uint16(interesting16[r.IntN(len(interesting16))])
-	put16(b[pos:], v, bigEndian(r))
+	byteOrder(r).PutUint16(b[pos:], v)
 	return b
 }
 
@@ -159,7 +134,7 @@ func opInteresting32(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	}
 	pos := r.IntN(len(b) - 3)
 	v := uint32(interesting32[r.IntN(len(interesting32))])
-	put32(b[pos:], v, bigEndian(r))
+	byteOrder(r).PutUint32(b[pos:], v)
 	return b
 }
 
@@ -187,8 +162,8 @@ func opArith16(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	}
 	pos := r.IntN(len(b) - 1)
 	d := delta(r)
-	be := bigEndian(r)
-	put16(b[pos:], uint16(int(get16(b[pos:], be))+d), be)
+	order := byteOrder(r)
+	order.PutUint16(b[pos:], uint16(int(order.Uint16(b[pos:]))+d))
 	return b
 }
 
@@ -198,8 +173,8 @@ func opArith32(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	}
 	pos := r.IntN(len(b) - 3)
 	d := delta(r)
-	be := bigEndian(r)
-	put32(b[pos:], uint32(int64(get32(b[pos:], be))+int64(d)), be)
+	order := byteOrder(r)
+	order.PutUint32(b[pos:], uint32(int64(order.Uint32(b[pos:]))+int64(d)))
 	return b
 }
 
