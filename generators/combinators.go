@@ -262,12 +262,11 @@ func OneOf[T any](s *Source, alts ...Alt[T]) T {
 // more: changing the draws of element i leaves the indexes, hence the
 // choices, of elements i+1… unchanged.
 func List[T any](s *Source, min, max int, g Gen[T]) []T {
-	s.enter(lblList, "")
-	defer s.Leave()
-	n := s.Len(min, max)
+	n := s.beginList(min, max)
+	defer s.endList()
 	out := make([]T, 0, n)
 	for range n {
-		s.enter(lblElem, "")
+		s.elem()
 		out = append(out, g(s))
 		s.Leave()
 	}
@@ -277,11 +276,10 @@ func List[T any](s *Source, min, max int, g Gen[T]) []T {
 // Repeat calls f(s, i) for i in [0, n), n a structural size in [min, max]
 // (Len), each call in its own untyped frame as in List. It returns n.
 func Repeat(s *Source, min, max int, f func(s *Source, i int)) int {
-	s.enter(lblList, "")
-	defer s.Leave()
-	n := s.Len(min, max)
+	n := s.beginList(min, max)
+	defer s.endList()
 	for i := range n {
-		s.enter(lblElem, "")
+		s.elem()
 		f(s, i)
 		s.Leave()
 	}
