@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +111,31 @@ func counters(t *testing.T, mod api.Module, sm *SiteMap) []byte {
 	return append([]byte(nil), b...)
 }
 
+// instrOrder returns xs (one element per site id) in instruction order:
+// ids are in function order, and within a function in reverse instruction
+// order (see doc.go), so each function's run of ids is reversed.
+func instrOrder[T any](sm *SiteMap, xs []T) []T {
+	out := slices.Clone(xs)
+	for lo := 0; lo < len(sm.Sites); {
+		hi := lo
+		for hi < len(sm.Sites) && sm.Sites[hi].Func == sm.Sites[lo].Func {
+			hi++
+		}
+		slices.Reverse(out[lo:hi])
+		lo = hi
+	}
+	return out
+}
+
+// instrID is the site id of the k-th site in instruction order.
+func instrID(sm *SiteMap, k int) int {
+	ids := make([]int, len(sm.Sites))
+	for i := range ids {
+		ids[i] = i
+	}
+	return instrOrder(sm, ids)[k]
+}
+
 func TestCounters(t *testing.T) {
 	out, sm, err := Instrument(branchesWasm, Options{})
 	if err != nil {
@@ -125,7 +151,7 @@ func TestCounters(t *testing.T) {
 	if len(sm.Sites) != len(wantSites) {
 		t.Fatalf("got %d sites, want %d: %+v", len(sm.Sites), len(wantSites), sm.Sites)
 	}
-	for i, s := range sm.Sites {
+	for i, s := range instrOrder(sm, sm.Sites) {
 		w := wantSites[i]
 		if s.Func != w.Func || s.Kind != w.Kind || s.Arm != w.Arm {
 			t.Errorf("site %d = %+v, want %+v", i, s, w)
@@ -134,8 +160,8 @@ func TestCounters(t *testing.T) {
 	if sm.Funcs[0].Name != "classify" || sm.Funcs[1].Name != "valued" {
 		t.Errorf("func names %+v", sm.Funcs)
 	}
-	if d := sm.Describe(9); !strings.HasPrefix(d, "classify+0x") || !strings.HasSuffix(d, " br_table arm 2") {
-		t.Errorf("Describe(9) = %q", d)
+	if d := sm.Describe(instrID(sm, 9)); !strings.HasPrefix(d, "classify+0x") || !strings.HasSuffix(d, " br_table arm 2") {
+		t.Errorf("Describe(site 9 in instruction order) = %q", d)
 	}
 
 	tests := []struct {
@@ -164,7 +190,7 @@ func TestCounters(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("results differ: %v vs %v", got, want)
 			}
-			if c := counters(t, mod, sm); !reflect.DeepEqual(c, tc.want) {
+			if c := instrOrder(sm, counters(t, mod, sm)); !reflect.DeepEqual(c, tc.want) {
 				t.Errorf("counters\n got %v\nwant %v", c, tc.want)
 			}
 		})
@@ -284,7 +310,8 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	}
 	sm.Files = []string{"a.c"}
 	sm.Lines = make([]Line, len(sm.Sites))
-	sm.Lines[3] = Line{0, 42}
+	k := instrID(sm, 3) // the second if's then arm
+	sm.Lines[k] = Line{0, 42}
 	sm.LineTable = []LineEntry{{Offset: 10, File: 0, Line: 42}}
 	b, err := sm.MarshalBinary()
 	if err != nil {
@@ -297,8 +324,8 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(&got, sm) {
 		t.Errorf("round trip differs:\n%+v\n%+v", got, *sm)
 	}
-	if d := got.Describe(3); !strings.Contains(d, "a.c:42 if-then") {
-		t.Errorf("Describe(3) = %q", d)
+	if d := got.Describe(k); !strings.Contains(d, "a.c:42 if-then") {
+		t.Errorf("Describe(%d) = %q", k, d)
 	}
 	for _, bad := range [][]byte{nil, []byte("wafer sitemap v2\n"), b[:len(b)-1], append(append([]byte{}, b...), 0)} {
 		var x SiteMap

@@ -30,6 +30,7 @@ func BenchmarkCounterForm(b *testing.B) {
 		form counterForm
 	}{
 		{"original", false, 0},
+		{"pinned", true, counterPinned},
 		{"base-mul", true, counterBaseMul},
 		{"base-local", true, counterBaseLocal},
 		{"const-id", true, counterConst},

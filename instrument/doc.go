@@ -28,8 +28,10 @@
 // Instrument adds one 8-bit counter per branch site: function entry, both
 // arms of every if (a missing else is added), taken and not taken of every
 // br_if, every arm of every br_table including the default (per arm, not
-// per distinct label). Ids are dense, in function then instruction order,
-// so they are stable for a given module and Options. Counters are
+// per distinct label). Ids are dense and in function order; within a
+// function they run in reverse instruction order (the entry counter has the
+// function's highest id; see "The increment" below for why). They are
+// stable for a given module and Options. Counters are
 // never-zero: v' = v+1 + ((v+1)>>8), so 255+1 is 1 (AFL++'s NeverZero),
 // and a hit site never reads as 0. Branches in unreachable code keep their
 // ids but are not rewritten (they can never be hit).

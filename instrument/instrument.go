@@ -33,7 +33,8 @@ type Options struct {
 type counterForm uint8
 
 const (
-	counterBaseMul   counterForm = iota // local.get $base (global.get once at entry), offset=id, never-zero as (v*257+257)>>8 (default, see doc.go)
+	counterPinned    counterForm = iota // counterBaseMul, ids reversed within each function, $base pinned at joins and checked at loop headers (default, see doc.go)
+	counterBaseMul                      // local.get $base (global.get once at entry), offset=id, never-zero as (v*257+257)>>8
 	counterBaseLocal                    // as counterBaseMul, never-zero as v+1 + ((v+1)>>8)
 	counterConst                        // i32.const id twice, offset=0
 	counterConstZero                    // i32.const 0 twice, offset=id
@@ -41,7 +42,7 @@ const (
 )
 
 func (f counterForm) base() bool {
-	return f == counterBaseLocal || f == counterBaseMul || f == counterBaseWrap
+	return f == counterBaseLocal || f == counterBaseMul || f == counterBaseWrap || f == counterPinned
 }
 
 // Export names fixed by the Layout contract.
@@ -136,6 +137,8 @@ type rewriter struct {
 	added   []LocalDecl
 	bodies  []byte // encoded rewritten bodies
 	count   bool   // counters on in this function
+	cpos    []int  // indices in out of the counter loads and stores (offset = id)
+	fnLo    uint32 // first site id of this function
 }
 
 func (rw *rewriter) run() error {
@@ -421,7 +424,8 @@ func (rw *rewriter) counter(id uint32) {
 		off = uint64(id)
 	}
 	switch rw.opts.counter {
-	case counterBaseMul:
+	case counterBaseMul, counterPinned:
+		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
 		rw.out = append(rw.out,
 			addr,
 			addr,
@@ -556,6 +560,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.ctl = rw.ctl[:0]
 	rw.added = rw.added[:0]
 	rw.scratch = rw.scratch[:0]
+	rw.cpos = rw.cpos[:0]
+	lo := len(rw.sm.Sites)
+	rw.fnLo = uint32(lo)
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
 	}
@@ -596,6 +603,13 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if first.Off >= m.CodeOffset {
 		rw.funcOff[i] = first.Off - m.CodeOffset
 	}
+	if rw.opts.counter == counterPinned {
+		hi := uint64(len(rw.sm.Sites) - 1)
+		for _, p := range rw.cpos {
+			rw.out[p].A = uint64(lo) + hi - rw.out[p].A
+		}
+		slices.Reverse(rw.sm.Sites[lo:])
+	}
 	// Encode the new body right away into the shared output arena: the
 	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)
@@ -626,6 +640,15 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		rw.keep(in)
 		if rw.opts.Fuel {
 			rw.fuel()
+		}
+		if rw.count && rw.opts.counter == counterPinned {
+			// The base in a loop is a new SSA value (a phi): check it once
+			// against the function's highest counter address, so no counter
+			// in the loop needs a bounds check of its own.
+			rw.cpos = append(rw.cpos, len(rw.out)+1)
+			rw.emit(OpLocalGet, uint64(rw.local(TI32, -1)))
+			rw.emitMem(OpI32Load8U, uint64(rw.fnLo), 0)
+			rw.emit(OpDrop, 0)
 		}
 		return nil
 	case OpIf:
@@ -660,6 +683,15 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		rw.ctl = rw.ctl[:n-1]
 		rw.keep(in)
+		if n > 1 && f.op != OpLoop && rw.count && rw.opts.counter == counterPinned {
+			// After a join, wazero's SSA builder answers the first lookup
+			// of $base with the value the predecessors agree on (whose
+			// bounds check they share) and later ones with a fresh alias
+			// that is unchecked; redefining $base pins the checked one.
+			b := uint64(rw.local(TI32, -1))
+			rw.emit(OpLocalGet, b)
+			rw.emit(OpLocalSet, b)
+		}
 		return nil
 	case OpBrIf:
 		if !rw.count {
