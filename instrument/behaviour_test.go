@@ -179,9 +179,9 @@ func TestCounters(t *testing.T) {
 			[]byte{3, 0, 3, 1, 2, 0, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 2, 1}},
 		{"valued", []coreCall{call("valued", 0), call("valued", 1), call("valued", 2)},
 			[]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 0, 2, 0, 0, 0}},
-		// 256 hits wrap to 1, never to 0; 255 hits stay 255
+		// counters saturate: 256 hits read 255, as do 255
 		{"calls(256)", []coreCall{call("calls", 256)},
-			[]byte{1, 245, 11, 128, 128, 0, 1, 1, 1, 1, 253, 0, 0, 0, 0, 0, 1, 255, 1}},
+			[]byte{255, 245, 11, 128, 128, 0, 255, 1, 1, 1, 253, 0, 0, 0, 0, 0, 1, 255, 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -135,10 +135,12 @@ type rewriter struct {
 	next    uint32    // next free local index
 	scratch []localSlotIdx
 	added   []LocalDecl
-	bodies  []byte // encoded rewritten bodies
-	count   bool   // counters on in this function
-	cpos    []int  // indices in out of the counter loads and stores (offset = id)
-	fnLo    uint32 // first site id of this function
+	bodies  []byte         // encoded rewritten bodies
+	count   bool           // counters on in this function
+	cpos    []int          // indices in out of the counter loads and stores (offset = id)
+	fnLo    uint32         // first site id of this function
+	nests   map[int]uint32 // leaf loop nests of this function: loop index -> sites (nest.go)
+	nest    *nest          // the leaf nest being rewritten, or nil
 }
 
 func (rw *rewriter) run() error {
@@ -411,6 +413,10 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 // v' = ((v+1)*257)>>8 = v+1 + ((v+1)>>8) truncated to 8 bits, so 255 wraps
 // to 1, not 0.
 func (rw *rewriter) counter(id uint32) {
+	if nt := rw.nest; nt != nil && id >= nt.first && id < nt.first+nt.n {
+		rw.accumulate(id)
+		return
+	}
 	var addr Instr
 	var off uint64
 	switch rw.opts.counter {
@@ -424,7 +430,23 @@ func (rw *rewriter) counter(id uint32) {
 		off = uint64(id)
 	}
 	switch rw.opts.counter {
-	case counterBaseMul, counterPinned:
+	case counterPinned:
+		// saturating: (v*255+510)>>8 = v+1 for v < 255, and 255 for 255
+		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
+		rw.out = append(rw.out,
+			addr,
+			addr,
+			Instr{Op: OpI32Load8U, A: off},
+			Instr{Op: OpI32Const, A: 255},
+			Instr{Op: OpI32Mul},
+			Instr{Op: OpI32Const, A: 510},
+			Instr{Op: OpI32Add},
+			Instr{Op: OpI32Const, A: 8},
+			Instr{Op: OpI32ShrU},
+			Instr{Op: OpI32Store8, A: off},
+		)
+		return
+	case counterBaseMul:
 		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
 		rw.out = append(rw.out,
 			addr,
@@ -478,6 +500,9 @@ func (rw *rewriter) fuel() {
 	rw.emit(OpI64Const, 0)
 	rw.emit(OpI64LtS, 0)
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	if rw.nest != nil {
+		rw.flush() // a hang keeps the counts of the loop it hung in
+	}
 	rw.emit(OpUnreachable, 0)
 	rw.emit(OpEnd, 0)
 }
@@ -563,6 +588,11 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.cpos = rw.cpos[:0]
 	lo := len(rw.sm.Sites)
 	rw.fnLo = uint32(lo)
+	rw.nest = nil
+	rw.nests = nil
+	if rw.count && rw.opts.counter == counterPinned {
+		rw.nests = leafNests(&c.Body)
+	}
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
 	}
@@ -638,10 +668,13 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	case OpLoop:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
 		rw.keep(in)
+		if n, ok := rw.nests[k]; ok && rw.nest == nil {
+			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), n: n}
+		}
 		if rw.opts.Fuel {
 			rw.fuel()
 		}
-		if rw.count && rw.opts.counter == counterPinned {
+		if rw.count && rw.opts.counter == counterPinned && rw.nest == nil {
 			// The base in a loop is a new SSA value (a phi): check it once
 			// against the function's highest counter address, so no counter
 			// in the loop needs a bounds check of its own.
@@ -683,6 +716,10 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		rw.ctl = rw.ctl[:n-1]
 		rw.keep(in)
+		if rw.nest != nil && n-1 == rw.nest.frame {
+			rw.flush()
+			rw.nest = nil
+		}
 		if n > 1 && f.op != OpLoop && rw.count && rw.opts.counter == counterPinned {
 			// After a join, wazero's SSA builder answers the first lookup
 			// of $base with the value the predecessors agree on (whose
@@ -713,6 +750,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
 	case OpUnreachable, OpBr, OpReturn, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef, OpThrow, OpThrowRef, OpRethrow:
+		if (in.Op == OpBr && rw.exits(in.A)) || (in.Op == OpReturn && rw.nest != nil) {
+			rw.flush()
+		}
 		rw.keep(in)
 		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
@@ -760,6 +800,9 @@ func (rw *rewriter) brIf(in *Instr) {
 	if len(rw.labelTypes(in.A)) == 0 {
 		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
 		rw.counter(taken)
+		if rw.exits(in.A) {
+			rw.flush()
+		}
 		rw.emit(OpBr, in.A+1)
 		rw.emit(OpElse, 0)
 		rw.counter(notTaken)
@@ -770,6 +813,9 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.emit(OpLocalTee, uint64(c))
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
 	rw.counter(taken)
+	if rw.exits(in.A) {
+		rw.flush()
+	}
 	rw.emit(OpElse, 0)
 	rw.counter(notTaken)
 	rw.emit(OpEnd, 0)
@@ -800,6 +846,9 @@ func (rw *rewriter) brTable(in *Instr, dead bool) {
 	if dead {
 		// unreachable (or untypable here): keep the instruction, the arm
 		// sites are never hit
+		if rw.nest != nil {
+			rw.flush() // an untypable br_table may leave the nest uncounted
+		}
 		rw.keep(in)
 		return
 	}
@@ -832,6 +881,9 @@ func (rw *rewriter) brTable(in *Instr, dead bool) {
 	for i := 0; i <= n; i++ {
 		rw.emit(OpEnd, 0)
 		rw.counter(ids[i])
+		if rw.exits(labels[i]) {
+			rw.flush()
+		}
 		for _, s := range stash {
 			rw.emit(OpLocalGet, uint64(s))
 		}

@@ -1,0 +1,157 @@
+package instrument
+
+// Leaf loop nests count in locals.
+//
+// A counter in memory is a load, an add and a store of the same byte, so a
+// site hit on every iteration of a tight loop chains each iteration to the
+// store of the one before (store-to-load forwarding, several cycles) on top
+// of the instructions themselves. Inside a leaf loop nest (an outermost
+// loop whose body, nested loops included, makes no call and has no
+// exception handling or br_on_* branch) every site instead counts into an
+// i64 local: one register add per hit. The locals are added to the memory
+// counters, saturating at 255, wherever control leaves the nest: after the
+// outermost loop's end, before a br, br_if or br_table arm whose target is
+// outside the nest, before return, and before the fuel check's trap. A trap
+// raised by the target inside the nest loses the nest's pending counts of
+// that run (the counters of a crashing run may then miss its last loop);
+// nothing else can leave a nest without a call.
+//
+// Nests whose flush code would be large (sites × exits above
+// maxNestFlushCost) keep memory counters.
+
+const (
+	// maxNestFlushCost bounds sites × exits of a nest that counts in locals:
+	// each exit repeats the flush of every site (about 20 instructions).
+	maxNestFlushCost = 512
+	// accSlot is the first scratch-local slot of the accumulators.
+	accSlot = 1000
+)
+
+// nest is a leaf loop nest being rewritten.
+type nest struct {
+	frame int    // index in rewriter.ctl of the outermost loop's frame
+	first uint32 // first site id in the nest
+	n     uint32 // number of sites in the nest
+}
+
+// leafNests finds, for each outermost loop of body that forms a leaf nest
+// cheap enough to flush, the number of sites in it, keyed by the index of
+// its loop instruction.
+func leafNests(e *Expr) map[int]uint32 {
+	var found map[int]uint32
+	body := e.Instrs
+	for k := 0; k < len(body); k++ {
+		if body[k].Op != OpLoop {
+			continue
+		}
+		end, sites, exits, leaf := scanNest(e, k)
+		if leaf && sites > 0 && sites*exits <= maxNestFlushCost {
+			if found == nil {
+				found = make(map[int]uint32)
+			}
+			found[k] = uint32(sites)
+		}
+		k = end // inner loops belong to this nest either way
+	}
+	return found
+}
+
+// scanNest scans the loop at body[k] to its matching end: it returns the
+// end's index, the sites inside, the exits (branches to labels outside the
+// loop, returns, plus the fall-through) and whether it is a leaf nest.
+func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
+	body := e.Instrs
+	leaf = true
+	exits = 1
+	depth := 0
+	for i := k; i < len(body); i++ {
+		in := &body[i]
+		switch in.Op {
+		case OpBlock, OpLoop, OpIf:
+			depth++
+		case OpEnd:
+			depth--
+			if depth == 0 {
+				return i, sites, exits, leaf
+			}
+		}
+		switch in.Op {
+		case OpIf:
+			sites += 2
+		case OpBrIf:
+			sites += 2
+			if int(in.A) >= depth {
+				exits++
+			}
+		case OpBr:
+			if int(in.A) >= depth {
+				exits++
+			}
+		case OpBrTable:
+			sites += int(in.B)
+			if in.A+in.B > uint64(len(e.Pool)) {
+				return i, sites, exits, false
+			}
+			for _, l := range e.Pool[in.A : in.A+in.B] {
+				if int(l) >= depth {
+					exits++
+				}
+			}
+		case OpReturn:
+			exits++
+		case OpCall, OpCallIndirect, OpCallRef, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef,
+			OpTry, OpTryTable, OpCatch, OpCatchAll, OpDelegate, OpThrow, OpRethrow, OpThrowRef,
+			OpBrOnNull, OpBrOnNonNull:
+			leaf = false
+		}
+	}
+	return len(body) - 1, sites, exits, false
+}
+
+// exits reports whether a branch to label depth d leaves the current nest.
+func (rw *rewriter) exits(d uint64) bool {
+	return rw.nest != nil && len(rw.ctl)-1-int(d) < rw.nest.frame
+}
+
+// accumulate emits a hit of site id of the current nest: acc += 1.
+func (rw *rewriter) accumulate(id uint32) {
+	acc := uint64(rw.local(TI64, accSlot+int(id-rw.nest.first)))
+	rw.emit(OpLocalGet, acc)
+	rw.emit(OpI64Const, 1)
+	rw.emit(OpI64Add, 0)
+	rw.emit(OpLocalSet, acc)
+}
+
+// flush emits, for every site of the current nest,
+// counter = min(255, counter + min(255, acc)); acc = 0.
+func (rw *rewriter) flush() {
+	nt := rw.nest
+	b := uint64(rw.local(TI32, -1))
+	t := uint64(rw.local(TI32, 3))
+	for k := uint32(0); k < nt.n; k++ {
+		id := uint64(nt.first + k)
+		acc := uint64(rw.local(TI64, accSlot+int(k)))
+		rw.emit(OpLocalGet, b)
+		rw.emit(OpLocalGet, b)
+		rw.cpos = append(rw.cpos, len(rw.out))
+		rw.emitMem(OpI32Load8U, id, 0)
+		rw.emit(OpLocalGet, acc)
+		rw.emit(OpI64Const, 255)
+		rw.emit(OpLocalGet, acc)
+		rw.emit(OpI64Const, 255)
+		rw.emit(OpI64LtU, 0)
+		rw.emit(OpSelect, 0)
+		rw.emit(OpI32WrapI64, 0)
+		rw.emit(OpI32Add, 0)
+		rw.emit(OpLocalTee, t)
+		rw.emit(OpI32Const, 255)
+		rw.emit(OpLocalGet, t)
+		rw.emit(OpI32Const, 255)
+		rw.emit(OpI32LtU, 0)
+		rw.emit(OpSelect, 0)
+		rw.cpos = append(rw.cpos, len(rw.out))
+		rw.emitMem(OpI32Store8, id, 0)
+		rw.emit(OpI64Const, 0)
+		rw.emit(OpLocalSet, acc)
+	}
+}

@@ -1,0 +1,132 @@
+package instrument
+
+import (
+	_ "embed"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// testdata/nest.wat, rebuilt by testdata/build.sh.
+//
+//go:embed testdata/nest.wasm
+var nestWasm []byte
+
+// funcCounters returns the counters of the named function's sites in
+// instruction order.
+func funcCounters(t *testing.T, sm *SiteMap, c []byte, name string) []byte {
+	t.Helper()
+	var out []byte
+	for i, s := range instrOrder(sm, sm.Sites) {
+		if sm.Funcs[s.Func].Name == name {
+			out = append(out, instrOrder(sm, c)[i])
+		}
+	}
+	if out == nil {
+		t.Fatalf("no sites in %s", name)
+	}
+	return out
+}
+
+// TestLeafNestCounters checks every way of leaving a leaf nest: the
+// counters after the run are exactly the hits (saturating at 255), as with
+// memory counters, and the results match the original module's.
+func TestLeafNestCounters(t *testing.T) {
+	out, sm, err := Instrument(nestWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		calls []coreCall
+		fn    string
+		want  []byte // in instruction order
+	}{
+		// entry, if then, if else, br_if taken, br_if not taken
+		{"sum(5) falls through the end", []coreCall{call("sum", 5)}, "sum", []byte{1, 2, 3, 4, 1}},
+		{"sum(1000) saturates", []coreCall{call("sum", 1000)}, "sum", []byte{1, 255, 255, 255, 1}},
+		{"saturation across calls", []coreCall{call("sum", 1000), call("sum", 5)}, "sum", []byte{2, 255, 255, 255, 2}},
+		// entry, br_if $done taken/not, if then/else, br_if $inner taken/not, br_if $outer taken/not
+		{"nested(2) leaves by br_if from the inner loop", []coreCall{call("nested", 2)}, "nested", []byte{1, 1, 14, 0, 14, 7, 7, 7, 0}},
+		{"nested(200) leaves by return", []coreCall{call("nested", 200)}, "nested", []byte{1, 0, 101, 1, 100, 100, 0, 0, 0}},
+		// entry, br_table arms 0, 1, default
+		{"table(5) leaves by a br_table arm", []coreCall{call("table", 5)}, "table", []byte{1, 3, 2, 1}},
+		{"table(600)", []coreCall{call("table", 600)}, "table", []byte{1, 255, 255, 1}},
+		// entry, br_if taken, not taken
+		{"vexit(4) leaves by a valued br_if", []coreCall{call("vexit", 4)}, "vexit", []byte{1, 1, 4}},
+		// A trap inside a leaf nest loses the nest's pending counts.
+		{"trap(5)", []coreCall{call("trap", 5)}, "trap", []byte{1, 0, 0}},
+		// Not a leaf nest (it calls): memory counters survive the trap.
+		{"withcall(10)", []coreCall{call("withcall", 10)}, "withcall", []byte{1, 3, 0}},
+		{"check in withcall(10)", []coreCall{call("withcall", 10)}, "check", []byte{4, 1, 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want, _ := coreRun(t, nestWasm, tc.calls, nil)
+			got, mod := coreRun(t, out, tc.calls, nil)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("results differ: %v vs %v", got, want)
+			}
+			if c := funcCounters(t, sm, counters(t, mod, sm), tc.fn); !reflect.DeepEqual(c, tc.want) {
+				t.Errorf("%s counters\n got %v\nwant %v", tc.fn, c, tc.want)
+			}
+		})
+	}
+}
+
+// TestLeafNestFuel: when fuel runs out inside a leaf nest, the counts of
+// the iterations that ran are flushed before the trap.
+func TestLeafNestFuel(t *testing.T) {
+	out, sm, err := Instrument(nestWasm, Options{Fuel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fuel = 50
+	res, mod := coreRun(t, out, []coreCall{call("spin")}, func(m api.Module) {
+		m.ExportedGlobal(FuelExport).(api.MutableGlobal).Set(fuel)
+	})
+	if !strings.Contains(res[0], "unreachable") {
+		t.Fatalf("spin: expected the fuel trap, got %q", res[0])
+	}
+	if f := int64(mod.ExportedGlobal(FuelExport).Get()); f >= 0 {
+		t.Errorf("fuel after the trap = %d, expected < 0", f)
+	}
+	// One unit at entry, one per loop header: the header of iteration
+	// `fuel` traps, after fuel-1 taken back edges.
+	if c := funcCounters(t, sm, counters(t, mod, sm), "spin"); !reflect.DeepEqual(c, []byte{1, fuel - 1, 0}) {
+		t.Errorf("spin counters %v, expected [1 %d 0]", c, fuel-1)
+	}
+}
+
+func TestLeafNests(t *testing.T) {
+	m, err := Decode(nestWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := funcNames(m)
+	// sites in each function's nest; 0: not a leaf nest
+	want := map[string]uint32{"sum": 4, "nested": 8, "table": 3, "vexit": 2, "spin": 2, "trap": 2, "check": 0, "withcall": 0}
+	for i := range m.Code {
+		name := names[uint32(i)]
+		got := leafNests(&m.Code[i].Body)
+		var n uint32
+		for _, v := range got {
+			n += v
+		}
+		if len(got) > 1 || n != want[name] {
+			t.Errorf("%s: nests %v, expected one of %d sites", name, got, want[name])
+		}
+	}
+	// A nest whose flush would be repeated at many exits keeps memory
+	// counters: 300 br_if out of the loop.
+	body := []Instr{{Op: OpLoop, C: 0x40}}
+	for range 300 {
+		body = append(body, Instr{Op: OpI32Const}, Instr{Op: OpBrIf, A: 1})
+	}
+	body = append(body, Instr{Op: OpEnd}, Instr{Op: OpEnd})
+	if got := leafNests(&Expr{Instrs: body}); len(got) != 0 {
+		t.Errorf("300 exits: nests %v, expected none", got)
+	}
+}
