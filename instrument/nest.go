@@ -5,19 +5,22 @@ package instrument
 // A counter in memory is a load, an add and a store of the same byte, so a
 // site hit on every iteration of a tight loop chains each iteration to the
 // store of the one before (store-to-load forwarding, several cycles) on top
-// of the instructions themselves. Inside a leaf loop nest (an outermost
-// loop whose body, nested loops included, makes no call and has no
-// exception handling or br_on_* branch) every site instead counts into an
-// i64 local: one register add per hit. The locals are added to the memory
-// counters, saturating at 255, wherever control leaves the nest: after the
-// outermost loop's end, before a br, br_if or br_table arm whose target is
-// outside the nest, before return, and before the fuel check's trap. A trap
-// raised by the target inside the nest loses the nest's pending counts of
-// that run (the counters of a crashing run may then miss its last loop);
-// nothing else can leave a nest without a call.
+// of the instructions themselves. Inside a leaf loop (an innermost loop
+// whose body makes no call and has no exception handling or br_on_*
+// branch) every site instead counts into an i64 local: one register add per
+// hit. (Innermost, not whole nests: the accumulators of an outer loop stay
+// live across its inner loops, and wazero's register allocator then spills
+// the hot ones to the stack.) The locals are added to the memory counters,
+// saturating at 255, wherever control leaves the loop: after its end,
+// before a br, br_if or br_table arm whose target is outside it, before
+// return, and before the fuel check's trap. A trap raised by the target
+// inside the loop loses the loop's pending counts of that run (the counters
+// of a crashing run may then miss its last loop); nothing else can leave a
+// leaf loop without a call.
 //
-// Nests whose flush code would be large (sites × exits above
-// maxNestFlushCost) keep memory counters.
+// Leaf loops whose flush code would be large (sites × exits above
+// maxNestFlushCost) keep memory counters. In this file a "nest" is such a
+// leaf loop.
 
 const (
 	// maxNestFlushCost bounds sites × exits of a nest that counts in locals:
@@ -27,16 +30,15 @@ const (
 	accSlot = 1000
 )
 
-// nest is a leaf loop nest being rewritten.
+// nest is a leaf loop being rewritten.
 type nest struct {
-	frame int    // index in rewriter.ctl of the outermost loop's frame
+	frame int    // index in rewriter.ctl of the loop's frame
 	first uint32 // first site id in the nest
 	n     uint32 // number of sites in the nest
 }
 
-// leafNests finds, for each outermost loop of body that forms a leaf nest
-// cheap enough to flush, the number of sites in it, keyed by the index of
-// its loop instruction.
+// leafNests finds, for each leaf loop of body cheap enough to flush, the
+// number of sites in it, keyed by the index of its loop instruction.
 func leafNests(e *Expr) map[int]uint32 {
 	var found map[int]uint32
 	body := e.Instrs
@@ -45,20 +47,23 @@ func leafNests(e *Expr) map[int]uint32 {
 			continue
 		}
 		end, sites, exits, leaf := scanNest(e, k)
-		if leaf && sites > 0 && sites*exits <= maxNestFlushCost {
+		if !leaf {
+			continue // a loop inside may be one
+		}
+		if sites > 0 && sites*exits <= maxNestFlushCost {
 			if found == nil {
 				found = make(map[int]uint32)
 			}
 			found[k] = uint32(sites)
 		}
-		k = end // inner loops belong to this nest either way
+		k = end
 	}
 	return found
 }
 
 // scanNest scans the loop at body[k] to its matching end: it returns the
 // end's index, the sites inside, the exits (branches to labels outside the
-// loop, returns, plus the fall-through) and whether it is a leaf nest.
+// loop, returns, plus the fall-through) and whether it is a leaf loop.
 func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
 	body := e.Instrs
 	leaf = true
@@ -67,7 +72,10 @@ func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
 	for i := k; i < len(body); i++ {
 		in := &body[i]
 		switch in.Op {
-		case OpBlock, OpLoop, OpIf:
+		case OpLoop:
+			leaf = leaf && i == k
+			depth++
+		case OpBlock, OpIf:
 			depth++
 		case OpEnd:
 			depth--
@@ -123,11 +131,11 @@ func (rw *rewriter) accumulate(id uint32) {
 }
 
 // flush emits, for every site of the current nest,
-// counter = min(255, counter + min(255, acc)); acc = 0.
+// counter = min(255, counter + acc); acc = 0.
 func (rw *rewriter) flush() {
 	nt := rw.nest
 	b := uint64(rw.local(TI32, -1))
-	t := uint64(rw.local(TI32, 3))
+	t := uint64(rw.local(TI64, 3))
 	for k := uint32(0); k < nt.n; k++ {
 		id := uint64(nt.first + k)
 		acc := uint64(rw.local(TI64, accSlot+int(k)))
@@ -135,20 +143,16 @@ func (rw *rewriter) flush() {
 		rw.emit(OpLocalGet, b)
 		rw.cpos = append(rw.cpos, len(rw.out))
 		rw.emitMem(OpI32Load8U, id, 0)
+		rw.emit(OpI64ExtendI32U, 0)
 		rw.emit(OpLocalGet, acc)
+		rw.emit(OpI64Add, 0)
+		rw.emit(OpLocalTee, t)
 		rw.emit(OpI64Const, 255)
-		rw.emit(OpLocalGet, acc)
+		rw.emit(OpLocalGet, t)
 		rw.emit(OpI64Const, 255)
 		rw.emit(OpI64LtU, 0)
 		rw.emit(OpSelect, 0)
 		rw.emit(OpI32WrapI64, 0)
-		rw.emit(OpI32Add, 0)
-		rw.emit(OpLocalTee, t)
-		rw.emit(OpI32Const, 255)
-		rw.emit(OpLocalGet, t)
-		rw.emit(OpI32Const, 255)
-		rw.emit(OpI32LtU, 0)
-		rw.emit(OpSelect, 0)
 		rw.cpos = append(rw.cpos, len(rw.out))
 		rw.emitMem(OpI32Store8, id, 0)
 		rw.emit(OpI64Const, 0)
