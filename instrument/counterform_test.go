@@ -17,7 +17,8 @@ var hotWasm []byte
 
 // BenchmarkCounterForm measures the increment forms in wazero's compiler:
 // ns per loop iteration of testdata/hot.wat ("loop": 9 counter hits per
-// iteration; "calls": 5 hits and a call in half the iterations), for the
+// iteration; "calls": 5 hits and a call in half the iterations; "tight": a
+// leaf loop of two sites, one hit per iteration), for the
 // original module and each form. The chosen default is counterBaseMul;
 // see doc.go for the numbers.
 //
@@ -40,7 +41,7 @@ func BenchmarkCounterForm(b *testing.B) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
 	defer rt.Close(ctx)
 	const iters = 1 << 16
-	for _, fn := range []string{"loop", "calls"} {
+	for _, fn := range []string{"loop", "calls", "tight"} {
 		for _, f := range forms {
 			wasm := hotWasm
 			if f.inst {
