@@ -31,10 +31,11 @@
 // per distinct label). Ids are dense and in function order; within a
 // function they run in reverse instruction order (the entry counter has the
 // function's highest id; see "The increment" below for why). They are
-// stable for a given module and Options. Counters are
-// never-zero: v' = v+1 + ((v+1)>>8), so 255+1 is 1 (AFL++'s NeverZero),
-// and a hit site never reads as 0. Branches in unreachable code keep their
-// ids but are not rewritten (they can never be hit).
+// stable for a given module and Options. Counters saturate: a site hit n
+// times reads min(n, 255), so a hit site never reads as 0 and a long loop
+// stays in AFL's top bucket instead of wrapping back to a low one.
+// Branches in unreachable code keep their ids but are not rewritten (they
+// can never be hit).
 //
 // # Where the counters live (the decision)
 //
@@ -73,40 +74,65 @@
 //     memory.size answers; a region below the target with shifted offsets
 //     keeps both.
 //
-// The increment form was measured on testdata/hot.wat (wazero compiler;
-// "loop": 9 counter hits per iteration, "calls": 5.5 hits and a call every
-// other iteration). The shared machine (load average 12-14 on 2 cores) made
-// wall time and even thread CPU time irreproducible (two CPU-time runs
-// ranked the forms differently), so the decision rests on executed machine
-// instructions, counted with valgrind's lackey (reproducible to 0.3
-// instructions/iteration): the difference between 22 and 2 benchmark
-// iterations of 65536 loop iterations each,
+// # The increment
+//
+// wazero bounds-checks every memory access unless the same SSA value was
+// already checked with an equal or larger end in a block that dominates
+// it. A counter is therefore addressed as `local.get $base` (a local set
+// once at entry from an immutable global holding 0) with offset=id, and
+// three rules make one check serve a whole function:
+//
+//   - Ids run backwards within a function, so the entry counter, the first
+//     access, has the largest offset and its check covers every later
+//     counter reached through it.
+//   - After every join (the end of an if or block) `$base` is redefined
+//     from itself (`local.get; local.set`, no machine code): wazero answers
+//     the first lookup of a variable at a join with the value the
+//     predecessors agree on, which carries their check, and every later
+//     lookup with a fresh alias that carries none.
+//   - A loop header makes `$base` a new SSA value (a phi), so each loop
+//     that keeps memory counters starts with one load at the function's
+//     highest counter address: one check per iteration, none per counter.
+//
+// A counter is then a load, `(v*255+510)>>8` (v+1, and 255 stays 255) and
+// a store. In a tight loop a counter hit on every iteration still chains
+// each iteration to the previous one's store (store-to-load forwarding
+// plus the multiply), so innermost leaf loops of at most six sites count
+// in i64 locals instead, flushed into the memory counters where control
+// leaves the loop (nest.go).
+//
+// Executed machine instructions per iteration of testdata/hot.wat
+// (valgrind's lackey: the difference between 22 and 2 benchmark iterations
+// of 65536 loop iterations each, reproducible to 0.3; "loop": 9 counter
+// hits per iteration and 18 sites, so memory counters; "calls": 5.5 hits
+// and a call every other iteration),
 //
 //	go test -c -o /tmp/i.test ./instrument
 //	GOMAXPROCS=1 GOGC=off valgrind --tool=lackey --basic-counts=yes --smc-check=all \
-//	  /tmp/i.test -test.run '^$' -test.bench 'CounterForm/loop/base-mul$' -test.benchtime 22x
+//	  /tmp/i.test -test.run '^$' -test.bench 'CounterForm/loop/pinned$' -test.benchtime 22x
 //
 //	form (machine instructions per iteration)          loop    calls   per hit
-//	original                                            47.1    37.6    -
-//	local $base, offset=id, (v*257+257)>>8 (chosen)     192.4   130.5   16.1
-//	local $base, offset=id, v+1+((v+1)>>8)              201.5   135.9   17.2
+//	original                                            46.9    37.2    -
+//	pinned base, ids reversed (chosen)                  122.1   91.9    8.4
+//	local $base, offset=id, ids forward                 192.3   130.4   16.1
 //	i32.const 0 twice, offset=id                        242.1   157.2   21.7
 //	i32.const id twice, offset=0                        241.8   156.9   21.6
-//	local $base, plain v+1 (wraps to 0; not used)       174.6   119.7   14.2
 //
-// (The "per hit" figures include turning each br_if into an if/else.)
-// A base held in a local is one SSA value that wazero bounds-checks once
-// per block; two `i32.const` addresses are separate values with separate
-// checks, as MEASUREMENTS.md found (0.7-1.1 ns vs 1.8-2.5 ns per hit).
-// So every function with counters starts with `global.get $base` (an
-// immutable global holding 0) into a local and addresses counter id as
-// that local with offset=id; the never-zero step costs about 2
-// instructions per hit over a wrapping counter. Thread CPU time medians
-// (`go test ./instrument -run '^$' -bench CounterForm -count 6`,
-// cpu-ns/iter, loop / calls): original 6.6 / 3.3, base-mul 12.9 / 8.5,
-// base-local 13.0 / 7.3, const-id 14.4 / 10.0, const0-offset 14.2 / 9.6:
-// roughly 0.7-1 ns per hit, the same order as MEASUREMENTS.md's bare
-// increments, with the constant-address forms behind again.
+// (the "per hit" figures include turning each br_if into an if/else; the
+// last two rows are from the previous form's measurement). CPU time
+// (`go test ./instrument -run '^$' -bench CounterForm -count 3`,
+// cpu-ns/iter, original / chosen / forward ids): loop 5.8 / 6.9 / 10.7,
+// calls 2.7 / 4.5 / 7.0, and the two-site leaf loop "tight" 0.87 / 0.69 /
+// 3.1 (a memory counter there is a 3.6x slowdown, the local none).
+//
+// Whole programs (BenchmarkRun, _start of a WASI command on a fresh
+// instance, counters only; ratio of process CPU time instrumented /
+// original, median of 4 interleaved rounds of the old and new test
+// binaries on the shared machine): crunch (sieve, insertion sort, hash
+// loops) 1.76 -> 1.27, cwords (libc stdio, per-character loops with calls)
+// 1.75 -> 1.37-1.50. gocalc (Go) measures below 1.0 in both, because its
+// run time is dominated by the Go runtime's memory set-up, not branches;
+// lackey counts it at 1.01x instructions.
 //
 // Instrumentation throughput (BenchmarkThroughput, counters only, median
 // of 6): 40 MB/s of thread CPU time on the 3.4 MB and 6.5 MB Go programs of

@@ -409,9 +409,9 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 	return idx
 }
 
-// counter emits a never-zero 8-bit increment of counter id:
-// v' = ((v+1)*257)>>8 = v+1 + ((v+1)>>8) truncated to 8 bits, so 255 wraps
-// to 1, not 0.
+// counter emits a hit of site id: in a leaf loop an add to its local
+// (nest.go), otherwise a saturating 8-bit increment of its counter (doc.go,
+// "The increment"; the other forms are for BenchmarkCounterForm).
 func (rw *rewriter) counter(id uint32) {
 	if nt := rw.nest; nt != nil && id >= nt.first && id < nt.first+nt.n {
 		rw.accumulate(id)

@@ -15,7 +15,7 @@ package instrument
 //
 // The reserved region holds, from real address 0:
 //
-//	[CountersOffset, CountersOffset+Counters)  one 8-bit never-zero hit counter per site id
+//	[CountersOffset, CountersOffset+Counters)  one 8-bit saturating hit counter per site id
 //	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per target page, set non-zero when
 //	                                           a store, bulk op or memory.grow touched it
 //	                                           (only when Options.DirtyPages)
@@ -56,7 +56,7 @@ type Layout struct {
 //     constant expression `global.get; i32.const ReservedBytes; i32.add`:
 //     compile instrumented modules with
 //     experimental.CoreFeaturesExtendedConst enabled (harmless otherwise).
-//   - Counters are 8-bit never-zero: v+1, with 255+1 = 1.
+//   - Counters are 8-bit and saturating: min(hits, 255).
 
 // ReservedBytes is the distance between a target address and the real
 // address in the instrumented module's memory.
