@@ -490,6 +490,22 @@ func (rw *rewriter) counter(id uint32) {
 
 // fuel emits the fuel decrement and check.
 func (rw *rewriter) fuel() {
+	if rw.nest != nil {
+		// In a leaf loop: decrement the local copy; on exhaustion store it
+		// and flush the loop's counts (a hang keeps them), then trap.
+		fl := rw.nest.fuel
+		rw.emit(OpLocalGet, fl)
+		rw.emit(OpI64Const, 1)
+		rw.emit(OpI64Sub, 0)
+		rw.emit(OpLocalTee, fl)
+		rw.emit(OpI64Const, 0)
+		rw.emit(OpI64LtS, 0)
+		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+		rw.flush()
+		rw.emit(OpUnreachable, 0)
+		rw.emit(OpEnd, 0)
+		return
+	}
 	t := rw.local(TI64, 0)
 	rw.emit(OpGlobalGet, uint64(rw.fuelGlobal))
 	rw.emit(OpI64Const, 1)
@@ -500,9 +516,6 @@ func (rw *rewriter) fuel() {
 	rw.emit(OpI64Const, 0)
 	rw.emit(OpI64LtS, 0)
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-	if rw.nest != nil {
-		rw.flush() // a hang keeps the counts of the loop it hung in
-	}
 	rw.emit(OpUnreachable, 0)
 	rw.emit(OpEnd, 0)
 }
@@ -667,10 +680,16 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		return nil
 	case OpLoop:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
-		rw.keep(in)
 		if n, ok := rw.nests[k]; ok && rw.nest == nil {
 			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), n: n}
+			if rw.opts.Fuel {
+				// the loop burns fuel in a local (nest.go)
+				rw.nest.fuel = uint64(rw.local(TI64, 4))
+				rw.emit(OpGlobalGet, uint64(rw.fuelGlobal))
+				rw.emit(OpLocalSet, rw.nest.fuel)
+			}
 		}
+		rw.keep(in)
 		if rw.opts.Fuel {
 			rw.fuel()
 		}

@@ -13,10 +13,13 @@ package instrument
 // the hot ones to the stack.) The locals are added to the memory counters,
 // saturating at 255, wherever control leaves the loop: after its end,
 // before a br, br_if or br_table arm whose target is outside it, before
-// return, and before the fuel check's trap. A trap raised by the target
-// inside the loop loses the loop's pending counts of that run (the counters
-// of a crashing run may then miss its last loop); nothing else can leave a
-// leaf loop without a call.
+// return, and before the fuel check's trap. With Options.Fuel the loop
+// also burns fuel in a local, loaded before the loop and stored back at the
+// same places (a global is a load and a store per iteration, another chain).
+// A trap raised by the target inside the loop loses the loop's pending
+// counts and fuel of that run (the counters of a crashing run may then miss
+// its last loop, and its remaining fuel reads as at the loop's entry);
+// nothing else can leave a leaf loop without a call.
 //
 // Leaf loops with more sites than registers to spare (maxNestSites) or whose
 // flush code would be large (sites × exits above maxNestFlushCost) keep
@@ -42,6 +45,7 @@ type nest struct {
 	frame int    // index in rewriter.ctl of the loop's frame
 	first uint32 // first site id in the nest
 	n     uint32 // number of sites in the nest
+	fuel  uint64 // local holding the fuel inside the nest (Options.Fuel)
 }
 
 // leafNests finds, for each leaf loop of body cheap enough to flush, the
@@ -138,9 +142,13 @@ func (rw *rewriter) accumulate(id uint32) {
 }
 
 // flush emits, for every site of the current nest,
-// counter = min(255, counter + acc); acc = 0.
+// counter = min(255, counter + acc); acc = 0, and stores the nest's fuel.
 func (rw *rewriter) flush() {
 	nt := rw.nest
+	if rw.opts.Fuel {
+		rw.emit(OpLocalGet, nt.fuel)
+		rw.emit(OpGlobalSet, uint64(rw.fuelGlobal))
+	}
 	b := uint64(rw.local(TI32, -1))
 	t := uint64(rw.local(TI64, 3))
 	for k := uint32(0); k < nt.n; k++ {

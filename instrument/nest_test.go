@@ -100,6 +100,40 @@ func TestLeafNestFuel(t *testing.T) {
 	}
 }
 
+// TestLeafNestFuelBurn: a leaf loop burns its fuel in a local and stores it
+// back when it leaves, so the fuel left is exactly as if it had used the
+// global: one unit per function entry and per loop header.
+func TestLeafNestFuelBurn(t *testing.T) {
+	out, _, err := Instrument(nestWasm, Options{Fuel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fuel = 1000
+	for _, tc := range []struct {
+		call coreCall
+		burn int64
+	}{
+		{call("sum", 100), 1 + 100},           // falls through
+		{call("vexit", 10), 1 + 11},           // leaves by br_if on the 11th header
+		{call("nested", 200), 1 + 1 + 101},    // outer header, 101 inner headers, return
+		{call("withcall", 3), 1 + 3 + 3},      // not a leaf loop: 3 headers, 3 calls of check
+		{call("table", 3), 1 + 4},             // leaves by a br_table arm on the 4th header
+		{call("nested", 2), 1 + 8 + 8*2 - 1},  // 8 outer headers, 2 inner each but the last
+		{call("trap", 1000), 1 + 1000},        // never traps for n=1000: i runs 0..999
+		{call("sum", 1), 1 + 1},               // one iteration
+		{call("nested", 100000), 1 + 1 + 101}, // return before n matters
+		{call("vexit", 0), 1 + 1},             // leaves at once
+		{call("table", 0), 1 + 1},             // leaves at once
+	} {
+		_, mod := coreRun(t, out, []coreCall{tc.call}, func(m api.Module) {
+			m.ExportedGlobal(FuelExport).(api.MutableGlobal).Set(fuel)
+		})
+		if left := int64(mod.ExportedGlobal(FuelExport).Get()); left != fuel-tc.burn {
+			t.Errorf("%s%v: fuel left %d, expected %d", tc.call.fn, tc.call.args, left, fuel-tc.burn)
+		}
+	}
+}
+
 func TestLeafNests(t *testing.T) {
 	m, err := Decode(nestWasm)
 	if err != nil {
