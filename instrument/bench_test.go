@@ -23,6 +23,7 @@ import (
 	"errors"
 	"os"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,9 +126,16 @@ func BenchmarkInstrument(b *testing.B) {
 	}
 }
 
-// BenchmarkRun times _start of a WASI command on a fresh instance
-// (instantiation and garbage collection excluded): original, counters,
-// counters+fuel.
+// BenchmarkRun measures the run-time cost of instrumentation on real WASI
+// commands: each op runs _start once on a fresh instance of every variant
+// (original, counters, counters+fuel), in an order that rotates with the
+// op, timing only _start (instantiation and a garbage collection happen
+// before the clock starts). It reports the median wall time of the
+// original and the ratios of the variants' medians to it: a ratio measured
+// side by side in one run, which drifts in machine load do not bias as
+// they bias one variant timed after another.
+//
+//	go test ./instrument -run '^$' -bench Run -count 6
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	for _, p := range []struct{ name, path, input string }{
@@ -140,6 +148,12 @@ func BenchmarkRun(b *testing.B) {
 		if _, err := wasip1.Instantiate(ctx, rt); err != nil {
 			b.Fatal(err)
 		}
+		type variant struct {
+			name string
+			tg   *realTarget
+			ns   []float64
+		}
+		var vs []*variant
 		for _, v := range realVariants() {
 			if v.name != "original" && v.name != "counters" && v.name != "fuel" {
 				continue
@@ -148,42 +162,57 @@ func BenchmarkRun(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Run(p.name+"/"+v.name, func(b *testing.B) {
-				var cpu benchCPU
-				for i := 0; i < b.N; i++ {
+			vs = append(vs, &variant{name: v.name, tg: tg})
+		}
+		b.Run(p.name, func(b *testing.B) {
+			for _, v := range vs {
+				v.ns = v.ns[:0]
+			}
+			for i := 0; i < b.N; i++ {
+				for j := range vs {
+					v := vs[(i+j)%len(vs)]
 					b.StopTimer()
-					st := &wasip1.State{Base: tg.base(), Args: []string{p.name}, Stdin: []byte(p.input), Seed: 1}
+					st := &wasip1.State{Base: v.tg.base(), Args: []string{p.name}, Stdin: []byte(p.input), Seed: 1}
 					rctx := wasip1.WithState(ctx, st)
-					mod, err := rt.InstantiateModule(rctx, tg.cm, wazero.NewModuleConfig().WithStartFunctions())
+					mod, err := rt.InstantiateModule(rctx, v.tg.cm, wazero.NewModuleConfig().WithStartFunctions())
 					if err != nil {
 						b.Fatal(err)
 					}
-					if tg.sm != nil && tg.sm.Layout.FuelExport != "" {
-						mod.ExportedGlobal(tg.sm.Layout.FuelExport).(api.MutableGlobal).Set(realFuel)
+					if v.tg.sm != nil && v.tg.sm.Layout.FuelExport != "" {
+						mod.ExportedGlobal(v.tg.sm.Layout.FuelExport).(api.MutableGlobal).Set(realFuel)
 					}
 					start := mod.ExportedFunction("_start")
-					// Collect the previous instance now, so no GC cycle
-					// runs (on other threads, in the process CPU time)
-					// while _start is timed.
 					goruntime.GC()
 					b.StartTimer()
-					cpu.begin()
+					t0 := time.Now()
 					_, err = start.Call(rctx)
-					cpu.end()
+					v.ns = append(v.ns, float64(time.Since(t0).Nanoseconds()))
 					b.StopTimer()
 					var exit *sys.ExitError
 					if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 0) {
-						b.Fatalf("run failed: %v", err)
+						b.Fatalf("%s: run failed: %v", v.name, err)
 					}
 					mod.Close(ctx)
 					b.StartTimer()
 				}
-				cpu.report(b, 0)
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
-			})
-		}
+			}
+			base := median(vs[0].ns)
+			b.ReportMetric(base, "original-ns")
+			for _, v := range vs[1:] {
+				b.ReportMetric(median(v.ns)/base, "x-"+v.name)
+			}
+		})
 		rt.Close(ctx)
 	}
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	x = slices.Clone(x)
+	slices.Sort(x)
+	return x[len(x)/2]
 }
 
 // BenchmarkReadoutClear measures what runtime/ does after every execution

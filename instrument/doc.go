@@ -125,14 +125,20 @@
 // calls 2.7 / 4.5 / 7.0, and the two-site leaf loop "tight" 0.87 / 0.69 /
 // 3.1 (a memory counter there is a 3.6x slowdown, the local none).
 //
-// Whole programs (BenchmarkRun, _start of a WASI command on a fresh
-// instance, counters only; ratio of process CPU time instrumented /
-// original, median of 4 interleaved rounds of the old and new test
-// binaries on the shared machine): crunch (sieve, insertion sort, hash
-// loops) 1.76 -> 1.27, cwords (libc stdio, per-character loops with calls)
-// 1.75 -> 1.37-1.50. gocalc (Go) measures below 1.0 in both, because its
-// run time is dominated by the Go runtime's memory set-up, not branches;
-// lackey counts it at 1.01x instructions.
+// Whole programs (BenchmarkRun: _start of a WASI command on fresh
+// instances of the original and instrumented modules, run side by side in
+// rotating order; the ratio of median wall times, one run of 40 rounds on
+// the shared machine; the previous form's figures in parentheses):
+// crunch (sieve, insertion sort and hash loops) 1.28x with counters, 1.38x
+// with counters and fuel (2.19x, 2.53x); cwords (libc stdio and
+// per-character loops that call) 1.40x, 1.62x (1.73x, 2.02x); gocalc (Go)
+// 1.33x, 1.49x. Executed instructions (lackey, the difference between
+// runs with and without _start) rise less: 1.30x, 1.10x and 1.01x with
+// counters. In cwords and gocalc the rest is not the counter arithmetic:
+// replacing every memory counter by a plain store of 1 still measures
+// 1.35x and 1.29x. It is the added control flow (each br_if becomes an
+// if/else, each br_table arm a trampoline block; Go's resumption tables
+// alone are half of gocalc's 150k sites) and code size.
 //
 // Instrumentation throughput (BenchmarkThroughput, counters only, median
 // of 6): 40 MB/s of thread CPU time on the 3.4 MB and 6.5 MB Go programs of
