@@ -155,8 +155,9 @@
 //
 // # Options
 //
-// Fuel: an exported mutable i64 "wafer.fuel", decremented at every
-// function entry and loop header; when it goes negative the module stores
+// Fuel: an exported mutable i64 "wafer.fuel", decremented at every loop
+// header and at the entry of every function that loops or calls (leaf
+// loops keep it in a local, nest.go); when it goes negative the module stores
 // the negative value and executes unreachable, so a trap with negative
 // fuel is a hang. DirtyPages: every store, atomic write, bulk memory
 // operation and memory.grow sets the byte DirtyOffset + page for the first

@@ -11,7 +11,9 @@ import (
 // only.
 type Options struct {
 	// Fuel adds an exported mutable i64 global (Layout.FuelExport),
-	// decremented by one at every function entry and loop header; when it
+	// decremented by one at every loop header and at the entry of every
+	// function that loops or calls (one that does neither runs a bounded
+	// number of instructions, paid for by its caller); when it
 	// goes negative the module executes `unreachable` (after storing the
 	// negative value), so the host can tell a hang from a target trap. Its
 	// initial value is the largest i64, so instantiation (start functions,
@@ -626,7 +628,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
-	if rw.opts.Fuel {
+	if rw.opts.Fuel && mayRunLong(body) {
 		rw.fuel()
 	}
 	if rw.count {
@@ -669,6 +671,20 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	c.raw = e.buf[start:len(e.buf):len(e.buf)]
 	c.Body = Expr{}
 	return nil
+}
+
+// mayRunLong reports whether a function body can run for unbounded time by
+// itself: whether it loops or calls. One without either runs a bounded
+// number of instructions per call, and its callers pay fuel for the calls
+// (at their own entry or loop headers), so it needs no fuel at entry.
+func mayRunLong(body []Instr) bool {
+	for i := range body {
+		switch body[i].Op {
+		case OpLoop, OpCall, OpCallIndirect, OpCallRef, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef:
+			return true
+		}
+	}
+	return false
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {

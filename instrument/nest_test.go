@@ -116,7 +116,7 @@ func TestLeafNestFuelBurn(t *testing.T) {
 		{call("sum", 100), 1 + 100},           // falls through
 		{call("vexit", 10), 1 + 11},           // leaves by br_if on the 11th header
 		{call("nested", 200), 1 + 1 + 101},    // outer header, 101 inner headers, return
-		{call("withcall", 3), 1 + 3 + 3},      // not a leaf loop: 3 headers, 3 calls of check
+		{call("withcall", 3), 1 + 3},          // not a leaf loop: 3 headers; check neither loops nor calls: no fuel
 		{call("table", 3), 1 + 4},             // leaves by a br_table arm on the 4th header
 		{call("nested", 2), 1 + 8 + 8*2 - 1},  // 8 outer headers, 2 inner each but the last
 		{call("trap", 1000), 1 + 1000},        // never traps for n=1000: i runs 0..999
