@@ -266,35 +266,43 @@ func (w *Worker) restore(ctx context.Context) error {
 	return nil
 }
 
-// restoreDirty copies back the target pages marked in the dirty map and
-// clears the map, scanning it 8 bytes at a time.
+// restoreDirty copies back the target blocks marked in the dirty map
+// (1<<Layout.DirtyShift() bytes each: 4 KiB) and clears their marks. Only
+// the map entries of the current memory size are scanned, 8 at a time: a
+// mark beyond memory comes only from a store that trapped, and a trapped
+// instance is never restored.
 func (w *Worker) restoreDirty(view []byte) {
 	lay := w.t.meta.layout
-	pages := (uint64(len(view)) - lay.ReservedBytes()) / pageSize
-	if pages > uint64(lay.DirtyPages) {
-		pages = uint64(lay.DirtyPages)
-	}
-	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+pages]
+	shift := lay.DirtyShift()
 	base := lay.ReservedBytes()
+	blocks := (uint64(len(view)) - base) >> shift
+	if blocks > uint64(lay.DirtyPages) {
+		blocks = uint64(lay.DirtyPages)
+	}
+	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+blocks]
+	snap := w.snapMem
+	size := uint64(1) << shift
 	i := 0
 	for ; i+8 <= len(dirty); i += 8 {
-		if binary.LittleEndian.Uint64(dirty[i:]) == 0 {
+		word := binary.LittleEndian.Uint64(dirty[i:])
+		if word == 0 {
 			continue
 		}
 		for j := i; j < i+8; j++ {
 			if dirty[j] != 0 {
-				off := base + uint64(j)*pageSize
-				copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+				off := base + uint64(j)<<shift
+				copy(view[off:off+size], snap[off:off+size])
 			}
 		}
+		binary.LittleEndian.PutUint64(dirty[i:], 0)
 	}
 	for ; i < len(dirty); i++ {
 		if dirty[i] != 0 {
-			off := base + uint64(i)*pageSize
-			copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+			off := base + uint64(i)<<shift
+			copy(view[off:off+size], snap[off:off+size])
+			dirty[i] = 0
 		}
 	}
-	clear(dirty)
 }
 
 func (w *Worker) clearDirty() {

@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// pokeWasm stores input[4] at the target address in input[0:4]
+// (testdata/poke.wat; rebuild: wat2wasm -o testdata/poke.wasm testdata/poke.wat).
+//
+//go:embed testdata/poke.wasm
+var pokeWasm []byte
+
+// poke is poke's input: store v at target address addr.
+func poke(addr uint32, v byte) string {
+	return string(append(binary.LittleEndian.AppendUint32(nil, addr), v))
+}
+
+// pokeWorker instruments poke with fuel and dirty pages and makes a worker.
+func pokeWorker(t *testing.T, cfg Config) (*Worker, instrument.Layout) {
+	t.Helper()
+	out, sm, err := instrument.Instrument(pokeWasm, fullOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tg, err := New(ctx, out, sm, testConfig(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close(ctx) })
+	return worker(t, tg), sm.Layout
+}
+
+// TestRestoreDirtyBlocks: in restore mode a write into the middle of a
+// 64 KiB page is undone by copying back its 4 KiB block only. The snapshot
+// is poisoned at the written block and at its neighbours in the same page:
+// after the restore the written block holds the snapshot's bytes (copied
+// whole), the neighbours keep the live bytes (not copied), and the map
+// entry is cleared.
+func TestRestoreDirtyBlocks(t *testing.T) {
+	w, lay := pokeWorker(t, Config{MaxInputLen: 64})
+	if lay.DirtyShift() != 12 {
+		t.Fatalf("expected 4 KiB dirty blocks, got shift %d", lay.DirtyShift())
+	}
+	base := lay.ReservedBytes()
+	at := func(a uint32) byte {
+		v, ok := w.mem.Read(uint32(base)+a, 1)
+		if !ok {
+			t.Fatalf("target address %#x outside memory", a)
+		}
+		return v[0]
+	}
+	mark := func(block uint32) byte {
+		v, _ := w.mem.Read(lay.DirtyOffset+block, 1)
+		return v[0]
+	}
+	const addr = 0x18804 // block 0x18, in the middle of target page 1
+	if r := run(t, w, poke(addr, 0xab)); r.Outcome != Valid {
+		t.Fatalf("poke: %v %v", r.Outcome, r.Failure)
+	}
+	if at(addr) != 0xab || mark(addr>>12) == 0 {
+		t.Fatalf("after the poke: expected 0xab at %#x and its block marked, got %#x mark %d", addr, at(addr), mark(addr>>12))
+	}
+	poisoned := []uint32{0x18000, 0x10804, 0x17804, 0x19804, 0x1f804, 0x17fff, 0x19000}
+	for _, a := range poisoned {
+		w.snapMem[base+uint64(a)] = 0x5a
+	}
+	// The next run restores first; it pokes block 0 (the input buffer's).
+	if r := run(t, w, poke(0x300, 1)); r.Outcome != Valid {
+		t.Fatalf("second poke: %v %v", r.Outcome, r.Failure)
+	}
+	if got := at(addr); got != 0 {
+		t.Errorf("written byte: expected 0 (restored), got %#x", got)
+	}
+	if got := at(0x18000); got != 0x5a {
+		t.Errorf("start of the written block: expected the snapshot's 0x5a (whole block copied), got %#x", got)
+	}
+	for _, a := range poisoned[1:] {
+		if got := at(a); got != 0 {
+			t.Errorf("neighbouring block at %#x: expected 0 (not copied), got %#x", a, got)
+		}
+	}
+	if mark(addr>>12) != 0 || mark(0) == 0 {
+		t.Errorf("dirty map: expected block 0x18 cleared and block 0 marked, got %d and %d", mark(addr>>12), mark(0))
+	}
+}
