@@ -64,11 +64,14 @@ type Target struct {
 	// sharedMemory: a threads-proposal shared memory cannot move, so its
 	// buffer is allocated at its maximum (capped) up front.
 	sharedMemory bool
+	// Config values with their defaults applied, read on every run.
+	maxIn  int
+	budget uint64
 }
 
 // newTarget compiles wasm; m describes the instrumentation (zero: none).
 func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target, err error) {
-	t := &Target{cfg: cfg, meta: m}
+	t := &Target{cfg: cfg, meta: m, maxIn: cfg.maxInput(), budget: cfg.fuel()}
 	rc := wazero.NewRuntimeConfig()
 	if cfg.Interpreter {
 		rc = wazero.NewRuntimeConfigInterpreter()

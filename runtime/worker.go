@@ -37,6 +37,14 @@ type Worker struct {
 	outTail []byte // stdout tail of the last run
 	errTail []byte // stderr tail of the last run
 
+	// Views of the instance's memory, valid while the allocator has not
+	// been called since they were taken (gen == alloc.gen): memory moves
+	// or grows only through it.
+	gen   uint64
+	view  []byte // all of memory
+	ctrs  []byte // the counters (Layout.CountersOffset, Layout.Counters)
+	inBuf []byte // the input buffer: MaxInputLen bytes at inPtr (reactors)
+
 	snapMem     []byte
 	snapGlobals []uint64
 }
@@ -93,6 +101,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 	}
 	w.mod = mod
 	w.mem = mod.Memory()
+	w.view = nil
 	if w.t.harness != HarnessCommand && w.mem == nil {
 		return errors.New("instantiate: module has no memory for the input")
 	}
@@ -161,7 +170,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			return err
 		}
 	}
-	n := w.t.cfg.maxInput()
+	n := w.t.maxIn
 	p, err := call(w.t.cfg.malloc(), uint64(n))
 	if err != nil {
 		return err
@@ -171,6 +180,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		return fmt.Errorf("start-up: %s(%d) returned NULL", w.t.cfg.malloc(), n)
 	}
 	w.inPtr = uint32(p)
+	w.view = nil // inBuf moved
 	buf, ok := w.mem.Read(uint32(uint64(w.inPtr)+w.io.st.Base), uint32(n))
 	if !ok {
 		_ = w.Close(ctx)
@@ -235,6 +245,17 @@ func (w *Worker) takeSnapshot() {
 
 // restore brings a used instance back to the snapshot.
 func (w *Worker) restore(ctx context.Context) error {
+	if w.mod != nil && w.gen == w.alloc.gen && len(w.view) == len(w.snapMem) {
+		// The fast path: same instance, memory not grown since the views
+		// were taken at the snapshot's size.
+		if w.t.meta.layout.DirtyPages > 0 {
+			w.restoreDirty(w.view)
+		} else {
+			copy(w.view, w.snapMem)
+		}
+		w.restoreGlobals()
+		return nil
+	}
 	if w.mod == nil || w.mem.Size() != uint32(len(w.snapMem)) {
 		// Memory grew (it cannot shrink) or the instance was discarded.
 		if !w.t.restoreGlobals {
@@ -259,11 +280,15 @@ func (w *Worker) restore(ctx context.Context) error {
 			copy(view, w.snapMem)
 		}
 	}
+	w.restoreGlobals()
+	return nil
+}
+
+func (w *Worker) restoreGlobals() {
 	for i, g := range w.globals {
 		g.Set(w.snapGlobals[i])
 	}
 	w.used = false
-	return nil
 }
 
 // restoreDirty copies back the target blocks marked in the dirty map
@@ -317,12 +342,33 @@ func (w *Worker) clearDirty() {
 
 // counters is the zero-copy view of the counters.
 func (w *Worker) counters() []byte {
-	lay := w.t.meta.layout
-	if lay.Counters == 0 || w.mem == nil {
-		return nil
+	w.views()
+	return w.ctrs
+}
+
+// views refreshes view, ctrs and inBuf if the memory may have moved or
+// grown since they were taken.
+func (w *Worker) views() {
+	if w.gen == w.alloc.gen && w.view != nil {
+		return
 	}
-	c, _ := w.mem.Read(lay.CountersOffset, lay.Counters)
-	return c
+	w.gen = w.alloc.gen
+	w.view, w.ctrs, w.inBuf = nil, nil, nil
+	if w.mem == nil {
+		return
+	}
+	w.view, _ = w.mem.Read(0, w.mem.Size())
+	if len(w.view) == 0 {
+		w.view, _ = w.mem.Read(0, math.MaxUint32) // a 4 GiB memory reports Size 0
+	}
+	if lay := w.t.meta.layout; lay.Counters > 0 && uint64(lay.CountersOffset)+uint64(lay.Counters) <= uint64(len(w.view)) {
+		w.ctrs = w.view[lay.CountersOffset : lay.CountersOffset+lay.Counters : lay.CountersOffset+lay.Counters]
+	}
+	if w.t.harness != HarnessCommand {
+		if a, n := uint64(w.inPtr)+w.io.st.Base, uint64(w.t.maxIn); a+n <= uint64(len(w.view)) {
+			w.inBuf = w.view[a : a+n : a+n]
+		}
+	}
 }
 
 // Run executes one input. A target failure is a Result (Crash, Hang); an
@@ -335,8 +381,8 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	if w.t.harness == HarnessCommand {
 		return w.runCommand(ctx, input)
 	}
-	if len(input) > w.t.cfg.maxInput() {
-		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.cfg.maxInput())
+	if len(input) > w.t.maxIn {
+		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.maxIn)
 	}
 	if err := w.prepare(ctx); err != nil {
 		return Result{}, err
@@ -349,13 +395,13 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	} else {
 		w.io.reset()
 	}
-	clear(w.counters())
-	budget := w.t.cfg.fuel()
+	w.views()
+	clear(w.ctrs)
+	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
-	base := uint64(w.inPtr) + w.io.st.Base
-	buf, _ := w.mem.Read(uint32(base), uint32(max(len(input), w.prevLen)))
+	buf := w.inBuf[:max(len(input), w.prevLen)]
 	copy(buf, input)
 	clear(buf[len(input):])
 	w.prevLen = len(input)
@@ -370,10 +416,20 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		w.discard(ctx)
 		return Result{}, ctx.Err()
 	}
-	end := w.end(err, uint32(w.stack[0]))
-	end.timedOut = timedOut
 	res := Result{Fuel: w.fuelUsed(budget)}
-	res.Outcome, res.Failure, res.ExitCode = classify(end)
+	if err == nil && !w.alloc.hit {
+		// Returned normally: what classify would say, without its inputs.
+		w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
+		w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+		res.Outcome = Valid
+		if uint32(w.stack[0]) != 0 {
+			res.Outcome = Invalid
+		}
+	} else {
+		end := w.end(err, uint32(w.stack[0]))
+		end.timedOut = timedOut
+		res.Outcome, res.Failure, res.ExitCode = classify(end)
+	}
 	res.Counters = w.counters()
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil {
@@ -421,7 +477,7 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 	return runEnd{
 		err:      err,
 		fuelOut:  fuelOut,
-		fuel:     w.t.cfg.fuel(),
+		fuel:     w.t.budget,
 		ret:      ret,
 		stderr:   w.errTail,
 		command:  w.t.harness == HarnessCommand,
@@ -483,7 +539,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 		return Result{}, err
 	}
 	w.used = true
-	budget := w.t.cfg.fuel()
+	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
@@ -517,9 +573,11 @@ type cappedAllocator struct {
 	limit uint64 // bytes, reserved pages included
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
+	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
 }
 
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
+	a.gen++
 	if a.fixed {
 		capacity = maximum
 	}
@@ -533,6 +591,7 @@ type cappedMemory struct {
 }
 
 func (m *cappedMemory) Reallocate(size uint64) []byte {
+	m.a.gen++
 	if m.started && size > m.a.limit {
 		m.a.hit = true
 		return nil
