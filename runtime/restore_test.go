@@ -89,3 +89,60 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 		t.Errorf("dirty map: expected block 0x18 cleared and block 0 marked, got %d and %d", mark(addr>>12), mark(0))
 	}
 }
+
+// TestInputBuffer: the input buffer is allocated once per instance
+// (malloc(MaxInputLen) during initialisation, part of the snapshot) and
+// reused: across growing and shrinking inputs, restores and the
+// re-instantiation after a crash, the target gets the same pointer, sees
+// exactly the current input (it stores input[4] at the address in
+// input[0:4]), and the rest of the buffer is zero.
+func TestInputBuffer(t *testing.T) {
+	const maxLen = 64
+	for _, mode := range []Reset{Restore, Persistent, Fresh} {
+		t.Run(mode.String(), func(t *testing.T) {
+			w, lay := pokeWorker(t, Config{Reset: mode, MaxInputLen: maxLen})
+			base := lay.ReservedBytes()
+			ptr := w.inPtr
+			pad := func(n int) string { return string(make([]byte, n)) }
+			inputs := []struct {
+				in  string
+				out Outcome
+			}{
+				{poke(0x2000, 1), Valid},
+				{poke(0x2001, 2) + pad(35), Valid},
+				{poke(0x2002, 3) + "x", Valid},
+				{poke(0x2003, 4) + pad(maxLen-5), Valid},
+				{poke(0xfffffff0, 5) + pad(20), Crash}, // out of bounds: the instance is replaced
+				{poke(0x2004, 6) + "yz", Valid},
+				{poke(0x2005, 7), Valid},
+			}
+			for i, tc := range inputs {
+				r := run(t, w, tc.in)
+				if r.Outcome != tc.out {
+					t.Fatalf("input %d: expected %v, got %v (%v)", i, tc.out, r.Outcome, r.Failure)
+				}
+				if w.inPtr != ptr {
+					t.Fatalf("input %d: buffer moved from %#x to %#x", i, ptr, w.inPtr)
+				}
+				mem := w.dead
+				if mem == nil {
+					mem = w.mod
+				}
+				buf, ok := mem.Memory().Read(uint32(base)+ptr, maxLen)
+				if !ok {
+					t.Fatal("input buffer outside memory")
+				}
+				if want := tc.in + pad(maxLen-len(tc.in)); string(buf) != want {
+					t.Fatalf("input %d: buffer holds %x, expected %x", i, buf, want)
+				}
+				if tc.out != Valid {
+					continue
+				}
+				addr := binary.LittleEndian.Uint32([]byte(tc.in))
+				if got, _ := mem.Memory().ReadByte(uint32(base) + addr); got != tc.in[4] {
+					t.Fatalf("input %d: the target stored %d at %#x, expected %d", i, got, addr, tc.in[4])
+				}
+			}
+		})
+	}
+}
