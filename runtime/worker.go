@@ -297,8 +297,8 @@ func (w *Worker) restoreGlobals() {
 // mark beyond memory comes only from a store that trapped, and a trapped
 // instance is never restored.
 func (w *Worker) restoreDirty(view []byte) {
-	lay := w.t.meta.layout
-	shift := lay.DirtyShift()
+	lay := &w.t.meta.layout
+	shift := w.t.dirtyShift
 	base := lay.ReservedBytes()
 	blocks := (uint64(len(view)) - base) >> shift
 	if blocks > uint64(lay.DirtyPages) {
