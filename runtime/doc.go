@@ -87,9 +87,11 @@
 //
 // Restore (default, deterministic): after initialisation the worker
 // snapshots linear memory and the mutable globals instrument exports as
-// "wafer.g<i>"; before each run it copies back the target pages marked in
-// the dirty-page map (Layout.DirtyOffset, one byte per page) and clears the
-// map, or all of memory when the module has no dirty map; if memory grew it
+// "wafer.g<i>"; before each run it copies back the 4 KiB blocks of target
+// memory marked in the dirty map (Layout.DirtyOffset, one byte per block of
+// 1<<Layout.DirtyShift() bytes; it scans only the entries of the current
+// memory size, 8 at a time) and clears their marks, or all of memory when
+// the module has no dirty map; if memory grew it
 // makes a new instance and copies the snapshot into it (an uninstrumented
 // module, whose unexported globals cannot be restored, is initialised
 // again instead). Config.WarmUp inputs run before the snapshot. Tables are
@@ -100,10 +102,14 @@
 // In every mode the counters are cleared before each run, and an instance
 // that crashed or hung is discarded, never reused.
 //
-// Host writes into guest memory (the input buffer; WASI calls such as
-// fd_read and random_get) do not go through the dirty-page marking: the
-// input buffer is rewritten and its tail zeroed each run; WASI writes are
-// assumed to land on pages the target also writes (stack, heap buffers).
+// Host writes into guest memory: WASI's (fd_read buffers, random_get,
+// clock results) mark the dirty map like the target's stores
+// (internal/wasip1's State.DirtyShift), so restore undoes them. The input
+// buffer is the one host write that is not marked: it is allocated once
+// per instance (malloc(MaxInputLen) during initialisation, so it is part
+// of the snapshot and survives every restore at the same address), and
+// each run writes the input into it and zeroes what the previous, longer
+// input left behind. No allocator call happens per run.
 //
 // # Cost per run
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/binary"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -144,5 +145,34 @@ func TestInputBuffer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFreshRecyclesMemory: a worker that instantiates per run reuses the
+// previous instance's memory buffer (no megabytes of garbage per run: the
+// reserved region alone is over 1 MiB) and the new instance sees it zeroed:
+// what the previous run wrote is gone.
+func TestFreshRecyclesMemory(t *testing.T) {
+	w, lay := pokeWorker(t, Config{Reset: Fresh, MaxInputLen: 64})
+	memBytes := uint64(w.mem.Size())
+	if memBytes < lay.ReservedBytes() || lay.ReservedBytes() < 1<<20 {
+		t.Fatalf("unexpected layout: memory %d, reserved %d", memBytes, lay.ReservedBytes())
+	}
+	base := uint32(lay.ReservedBytes())
+	run(t, w, poke(0x2000, 9))
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	const runs = 20
+	for i := range runs {
+		if r := run(t, w, poke(0x3000+uint32(i), 1)); r.Outcome != Valid {
+			t.Fatalf("run %d: %v %v", i, r.Outcome, r.Failure)
+		}
+		if b, _ := w.mod.Memory().ReadByte(base + 0x2000); b != 0 {
+			t.Fatalf("run %d: a byte the first instance wrote is %d in a fresh instance", i, b)
+		}
+	}
+	goruntime.ReadMemStats(&after)
+	if perRun := (after.TotalAlloc - before.TotalAlloc) / runs; perRun > memBytes/2 {
+		t.Errorf("fresh runs allocate %d bytes each, expected well under the %d-byte memory (recycled)", perRun, memBytes)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -569,11 +570,22 @@ const inputFile = "input"
 // itself: wazero's WithMemoryLimitPages makes memory.grow fail silently,
 // while this allocator records that the target asked for more than the
 // cap, so the run can be classified as KindOutOfMemory.
+//
+// It also recycles: the buffer of a closed instance (Free) backs the next
+// one, zeroed, so a worker that instantiates per run (Fresh, commands,
+// re-instantiation after a crash) does not allocate megabytes per run
+// for the garbage collector to sweep. Memory views of a closed instance
+// (a Result's Counters) stay readable until the next instantiation.
 type cappedAllocator struct {
 	limit uint64 // bytes, reserved pages included
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
 	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
+	// spare is a freed buffer: len is what its instance exposed (maybe
+	// non-zero), the rest is zero. Guarded by mu: wazero's backstop closes
+	// (and frees) a module from its own goroutine.
+	mu    sync.Mutex
+	spare []byte
 }
 
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
@@ -581,7 +593,16 @@ func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.Linear
 	if a.fixed {
 		capacity = maximum
 	}
-	return &cappedMemory{a: a, buf: make([]byte, 0, min(capacity, a.limit))}
+	capacity = min(capacity, a.limit)
+	a.mu.Lock()
+	sp := a.spare
+	a.spare = nil
+	a.mu.Unlock()
+	if sp != nil && uint64(cap(sp)) >= capacity && !a.fixed {
+		clear(sp)
+		return &cappedMemory{a: a, buf: sp[:0]}
+	}
+	return &cappedMemory{a: a, buf: make([]byte, 0, capacity)}
 }
 
 type cappedMemory struct {
@@ -614,7 +635,16 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 	return nb
 }
 
-func (m *cappedMemory) Free() { m.buf = nil }
+func (m *cappedMemory) Free() {
+	if m.buf != nil && !m.a.fixed {
+		m.a.mu.Lock()
+		if cap(m.buf) >= cap(m.a.spare) {
+			m.a.spare = m.buf
+		}
+		m.a.mu.Unlock()
+	}
+	m.buf = nil
+}
 
 // backstopFired reports whether err is the per-run deadline closing the
 // module (and not the caller's ctx ending, nor a trap that merely happened
