@@ -154,14 +154,14 @@
 // all of memory (about 100 µs for the Go reactor) and the backstop slows
 // loops (Hangs).
 //
-// Real targets (BenchmarkExternal on the cli's examples, medians of 6):
-// examples/gojson on its seed: ceiling 142 µs, restore 1.16 ms, restore
-// with the seed as Config.WarmUp 459 µs, persistent 526 µs. Restored runs
-// start from the post-initialisation heap, so encoding/json rebuilds its
-// type caches in every run unless a warm-up input built them before the
-// snapshot; with it restore matches persistent. The remaining 3× to the
-// ceiling is the instrumented code itself. examples/cexpr ("12*(3+4)"):
-// ceiling 0.15 µs, restore 3.3 µs, persistent 0.6 µs.
+// Real targets (BenchmarkExternal, CPU medians of 6): examples/gojson on
+// its seed: ceiling 98 µs, restore 703 µs, restore with the seed as
+// Config.WarmUp 266 µs, persistent 311 µs (before the 4 KiB blocks: 104,
+// 697, 289, 308 µs). Restored runs start from the post-initialisation
+// heap, so encoding/json rebuilds its type caches in every run unless a
+// warm-up input built them before the snapshot; with it restore is as fast
+// as persistent. The remaining 2.7x to the ceiling is the instrumented
+// code itself.
 //
 // # Isolation
 //
