@@ -91,10 +91,9 @@
 // memory marked in the dirty map (Layout.DirtyOffset, one byte per block of
 // 1<<Layout.DirtyShift() bytes; it scans only the entries of the current
 // memory size, 8 at a time) and clears their marks, or all of memory when
-// the module has no dirty map; if memory grew it
-// makes a new instance and copies the snapshot into it (an uninstrumented
-// module, whose unexported globals cannot be restored, is initialised
-// again instead). Config.WarmUp inputs run before the snapshot. Tables are
+// the module has no dirty map; if memory grew it makes a new instance and
+// copies the snapshot into it (an uninstrumented module, whose unexported
+// globals cannot be restored, is initialised again instead). Config.WarmUp inputs run before the snapshot. Tables are
 // not snapshotted (a target that rewrites its table at run time is not
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
@@ -114,8 +113,8 @@
 // # Cost per run
 //
 // CPU time per run (process CPU time, robust on a shared machine), medians
-// of 6 samples (benchstat) of
-// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 6,
+// of 6 samples (benchstat; two interleaved -count 3 runs) of
+// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 3,
 // 2 vCPUs; "instrumented" is instrument.Options{Fuel, DirtyPages}, the
 // counters read after each run (bench_test.go's scan, which visits every
 // hit as the engine's does) and cleared by the next:
@@ -149,8 +148,8 @@
 // the per-run fast path, same benchmarks and machine: restore 1.39 µs on
 // "V", 4.1 µs on the Go reactor, 2.9 µs on cexpr, 1.56 µs on tlv (a whole
 // 64 KiB page copied per dirty page); persistent 159 ns on "V", 442 ns on
-// cexpr; fresh 72 µs on "V" and 4.1 ms on the Go reactor (the reserved
-// region allocated anew per run). Uninstrumented ("plain"), restore copies
+// cexpr; fresh 72 µs on "V" and 4.1 ms on the Go reactor (each
+// instance's memory allocated anew). Uninstrumented ("plain"), restore copies
 // all of memory (about 100 µs for the Go reactor) and the backstop slows
 // loops (Hangs).
 //
