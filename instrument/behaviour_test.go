@@ -228,33 +228,58 @@ func TestFuel(t *testing.T) {
 	}
 }
 
+// TestDirtyPages pins the dirty map: one byte per 4 KiB block of target
+// memory (address >> 12), set for the first and last block a store writes,
+// every block of a bulk op's destination and of the pages memory.grow
+// adds. setup calls run first and their marks are cleared.
 func TestDirtyPages(t *testing.T) {
 	out, sm, err := Instrument(memWasm, Options{DirtyPages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := sm.Layout
-	if l.DirtyPages != 65536 || uint64(l.DirtyOffset)+uint64(l.DirtyPages) > l.ReservedBytes() {
+	if l.DirtyPages != 1<<20 || l.DirtyShift() != 12 || uint64(l.DirtyOffset)+uint64(l.DirtyPages) > l.ReservedBytes() {
 		t.Fatalf("bad layout %+v", l)
 	}
+	span := func(lo, hi int) []int { // blocks lo..hi
+		var b []int
+		for i := lo; i <= hi; i++ {
+			b = append(b, i)
+		}
+		return b
+	}
+	const page = 65536
 	tests := []struct {
 		name  string
+		setup []coreCall
 		calls []coreCall
 		dirty []int
 	}{
-		{"none", []coreCall{call("load8", 5), call("sum", 0, 100)}, nil},
-		{"store page 0", []coreCall{call("store32", 10, 1)}, []int{0}},
-		{"store spanning", []coreCall{call("grow", 1), call("store32", 65534, 1)}, []int{0, 1}},
-		{"store64 offset", []coreCall{call("grow", 2), call("store64", 65536*2-4, 1)}, []int{1, 2}},
-		{"store64 in page 2", []coreCall{call("grow", 2), call("store64", 65536*2+10, 1)}, []int{1, 2}},
-		{"fill", []coreCall{call("grow", 2), call("fill", 100, 1, 65536*2)}, []int{0, 1, 2}},
-		{"copy", []coreCall{call("grow", 1), call("copy", 65536+5, 0, 3)}, []int{1}},
-		{"grow", []coreCall{call("grow", 2)}, []int{1, 2}},
-		{"trapping store", []coreCall{call("store32", 65535, 1)}, []int{0, 1}},
+		{"none", nil, []coreCall{call("load8", 5), call("sum", 0, 100)}, nil},
+		{"store block 0", nil, []coreCall{call("store32", 10, 1)}, []int{0}},
+		{"store in the middle of a page: one block", nil, []coreCall{call("store32", 0x8000+4, 1)}, []int{8}},
+		{"store spanning blocks", nil, []coreCall{call("store32", 4094, 1)}, []int{0, 1}},
+		{"store spanning pages", []coreCall{call("grow", 1)}, []coreCall{call("store32", page-2, 1)}, []int{15, 16}},
+		{"store64 offset", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page-4, 1)}, []int{31, 32}},
+		{"store64 in page 2", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page+10, 1)}, []int{32}},
+		{"fill", []coreCall{call("grow", 2)}, []coreCall{call("fill", 100, 1, 2*page)}, span(0, 32)},
+		{"copy", []coreCall{call("grow", 1)}, []coreCall{call("copy", page+5, 0, 3)}, []int{16}},
+		{"grow: every block of the new pages", nil, []coreCall{call("grow", 2)}, span(16, 47)},
+		{"trapping store", nil, []coreCall{call("store32", page-1, 1)}, []int{15, 16}},
+		{"trapping fill at 4 GiB: last map byte", nil, []coreCall{call("fill", 0xfffff000, 0, 0x2000)}, []int{1<<20 - 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, mod := coreRun(t, out, tc.calls, nil)
+			setup := func(mod api.Module) {
+				for _, c := range tc.setup {
+					if _, err := mod.ExportedFunction(c.fn).Call(context.Background(), c.args...); err != nil {
+						t.Fatalf("setup %s: %v", c.fn, err)
+					}
+				}
+				b, _ := mod.ExportedMemory(MemoryExport).Read(l.DirtyOffset, l.DirtyPages)
+				clear(b)
+			}
+			_, mod := coreRun(t, out, tc.calls, setup)
 			b, _ := mod.ExportedMemory(MemoryExport).Read(l.DirtyOffset, l.DirtyPages)
 			var got []int
 			for i, v := range b {
@@ -263,9 +288,22 @@ func TestDirtyPages(t *testing.T) {
 				}
 			}
 			if !reflect.DeepEqual(got, tc.dirty) {
-				t.Errorf("dirty pages %v, want %v", got, tc.dirty)
+				t.Errorf("dirty blocks %v, want %v", got, tc.dirty)
 			}
 		})
+	}
+}
+
+// TestDirtyShift: the block size follows from the map's length, so
+// layouts with the older 64 KiB-page map keep working.
+func TestDirtyShift(t *testing.T) {
+	for _, tc := range []struct {
+		mapLen uint32
+		want   uint
+	}{{0, 16}, {4, 16}, {65536, 16}, {1 << 17, 15}, {1 << 20, 12}} {
+		if got := (Layout{DirtyPages: tc.mapLen}).DirtyShift(); got != tc.want {
+			t.Errorf("DirtyShift of a %d-byte map: expected %d, got %d", tc.mapLen, tc.want, got)
+		}
 	}
 }
 

@@ -160,12 +160,15 @@
 // loops keep it in a local, nest.go); when it goes negative the module stores
 // the negative value and executes unreachable, so a trap with negative
 // fuel is a hang. DirtyPages: every store, atomic write, bulk memory
-// operation and memory.grow sets the byte DirtyOffset + page for the first
-// and last target page it touches (bulk ops and grow: every page of the
-// range); the map has 65536 bytes so an index from any 32-bit address
-// stays inside it. Skip: functions whose name matches get no counters but
-// keep every memory rewrite. Every mutable global the module defines is
-// exported as "wafer.g<index>".
+// operation and memory.grow sets the byte DirtyOffset + (address >> 12)
+// for the first and last 4 KiB block of target memory it touches (bulk ops
+// and grow: every block of the range); the map has 1 MiB (16 reserved
+// pages), one byte per block of the 32-bit address space, so an index from
+// any 32-bit address stays inside it. 4 KiB rather than the 64 KiB Wasm
+// page because the host restores whole blocks: a run that touches a few
+// bytes of stack costs a 4 KiB copy, not 64 KiB. Skip: functions whose
+// name matches get no counters but keep every memory rewrite. Every mutable
+// global the module defines is exported as "wafer.g<index>".
 //
 // # SiteMap
 //

@@ -20,8 +20,8 @@ type Options struct {
 	// _initialize) is never cut short; the host sets it before each run.
 	Fuel bool
 	// DirtyPages marks, for every store, atomic write, bulk memory
-	// operation and memory.grow, the target pages it touches in the dirty
-	// map (Layout.DirtyOffset, one byte per 64 KiB target page).
+	// operation and memory.grow, the 4 KiB blocks of target memory it
+	// touches in the dirty map (Layout.DirtyOffset, one byte per block).
 	DirtyPages bool
 	// Skip holds path.Match patterns on function names: matching functions
 	// get no counters (memory addressing is still rewritten everywhere).
@@ -54,10 +54,15 @@ const (
 	GlobalExportPrefix = "wafer.g"
 )
 
-// dirtyMapBytes is the size of the dirty-page map: one byte per possible
-// 64 KiB page of a 32-bit memory, so an index derived from any 32-bit
-// address stays inside the map.
-const dirtyMapBytes = 65536
+// dirtyShift is log2 of the block size the dirty map tracks (4 KiB), and
+// dirtyMapBytes its size: one byte per possible block of a 32-bit memory,
+// so an index derived from any 32-bit address stays inside the map (1 MiB,
+// 16 of the reserved pages). Layout.DirtyShift derives the shift back from
+// the map's length.
+const (
+	dirtyShift    = 12
+	dirtyMapBytes = 1 << (32 - dirtyShift)
+)
 
 // Instrument rewrites a module so that it counts branch sites in the
 // reserved low pages of its memory (see Layout and doc.go). The output
@@ -978,7 +983,7 @@ func (rw *rewriter) memoryGrow(in *Instr) {
 	rw.emit(OpI32Ne, 0)
 	rw.emit(OpSelect, 0)
 	if rw.opts.DirtyPages {
-		// mark the new pages: [old<<16, delta<<16)
+		// mark the blocks of the new pages: [old<<16, delta<<16)
 		rw.emit(OpLocalSet, uint64(t))
 		rw.emit(OpLocalGet, uint64(t))
 		rw.i32(-1)
@@ -1023,21 +1028,22 @@ func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
 	rw.keep(in)
 }
 
-// markAt: [addr] -> []; dirty[(addr+off)>>16] = 1 (32-bit wrap: the access
-// traps anyway when addr+off does not fit).
+// markAt: [addr] -> []; dirty[(addr+off)>>dirtyShift] = 1 (32-bit wrap:
+// the access traps anyway when addr+off does not fit).
 func (rw *rewriter) markAt(off uint64) {
 	if off != 0 {
 		rw.i32(int64(uint32(off)))
 		rw.emit(OpI32Add, 0)
 	}
-	rw.i32(16)
+	rw.i32(dirtyShift)
 	rw.emit(OpI32ShrU, 0)
 	rw.i32(1)
 	rw.emitMem(OpI32Store8, uint64(rw.dirtyOff), 0)
 }
 
 // addMarkFunc appends $mark(addr, len i32): sets the dirty byte of every
-// target page in [addr, addr+len), len 0 marks nothing.
+// block in [addr, addr+len), len 0 marks nothing; the last block is
+// computed in 64 bits and capped at the map's last byte.
 func (rw *rewriter) addMarkFunc() {
 	m := rw.m
 	ti := rw.typeIndex([]ValType{TI32, TI32}, nil)
@@ -1045,10 +1051,10 @@ func (rw *rewriter) addMarkFunc() {
 	b := []Instr{
 		{Op: OpLocalGet, A: n}, {Op: OpI32Eqz}, {Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
 		{Op: OpLocalGet, A: a}, {Op: OpI64ExtendI32U}, {Op: OpLocalGet, A: n}, {Op: OpI64ExtendI32U}, {Op: OpI64Add},
-		{Op: OpI64Const, A: 1}, {Op: OpI64Sub}, {Op: OpI64Const, A: 16}, {Op: OpI64ShrU}, {Op: OpLocalTee, A: v},
-		{Op: OpI64Const, A: 0xffff}, {Op: OpLocalGet, A: v}, {Op: OpI64Const, A: 0xffff}, {Op: OpI64LtU}, {Op: OpSelect},
+		{Op: OpI64Const, A: 1}, {Op: OpI64Sub}, {Op: OpI64Const, A: dirtyShift}, {Op: OpI64ShrU}, {Op: OpLocalTee, A: v},
+		{Op: OpI64Const, A: dirtyMapBytes - 1}, {Op: OpLocalGet, A: v}, {Op: OpI64Const, A: dirtyMapBytes - 1}, {Op: OpI64LtU}, {Op: OpSelect},
 		{Op: OpI32WrapI64}, {Op: OpLocalSet, A: e},
-		{Op: OpLocalGet, A: a}, {Op: OpI32Const, A: 16}, {Op: OpI32ShrU}, {Op: OpLocalSet, A: p},
+		{Op: OpLocalGet, A: a}, {Op: OpI32Const, A: dirtyShift}, {Op: OpI32ShrU}, {Op: OpLocalSet, A: p},
 		{Op: OpLoop, C: 0x40},
 		{Op: OpLocalGet, A: p}, {Op: OpI32Const, A: 1}, {Op: OpI32Store8, A: uint64(rw.dirtyOff)},
 		{Op: OpLocalGet, A: p}, {Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpLocalTee, A: p},

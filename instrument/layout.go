@@ -1,5 +1,7 @@
 package instrument
 
+import "math/bits"
+
 // Layout is the contract between an instrumented module and the host that
 // runs it (runtime/). It is fixed by Instrument and serialised with the
 // SiteMap, so a campaign and a later `wafer cov` agree.
@@ -16,9 +18,10 @@ package instrument
 // The reserved region holds, from real address 0:
 //
 //	[CountersOffset, CountersOffset+Counters)  one 8-bit saturating hit counter per site id
-//	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per target page, set non-zero when
-//	                                           a store, bulk op or memory.grow touched it
-//	                                           (only when Options.DirtyPages)
+//	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per 4 KiB block of target memory,
+//	                                           set non-zero when a store, bulk op or
+//	                                           memory.grow touched it (only when
+//	                                           Options.DirtyPages)
 type Layout struct {
 	// ReservedPages is the number of 64 KiB pages below the target's memory.
 	ReservedPages uint32
@@ -27,8 +30,10 @@ type Layout struct {
 	// Counters is the number of branch sites, ids 0..Counters-1.
 	Counters uint32
 	// DirtyOffset is the real address of the dirty-page map; DirtyPages is
-	// its length in bytes (one per target page up to the target's maximum).
-	// Both are 0 when dirty-page marking is off.
+	// its length in bytes, one per block of 1<<DirtyShift() target bytes
+	// (Instrument writes a 1 MiB map of 4 KiB blocks covering the whole
+	// 32-bit target address space). Both are 0 when dirty-page marking is
+	// off.
 	DirtyOffset uint32
 	DirtyPages  uint32
 	// MemoryExport is the export name under which the instrumented module
@@ -48,15 +53,35 @@ type Layout struct {
 // Notes for the host (added with the implementation; they do not change
 // the fields above):
 //
-//   - Dirty map semantics: a store writes the byte of the target page of its
-//     first and of its last byte; a bulk operation (memory.fill/copy/init)
-//     marks every target page of its destination range and memory.grow the
-//     new pages. The map covers 65536 pages, whatever the memory size.
+//   - Dirty map semantics: a store writes the byte of the 4 KiB block of its
+//     first and of its last byte (target address >> 12); a bulk operation
+//     (memory.fill/copy/init) marks every block of its destination range
+//     and memory.grow the blocks of the new pages. The map has 1<<20 bytes,
+//     one per block of the 32-bit address space, whatever the memory size,
+//     so an index from any 32-bit address stays inside it; the host needs
+//     to scan only the first (target memory size >> 12) bytes. 4 KiB, not
+//     the 64 KiB Wasm page: a run typically dirties a few stack and heap
+//     blocks, and the host copies back whole blocks, so the block size is
+//     the cost of a restore (16x less copying than per 64 KiB page).
+//   - Older layouts had a map of at most 65536 bytes, one per 64 KiB page;
+//     DirtyShift tells them apart by the map's length.
 //   - A data segment whose offset is `global.get` becomes the extended
 //     constant expression `global.get; i32.const ReservedBytes; i32.add`:
 //     compile instrumented modules with
 //     experimental.CoreFeaturesExtendedConst enabled (harmless otherwise).
 //   - Counters are 8-bit and saturating: min(hits, 255).
+
+// DirtyShift is log2 of the target bytes one dirty-map byte covers: 12
+// (4 KiB blocks) for the 1 MiB map Instrument writes, 16 (64 KiB pages) for
+// a map of at most 65536 bytes (layouts from before the 4 KiB map, and
+// hand-made ones covering a few pages), in general 32 - log2(DirtyPages)
+// for a larger map, which covers the 32-bit address space.
+func (l Layout) DirtyShift() uint {
+	if l.DirtyPages <= 1<<16 {
+		return 16
+	}
+	return 32 - uint(bits.Len32(l.DirtyPages-1))
+}
 
 // ReservedBytes is the distance between a target address and the real
 // address in the instrumented module's memory.

@@ -49,9 +49,9 @@ type Reset uint8
 
 const (
 	// Restore (the default): snapshot memory and mutable globals once after
-	// initialisation and copy them back before each run: only the pages the
-	// previous run dirtied when the module was instrumented with
-	// DirtyPages, else all of memory. Deterministic.
+	// initialisation and copy them back before each run: only the 4 KiB
+	// blocks the previous run dirtied when the module was instrumented
+	// with DirtyPages, else all of memory. Deterministic.
 	Restore Reset = iota
 	// Fresh instantiates and initialises a new instance for every run.
 	// Deterministic, slowest (a Go reactor costs milliseconds).

@@ -87,12 +87,13 @@
 //
 // Restore (default, deterministic): after initialisation the worker
 // snapshots linear memory and the mutable globals instrument exports as
-// "wafer.g<i>"; before each run it copies back the target pages marked in
-// the dirty-page map (Layout.DirtyOffset, one byte per page) and clears the
-// map, or all of memory when the module has no dirty map; if memory grew it
-// makes a new instance and copies the snapshot into it (an uninstrumented
-// module, whose unexported globals cannot be restored, is initialised
-// again instead). Config.WarmUp inputs run before the snapshot. Tables are
+// "wafer.g<i>"; before each run it copies back the 4 KiB blocks of target
+// memory marked in the dirty map (Layout.DirtyOffset, one byte per block of
+// 1<<Layout.DirtyShift() bytes; it scans only the entries of the current
+// memory size, 8 at a time) and clears their marks, or all of memory when
+// the module has no dirty map; if memory grew it makes a new instance and
+// copies the snapshot into it (an uninstrumented module, whose unexported
+// globals cannot be restored, is initialised again instead). Config.WarmUp inputs run before the snapshot. Tables are
 // not snapshotted (a target that rewrites its table at run time is not
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
@@ -100,42 +101,66 @@
 // In every mode the counters are cleared before each run, and an instance
 // that crashed or hung is discarded, never reused.
 //
-// Host writes into guest memory (the input buffer; WASI calls such as
-// fd_read and random_get) do not go through the dirty-page marking: the
-// input buffer is rewritten and its tail zeroed each run; WASI writes are
-// assumed to land on pages the target also writes (stack, heap buffers).
+// Host writes into guest memory: WASI's (fd_read buffers, random_get,
+// clock results) mark the dirty map like the target's stores
+// (internal/wasip1's State.DirtyShift), so restore undoes them. The input
+// buffer is the one host write that is not marked: it is allocated once
+// per instance (malloc(MaxInputLen) during initialisation, so it is part
+// of the snapshot and survives every restore at the same address), and
+// each run writes the input into it and zeroes what the previous, longer
+// input left behind. No allocator call happens per run.
 //
 // # Cost per run
 //
 // CPU time per run (process CPU time, robust on a shared machine), medians
-// of 12 samples from two runs of
-// go test ./runtime -run '^$' -bench . -count 6 (benchstat), 2 vCPUs;
-// "instrumented" is instrument.Options{Fuel, DirtyPages}, counters scanned
-// after each run as the engine does:
+// of 6 samples (benchstat; two interleaved -count 3 runs) of
+// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 3,
+// 2 vCPUs; "instrumented" is instrument.Options{Fuel, DirtyPages}, the
+// counters read after each run (bench_test.go's scan, which visits every
+// hit as the engine's does) and cleared by the next:
 //
-//	target                          ceiling   restore   persistent  fresh
-//	C reactor, trivial input ("V")   38 ns     1.6 µs    0.29 µs     175 µs
-//	C reactor, 100k-iteration loop   251 µs    345 µs    329 µs      494 µs
-//	Go reactor, trivial input        68 ns     4.5 µs    3.2 µs      6.0 ms
-//	Go WASI command (stdin)          -         -         -           7.0 ms
+//	target                        ceiling  instr.loop  restore         persistent      fresh
+//	C reactor, trivial ("V")       23 ns     26 ns     176 ns (0.13)   120 ns (0.19)    46 µs
+//	C reactor, 100k-iter. loop    190 µs    307 µs     316 µs (0.60)   310 µs (0.61)   369 µs
+//	Go reactor, trivial ("V")      54 ns     82 ns     2.9 µs (0.02)   2.7 µs (0.02)   2.0 ms
+//	examples/cexpr "12*(3+4)"     129 ns    240 ns     537 ns (0.24)   426 ns (0.30)    38 µs
+//	examples/tlv, 22-byte input    66 ns    120 ns     326 ns (0.20)   280 ns (0.24)    39 µs
+//	Go WASI command (stdin)          -         -          -               -            2.5 ms
 //
-// The ceiling is bare wazero (uninstrumented, CallWithStack with a reused
-// stack, no reset, no counters). Restore is 1.4× persistent on the Go
-// reactor (one dirty 64 KiB page per run; clearing and scanning its 87k
-// counters is most of the rest) and 0.95× persistent, 0.73× the ceiling
-// on the loop, where the instrumentation inside the loop, not the reset,
-// is the difference. On a trivial input the fixed cost of copying one page
-// dominates (0.02× the ceiling). Uninstrumented, restore copies all of
-// memory (107 µs for the Go reactor) and the backstop slows loops (Hangs).
+// (ratio) is execs/s as a fraction of the ceiling's. The ceiling is bare
+// wazero: the uninstrumented module, the input written once, then only
+// LLVMFuzzerTestOneInput called with CallWithStack and a reused stack.
+// "instr.loop" (BenchmarkInstrumentedLoop) is the same loop on the
+// instrumented module: the instrumentation's own cost, before anything
+// runtime does per run. Between it and persistent is runtime's fixed cost
+// (fuel set and read, counters cleared, input copied, the outcome, and the
+// counter read itself): about 100-190 ns on the C targets. Between
+// persistent and restore is the reset: the 4 KiB blocks the run dirtied
+// (one for "V" and tlv, two for cexpr: static data and the top of the
+// stack), the dirty map of the current memory size scanned 8 entries at a
+// time, the mutable globals set: 1.06x persistent on the Go reactor,
+// 1.2-1.5x on the C targets. On the Go reactor, clearing and reading its
+// 87k counters (about 1 µs each: 87 KB of memory) is nearly all of the
+// cost in every mode. Fresh instantiates per run into the previous
+// instance's recycled memory buffer.
 //
-// Real targets (BenchmarkExternal on the cli's examples, medians of 6):
-// examples/gojson on its seed: ceiling 142 µs, restore 1.16 ms, restore
-// with the seed as Config.WarmUp 459 µs, persistent 526 µs. Restored runs
-// start from the post-initialisation heap, so encoding/json rebuilds its
-// type caches in every run unless a warm-up input built them before the
-// snapshot; with it restore matches persistent. The remaining 3× to the
-// ceiling is the instrumented code itself. examples/cexpr ("12*(3+4)"):
-// ceiling 0.15 µs, restore 3.3 µs, persistent 0.6 µs.
+// Before the 4 KiB dirty blocks (the map had one byte per 64 KiB page) and
+// the per-run fast path, same benchmarks and machine: restore 1.39 µs on
+// "V", 4.1 µs on the Go reactor, 2.9 µs on cexpr, 1.56 µs on tlv (a whole
+// 64 KiB page copied per dirty page); persistent 159 ns on "V", 442 ns on
+// cexpr; fresh 72 µs on "V" and 4.1 ms on the Go reactor (each
+// instance's memory allocated anew). Uninstrumented ("plain"), restore copies
+// all of memory (about 100 µs for the Go reactor) and the backstop slows
+// loops (Hangs).
+//
+// Real targets (BenchmarkExternal, CPU medians of 6): examples/gojson on
+// its seed: ceiling 98 µs, restore 703 µs, restore with the seed as
+// Config.WarmUp 266 µs, persistent 311 µs (before the 4 KiB blocks: 104,
+// 697, 289, 308 µs). Restored runs start from the post-initialisation
+// heap, so encoding/json rebuilds its type caches in every run unless a
+// warm-up input built them before the snapshot; with it restore is as fast
+// as persistent. The remaining 2.7x to the ceiling is the instrumented
+// code itself.
 //
 // # Isolation
 //

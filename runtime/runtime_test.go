@@ -203,6 +203,8 @@ func TestFakeInstrumented(t *testing.T) {
 		{"persistent", Persistent, []step{
 			{"a", Valid, "\x01\x01\x00\x00"},
 			{"a", Valid, "\x01\x00\x01\x00"}, // state survives
+			{"G", Valid, "\x01\x00\x01\x00"}, // memory grows (and moves): the counters view follows
+			{"a", Valid, "\x01\x00\x01\x00"},
 			{"W", Valid, "\x01\x00\x01\x01"},
 			{"a", Valid, "\x01\x00\x01\x01"}, // and so does page 1
 			{"T", Crash, "\x01\x00\x01\x00"},

@@ -64,11 +64,16 @@ type Target struct {
 	// sharedMemory: a threads-proposal shared memory cannot move, so its
 	// buffer is allocated at its maximum (capped) up front.
 	sharedMemory bool
+	// Config values with their defaults applied, read on every run.
+	maxIn  int
+	budget uint64
+	// dirtyShift is meta.layout.DirtyShift(): log2 of a dirty block.
+	dirtyShift uint
 }
 
 // newTarget compiles wasm; m describes the instrumentation (zero: none).
 func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target, err error) {
-	t := &Target{cfg: cfg, meta: m}
+	t := &Target{cfg: cfg, meta: m, maxIn: cfg.maxInput(), budget: cfg.fuel(), dirtyShift: m.layout.DirtyShift()}
 	rc := wazero.NewRuntimeConfig()
 	if cfg.Interpreter {
 		rc = wazero.NewRuntimeConfigInterpreter()

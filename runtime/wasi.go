@@ -31,6 +31,7 @@ func (w *wasiIO) init(lay instrument.Layout, args, env []string, seed uint64, ta
 	// WASI's own writes into guest memory mark the dirty-page map too, so a
 	// dirty-page restore also undoes them.
 	w.st.DirtyOffset, w.st.DirtyLen = uint64(lay.DirtyOffset), uint64(lay.DirtyPages)
+	w.st.DirtyShift = uint8(lay.DirtyShift())
 	w.st.Args = args
 	w.st.Env = env
 	w.st.Seed = seed

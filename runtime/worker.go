@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -36,6 +37,14 @@ type Worker struct {
 	files   map[string][]byte
 	outTail []byte // stdout tail of the last run
 	errTail []byte // stderr tail of the last run
+
+	// Views of the instance's memory, valid while the allocator has not
+	// been called since they were taken (gen == alloc.gen): memory moves
+	// or grows only through it.
+	gen   uint64
+	view  []byte // all of memory
+	ctrs  []byte // the counters (Layout.CountersOffset, Layout.Counters)
+	inBuf []byte // the input buffer: MaxInputLen bytes at inPtr (reactors)
 
 	snapMem     []byte
 	snapGlobals []uint64
@@ -93,6 +102,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 	}
 	w.mod = mod
 	w.mem = mod.Memory()
+	w.view = nil
 	if w.t.harness != HarnessCommand && w.mem == nil {
 		return errors.New("instantiate: module has no memory for the input")
 	}
@@ -161,7 +171,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			return err
 		}
 	}
-	n := w.t.cfg.maxInput()
+	n := w.t.maxIn
 	p, err := call(w.t.cfg.malloc(), uint64(n))
 	if err != nil {
 		return err
@@ -171,6 +181,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		return fmt.Errorf("start-up: %s(%d) returned NULL", w.t.cfg.malloc(), n)
 	}
 	w.inPtr = uint32(p)
+	w.view = nil // inBuf moved
 	buf, ok := w.mem.Read(uint32(uint64(w.inPtr)+w.io.st.Base), uint32(n))
 	if !ok {
 		_ = w.Close(ctx)
@@ -235,6 +246,17 @@ func (w *Worker) takeSnapshot() {
 
 // restore brings a used instance back to the snapshot.
 func (w *Worker) restore(ctx context.Context) error {
+	if w.mod != nil && w.gen == w.alloc.gen && len(w.view) == len(w.snapMem) {
+		// The fast path: same instance, memory not grown since the views
+		// were taken at the snapshot's size.
+		if w.t.meta.layout.DirtyPages > 0 {
+			w.restoreDirty(w.view)
+		} else {
+			copy(w.view, w.snapMem)
+		}
+		w.restoreGlobals()
+		return nil
+	}
 	if w.mod == nil || w.mem.Size() != uint32(len(w.snapMem)) {
 		// Memory grew (it cannot shrink) or the instance was discarded.
 		if !w.t.restoreGlobals {
@@ -259,42 +281,54 @@ func (w *Worker) restore(ctx context.Context) error {
 			copy(view, w.snapMem)
 		}
 	}
+	w.restoreGlobals()
+	return nil
+}
+
+func (w *Worker) restoreGlobals() {
 	for i, g := range w.globals {
 		g.Set(w.snapGlobals[i])
 	}
 	w.used = false
-	return nil
 }
 
-// restoreDirty copies back the target pages marked in the dirty map and
-// clears the map, scanning it 8 bytes at a time.
+// restoreDirty copies back the target blocks marked in the dirty map
+// (1<<Layout.DirtyShift() bytes each: 4 KiB) and clears their marks. Only
+// the map entries of the current memory size are scanned, 8 at a time: a
+// mark beyond memory comes only from a store that trapped, and a trapped
+// instance is never restored.
 func (w *Worker) restoreDirty(view []byte) {
-	lay := w.t.meta.layout
-	pages := (uint64(len(view)) - lay.ReservedBytes()) / pageSize
-	if pages > uint64(lay.DirtyPages) {
-		pages = uint64(lay.DirtyPages)
-	}
-	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+pages]
+	lay := &w.t.meta.layout
+	shift := w.t.dirtyShift
 	base := lay.ReservedBytes()
+	blocks := (uint64(len(view)) - base) >> shift
+	if blocks > uint64(lay.DirtyPages) {
+		blocks = uint64(lay.DirtyPages)
+	}
+	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+blocks]
+	snap := w.snapMem
+	size := uint64(1) << shift
 	i := 0
 	for ; i+8 <= len(dirty); i += 8 {
-		if binary.LittleEndian.Uint64(dirty[i:]) == 0 {
+		word := binary.LittleEndian.Uint64(dirty[i:])
+		if word == 0 {
 			continue
 		}
 		for j := i; j < i+8; j++ {
 			if dirty[j] != 0 {
-				off := base + uint64(j)*pageSize
-				copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+				off := base + uint64(j)<<shift
+				copy(view[off:off+size], snap[off:off+size])
 			}
 		}
+		binary.LittleEndian.PutUint64(dirty[i:], 0)
 	}
 	for ; i < len(dirty); i++ {
 		if dirty[i] != 0 {
-			off := base + uint64(i)*pageSize
-			copy(view[off:off+pageSize], w.snapMem[off:off+pageSize])
+			off := base + uint64(i)<<shift
+			copy(view[off:off+size], snap[off:off+size])
+			dirty[i] = 0
 		}
 	}
-	clear(dirty)
 }
 
 func (w *Worker) clearDirty() {
@@ -309,12 +343,33 @@ func (w *Worker) clearDirty() {
 
 // counters is the zero-copy view of the counters.
 func (w *Worker) counters() []byte {
-	lay := w.t.meta.layout
-	if lay.Counters == 0 || w.mem == nil {
-		return nil
+	w.views()
+	return w.ctrs
+}
+
+// views refreshes view, ctrs and inBuf if the memory may have moved or
+// grown since they were taken.
+func (w *Worker) views() {
+	if w.gen == w.alloc.gen && w.view != nil {
+		return
 	}
-	c, _ := w.mem.Read(lay.CountersOffset, lay.Counters)
-	return c
+	w.gen = w.alloc.gen
+	w.view, w.ctrs, w.inBuf = nil, nil, nil
+	if w.mem == nil {
+		return
+	}
+	w.view, _ = w.mem.Read(0, w.mem.Size())
+	if len(w.view) == 0 {
+		w.view, _ = w.mem.Read(0, math.MaxUint32) // a 4 GiB memory reports Size 0
+	}
+	if lay := w.t.meta.layout; lay.Counters > 0 && uint64(lay.CountersOffset)+uint64(lay.Counters) <= uint64(len(w.view)) {
+		w.ctrs = w.view[lay.CountersOffset : lay.CountersOffset+lay.Counters : lay.CountersOffset+lay.Counters]
+	}
+	if w.t.harness != HarnessCommand {
+		if a, n := uint64(w.inPtr)+w.io.st.Base, uint64(w.t.maxIn); a+n <= uint64(len(w.view)) {
+			w.inBuf = w.view[a : a+n : a+n]
+		}
+	}
 }
 
 // Run executes one input. A target failure is a Result (Crash, Hang); an
@@ -327,8 +382,8 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	if w.t.harness == HarnessCommand {
 		return w.runCommand(ctx, input)
 	}
-	if len(input) > w.t.cfg.maxInput() {
-		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.cfg.maxInput())
+	if len(input) > w.t.maxIn {
+		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.maxIn)
 	}
 	if err := w.prepare(ctx); err != nil {
 		return Result{}, err
@@ -341,13 +396,13 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	} else {
 		w.io.reset()
 	}
-	clear(w.counters())
-	budget := w.t.cfg.fuel()
+	w.views()
+	clear(w.ctrs)
+	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
-	base := uint64(w.inPtr) + w.io.st.Base
-	buf, _ := w.mem.Read(uint32(base), uint32(max(len(input), w.prevLen)))
+	buf := w.inBuf[:max(len(input), w.prevLen)]
 	copy(buf, input)
 	clear(buf[len(input):])
 	w.prevLen = len(input)
@@ -362,10 +417,20 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		w.discard(ctx)
 		return Result{}, ctx.Err()
 	}
-	end := w.end(err, uint32(w.stack[0]))
-	end.timedOut = timedOut
 	res := Result{Fuel: w.fuelUsed(budget)}
-	res.Outcome, res.Failure, res.ExitCode = classify(end)
+	if err == nil && !w.alloc.hit {
+		// Returned normally: what classify would say, without its inputs.
+		w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
+		w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+		res.Outcome = Valid
+		if uint32(w.stack[0]) != 0 {
+			res.Outcome = Invalid
+		}
+	} else {
+		end := w.end(err, uint32(w.stack[0]))
+		end.timedOut = timedOut
+		res.Outcome, res.Failure, res.ExitCode = classify(end)
+	}
 	res.Counters = w.counters()
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil {
@@ -413,7 +478,7 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 	return runEnd{
 		err:      err,
 		fuelOut:  fuelOut,
-		fuel:     w.t.cfg.fuel(),
+		fuel:     w.t.budget,
 		ret:      ret,
 		stderr:   w.errTail,
 		command:  w.t.harness == HarnessCommand,
@@ -475,7 +540,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 		return Result{}, err
 	}
 	w.used = true
-	budget := w.t.cfg.fuel()
+	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
@@ -505,17 +570,39 @@ const inputFile = "input"
 // itself: wazero's WithMemoryLimitPages makes memory.grow fail silently,
 // while this allocator records that the target asked for more than the
 // cap, so the run can be classified as KindOutOfMemory.
+//
+// It also recycles: the buffer of a closed instance (Free) backs the next
+// one, zeroed, so a worker that instantiates per run (Fresh, commands,
+// re-instantiation after a crash) does not allocate megabytes per run
+// for the garbage collector to sweep. Memory views of a closed instance
+// (a Result's Counters) stay readable until the next instantiation.
 type cappedAllocator struct {
 	limit uint64 // bytes, reserved pages included
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
+	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
+	// spare is a freed buffer: len is what its instance exposed (maybe
+	// non-zero), the rest is zero. Guarded by mu: wazero's backstop closes
+	// (and frees) a module from its own goroutine.
+	mu    sync.Mutex
+	spare []byte
 }
 
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
+	a.gen++
 	if a.fixed {
 		capacity = maximum
 	}
-	return &cappedMemory{a: a, buf: make([]byte, 0, min(capacity, a.limit))}
+	capacity = min(capacity, a.limit)
+	a.mu.Lock()
+	sp := a.spare
+	a.spare = nil
+	a.mu.Unlock()
+	if sp != nil && uint64(cap(sp)) >= capacity && !a.fixed {
+		clear(sp)
+		return &cappedMemory{a: a, buf: sp[:0]}
+	}
+	return &cappedMemory{a: a, buf: make([]byte, 0, capacity)}
 }
 
 type cappedMemory struct {
@@ -525,6 +612,7 @@ type cappedMemory struct {
 }
 
 func (m *cappedMemory) Reallocate(size uint64) []byte {
+	m.a.gen++
 	if m.started && size > m.a.limit {
 		m.a.hit = true
 		return nil
@@ -547,7 +635,16 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 	return nb
 }
 
-func (m *cappedMemory) Free() { m.buf = nil }
+func (m *cappedMemory) Free() {
+	if m.buf != nil && !m.a.fixed {
+		m.a.mu.Lock()
+		if cap(m.buf) >= cap(m.a.spare) {
+			m.a.spare = m.buf
+		}
+		m.a.mu.Unlock()
+	}
+	m.buf = nil
+}
 
 // backstopFired reports whether err is the per-run deadline closing the
 // module (and not the caller's ctx ending, nor a trap that merely happened

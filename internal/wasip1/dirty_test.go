@@ -55,3 +55,51 @@ func TestDirtyMarking(t *testing.T) {
 		}
 	})
 }
+
+// TestDirtyMarking4K: with DirtyShift 12 (instrument's 4 KiB blocks) a
+// host write marks only the blocks it touches, not the whole 64 KiB page.
+// The map has one byte per block of the 2 target pages (32 bytes).
+func TestDirtyMarking4K(t *testing.T) {
+	f := newFwd(t)
+	const mapOff, mapLen = 0x100, 32
+	s := &State{Base: 1 << 16, DirtyOffset: mapOff, DirtyLen: mapLen, DirtyShift: 12}
+	dirty := func() []byte {
+		b, ok := f.mem.Read(mapOff, mapLen)
+		if !ok {
+			t.Fatal("map out of range")
+		}
+		return b
+	}
+	marked := func(blocks ...int) []byte {
+		b := make([]byte, mapLen)
+		for _, i := range blocks {
+			b[i] = 1
+		}
+		return b
+	}
+	tests := []struct {
+		name      string
+		ptr, n    uint64
+		want      []byte
+		wantErrno Errno
+	}{
+		{"inside block 0", 0x10, 8, marked(0), ErrnoSuccess},
+		{"middle of page 0: block 8 only", 0x8004, 8, marked(8), ErrnoSuccess},
+		{"straddles blocks 2 and 3", 0x2ffc, 8, marked(2, 3), ErrnoSuccess},
+		{"straddles pages 0 and 1", 0xfffc, 8, marked(15, 16), ErrnoSuccess},
+		{"three blocks", 0x4ff0, 0x1020, marked(4, 5, 6), ErrnoSuccess},
+		{"last block", 0x1fff0, 16, marked(31), ErrnoSuccess},
+		{"out of memory: nothing marked", 0x1fffc, 8, marked(), ErrnoFault},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clear(dirty())
+			if got := f.call(s, "random_get", tc.ptr, tc.n); got != tc.wantErrno {
+				t.Fatalf("random_get: expected %v, got %v", tc.wantErrno, got)
+			}
+			if got := dirty(); !bytes.Equal(got, tc.want) {
+				t.Errorf("dirty map: expected %v, got %v", tc.want, got)
+			}
+		})
+	}
+}

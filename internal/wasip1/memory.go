@@ -23,6 +23,7 @@ type guest struct {
 	mem   []byte
 	base  uint64
 	dirty []byte // dirty-page map (State.DirtyOffset/DirtyLen), nil when off
+	shift uint8  // log2 of the target bytes per map byte (State.DirtyShift)
 }
 
 // newGuest captures m. A module without memory (wazero then returns a
@@ -42,6 +43,10 @@ func newGuest(m api.Memory, s *State) guest {
 	g := guest{mem: buf, base: s.Base}
 	if s.DirtyLen > 0 && s.DirtyOffset <= uint64(len(buf)) && s.DirtyLen <= uint64(len(buf))-s.DirtyOffset {
 		g.dirty = buf[s.DirtyOffset : s.DirtyOffset+s.DirtyLen]
+		g.shift = s.DirtyShift
+		if g.shift == 0 {
+			g.shift = 16
+		}
 	}
 	return g
 }
@@ -63,12 +68,11 @@ func (g guest) bytes64(ptr uint32, n uint64) ([]byte, bool) {
 	return g.mem[a : a+n : a+n], true
 }
 
-// mark sets the dirty byte of every target page in [ptr, ptr+n), n > 0.
+// mark sets the dirty byte of every target block in [ptr, ptr+n), n > 0.
 func (g guest) mark(ptr, n uint64) {
-	for p := ptr >> 16; p <= (ptr+n-1)>>16; p++ {
-		if p < uint64(len(g.dirty)) {
-			g.dirty[p] = 1
-		}
+	last := min((ptr+n-1)>>g.shift, uint64(len(g.dirty))-1)
+	for p := ptr >> g.shift; p <= last; p++ {
+		g.dirty[p] = 1
 	}
 }
 

@@ -43,15 +43,18 @@ type State struct {
 	// uninstrumented module.
 	Base uint64
 	// DirtyOffset and DirtyLen locate the instrumented module's dirty-page
-	// map in the same memory (real address and length in bytes, one byte
-	// per 64 KiB target page: instrument.Layout.DirtyOffset/DirtyPages).
-	// When DirtyLen is non-zero, every guest range a host call touches is
-	// marked there, so a host that restores only dirty pages also restores
-	// what WASI wrote (fd_read buffers, clock and random results). Ranges
-	// that are only read are marked too: a superset costs a page copy,
-	// never a wrong restore. DirtyLen 0 marks nothing.
+	// map in the same memory (real address and length in bytes:
+	// instrument.Layout.DirtyOffset/DirtyPages), one byte per block of
+	// 1<<DirtyShift target bytes (instrument.Layout.DirtyShift(); 0 means
+	// 16, one byte per 64 KiB page). When DirtyLen is non-zero, every guest
+	// range a host call touches is marked there, so a host that restores
+	// only dirty blocks also restores what WASI wrote (fd_read buffers,
+	// clock and random results). Ranges that are only read are marked too:
+	// a superset costs a block copy, never a wrong restore. DirtyLen 0 marks
+	// nothing.
 	DirtyOffset uint64
 	DirtyLen    uint64
+	DirtyShift  uint8
 	// Args is argv, Args[0] being the program name. Env holds "KEY=value"
 	// strings. Both are copied into guest memory as given.
 	Args []string

@@ -1,0 +1,178 @@
+package runtime
+
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	goruntime "runtime"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// pokeWasm stores input[4] at the target address in input[0:4]
+// (testdata/poke.wat; rebuild: wat2wasm -o testdata/poke.wasm testdata/poke.wat).
+//
+//go:embed testdata/poke.wasm
+var pokeWasm []byte
+
+// poke is poke's input: store v at target address addr.
+func poke(addr uint32, v byte) string {
+	return string(append(binary.LittleEndian.AppendUint32(nil, addr), v))
+}
+
+// pokeWorker instruments poke with fuel and dirty pages and makes a worker.
+func pokeWorker(t *testing.T, cfg Config) (*Worker, instrument.Layout) {
+	t.Helper()
+	out, sm, err := instrument.Instrument(pokeWasm, fullOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tg, err := New(ctx, out, sm, testConfig(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close(ctx) })
+	return worker(t, tg), sm.Layout
+}
+
+// TestRestoreDirtyBlocks: in restore mode a write into the middle of a
+// 64 KiB page is undone by copying back its 4 KiB block only. The snapshot
+// is poisoned at the written block and at its neighbours in the same page:
+// after the restore the written block holds the snapshot's bytes (copied
+// whole), the neighbours keep the live bytes (not copied), and the map
+// entry is cleared.
+func TestRestoreDirtyBlocks(t *testing.T) {
+	w, lay := pokeWorker(t, Config{MaxInputLen: 64})
+	if lay.DirtyShift() != 12 {
+		t.Fatalf("expected 4 KiB dirty blocks, got shift %d", lay.DirtyShift())
+	}
+	base := lay.ReservedBytes()
+	at := func(a uint32) byte {
+		v, ok := w.mem.Read(uint32(base)+a, 1)
+		if !ok {
+			t.Fatalf("target address %#x outside memory", a)
+		}
+		return v[0]
+	}
+	mark := func(block uint32) byte {
+		v, _ := w.mem.Read(lay.DirtyOffset+block, 1)
+		return v[0]
+	}
+	const addr = 0x18804 // block 0x18, in the middle of target page 1
+	if r := run(t, w, poke(addr, 0xab)); r.Outcome != Valid {
+		t.Fatalf("poke: %v %v", r.Outcome, r.Failure)
+	}
+	if at(addr) != 0xab || mark(addr>>12) == 0 {
+		t.Fatalf("after the poke: expected 0xab at %#x and its block marked, got %#x mark %d", addr, at(addr), mark(addr>>12))
+	}
+	poisoned := []uint32{0x18000, 0x10804, 0x17804, 0x19804, 0x1f804, 0x17fff, 0x19000}
+	for _, a := range poisoned {
+		w.snapMem[base+uint64(a)] = 0x5a
+	}
+	// The next run restores first; it pokes block 0 (the input buffer's).
+	if r := run(t, w, poke(0x300, 1)); r.Outcome != Valid {
+		t.Fatalf("second poke: %v %v", r.Outcome, r.Failure)
+	}
+	if got := at(addr); got != 0 {
+		t.Errorf("written byte: expected 0 (restored), got %#x", got)
+	}
+	if got := at(0x18000); got != 0x5a {
+		t.Errorf("start of the written block: expected the snapshot's 0x5a (whole block copied), got %#x", got)
+	}
+	for _, a := range poisoned[1:] {
+		if got := at(a); got != 0 {
+			t.Errorf("neighbouring block at %#x: expected 0 (not copied), got %#x", a, got)
+		}
+	}
+	if mark(addr>>12) != 0 || mark(0) == 0 {
+		t.Errorf("dirty map: expected block 0x18 cleared and block 0 marked, got %d and %d", mark(addr>>12), mark(0))
+	}
+}
+
+// TestInputBuffer: the input buffer is allocated once per instance
+// (malloc(MaxInputLen) during initialisation, part of the snapshot) and
+// reused: across growing and shrinking inputs, restores and the
+// re-instantiation after a crash, the target gets the same pointer, sees
+// exactly the current input (it stores input[4] at the address in
+// input[0:4]), and the rest of the buffer is zero.
+func TestInputBuffer(t *testing.T) {
+	const maxLen = 64
+	for _, mode := range []Reset{Restore, Persistent, Fresh} {
+		t.Run(mode.String(), func(t *testing.T) {
+			w, lay := pokeWorker(t, Config{Reset: mode, MaxInputLen: maxLen})
+			base := lay.ReservedBytes()
+			ptr := w.inPtr
+			pad := func(n int) string { return string(make([]byte, n)) }
+			inputs := []struct {
+				in  string
+				out Outcome
+			}{
+				{poke(0x2000, 1), Valid},
+				{poke(0x2001, 2) + pad(35), Valid},
+				{poke(0x2002, 3) + "x", Valid},
+				{poke(0x2003, 4) + pad(maxLen-5), Valid},
+				{poke(0xfffffff0, 5) + pad(20), Crash}, // out of bounds: the instance is replaced
+				{poke(0x2004, 6) + "yz", Valid},
+				{poke(0x2005, 7), Valid},
+			}
+			for i, tc := range inputs {
+				r := run(t, w, tc.in)
+				if r.Outcome != tc.out {
+					t.Fatalf("input %d: expected %v, got %v (%v)", i, tc.out, r.Outcome, r.Failure)
+				}
+				if w.inPtr != ptr {
+					t.Fatalf("input %d: buffer moved from %#x to %#x", i, ptr, w.inPtr)
+				}
+				mem := w.dead
+				if mem == nil {
+					mem = w.mod
+				}
+				buf, ok := mem.Memory().Read(uint32(base)+ptr, maxLen)
+				if !ok {
+					t.Fatal("input buffer outside memory")
+				}
+				if want := tc.in + pad(maxLen-len(tc.in)); string(buf) != want {
+					t.Fatalf("input %d: buffer holds %x, expected %x", i, buf, want)
+				}
+				if tc.out != Valid {
+					continue
+				}
+				addr := binary.LittleEndian.Uint32([]byte(tc.in))
+				if got, _ := mem.Memory().ReadByte(uint32(base) + addr); got != tc.in[4] {
+					t.Fatalf("input %d: the target stored %d at %#x, expected %d", i, got, addr, tc.in[4])
+				}
+			}
+		})
+	}
+}
+
+// TestFreshRecyclesMemory: a worker that instantiates per run reuses the
+// previous instance's memory buffer (no megabytes of garbage per run: the
+// reserved region alone is over 1 MiB) and the new instance sees it zeroed:
+// what the previous run wrote is gone.
+func TestFreshRecyclesMemory(t *testing.T) {
+	w, lay := pokeWorker(t, Config{Reset: Fresh, MaxInputLen: 64})
+	memBytes := uint64(w.mem.Size())
+	if memBytes < lay.ReservedBytes() || lay.ReservedBytes() < 1<<20 {
+		t.Fatalf("unexpected layout: memory %d, reserved %d", memBytes, lay.ReservedBytes())
+	}
+	base := uint32(lay.ReservedBytes())
+	run(t, w, poke(0x2000, 9))
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	const runs = 20
+	for i := range runs {
+		if r := run(t, w, poke(0x3000+uint32(i), 1)); r.Outcome != Valid {
+			t.Fatalf("run %d: %v %v", i, r.Outcome, r.Failure)
+		}
+		if b, _ := w.mod.Memory().ReadByte(base + 0x2000); b != 0 {
+			t.Fatalf("run %d: a byte the first instance wrote is %d in a fresh instance", i, b)
+		}
+	}
+	goruntime.ReadMemStats(&after)
+	if perRun := (after.TotalAlloc - before.TotalAlloc) / runs; perRun > memBytes/2 {
+		t.Errorf("fresh runs allocate %d bytes each, expected well under the %d-byte memory (recycled)", perRun, memBytes)
+	}
+}
