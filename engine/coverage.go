@@ -55,7 +55,7 @@ func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
 // sent before (see loop.go). Not safe for concurrent use.
 type scanner struct {
 	sites   []siteState
-	traces  map[uint64]struct{}
+	traces  traceSet
 	touched []uint32 // sites with hits != 0
 	trace   []byte   // the last run's sparse trace (reused)
 }
@@ -70,7 +70,7 @@ type siteState struct {
 }
 
 func newScanner() *scanner {
-	return &scanner{traces: make(map[uint64]struct{})}
+	return &scanner{}
 }
 
 func (s *scanner) grow(n int) {
@@ -141,8 +141,7 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	}
 	s.trace = tr[:k]
 	hash = xxhash.Sum64(s.trace)
-	if _, ok := s.traces[hash]; !ok {
-		s.traces[hash] = struct{}{}
+	if s.traces.add(hash) {
 		fresh = true
 	}
 	return hash, fresh
@@ -209,13 +208,11 @@ type Coverage struct {
 	Hits []uint64
 	// Abundance c(b): the number of unique traces that executed b (§2).
 	Abundance   []uint64
-	traces      map[uint64]struct{}
-	validTraces map[uint64]struct{}
+	traces      traceSet
+	validTraces traceSet
 }
 
-func newCoverage() *Coverage {
-	return &Coverage{traces: make(map[uint64]struct{}), validTraces: make(map[uint64]struct{})}
-}
+func newCoverage() *Coverage { return &Coverage{} }
 
 func (c *Coverage) grow(n int) {
 	if n <= len(c.total) {
@@ -234,7 +231,7 @@ func (c *Coverage) Sites() int { return len(c.total) }
 func (c *Coverage) Covered(site int) bool { return site < len(c.total) && c.total[site] != 0 }
 
 // UniqueTraces is the number of distinct bucketed traces of all runs.
-func (c *Coverage) UniqueTraces() int { return len(c.traces) }
+func (c *Coverage) UniqueTraces() int { return c.traces.len() }
 
 // classify computes the feedback of a trace against the current state
 // without changing it.
@@ -257,14 +254,8 @@ func (c *Coverage) classify(o Outcome, hash uint64, tr []byte) Feedback {
 			fb.NewValidBranch = true
 		}
 	}
-	if _, ok := c.traces[hash]; !ok {
-		fb.NewTrace = true
-	}
-	if o == Valid {
-		if _, ok := c.validTraces[hash]; !ok {
-			fb.NewValidTrace = true
-		}
-	}
+	fb.NewTrace = !c.traces.has(hash)
+	fb.NewValidTrace = o == Valid && !c.validTraces.has(hash)
 	if o.Failed() {
 		fb.NewBranch, fb.NewBucket, fb.NewValidBranch = false, false, false
 	}
@@ -291,14 +282,14 @@ func (c *Coverage) merge(fb *Feedback) {
 		}
 	}
 	if fb.NewTrace {
-		c.traces[fb.Hash] = struct{}{}
+		c.traces.add(fb.Hash)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, _ := traceSite(tr, i)
 			c.Abundance[site]++
 		}
 	}
 	if fb.NewValidTrace {
-		c.validTraces[fb.Hash] = struct{}{}
+		c.validTraces.add(fb.Hash)
 	}
 }
 

@@ -1,0 +1,80 @@
+package engine
+
+// traceSet is a set of trace hashes: open addressing with linear probing
+// over a power-of-two table of uint64, at most half full. A lookup costs
+// one probe into one cache line in the common case, where a Go map of
+// hundreds of thousands of keys costs two or three cache misses (its
+// directory, control word and slot); the set is checked on every run.
+// Hashes are xxhash values, so their low bits index the table as they
+// are. Zero marks an empty slot; the hash 0 is kept in a flag. The zero
+// value is an empty set. Not safe for concurrent use.
+type traceSet struct {
+	slots []uint64
+	n     int // hashes stored, zero included
+	zero  bool
+}
+
+// has reports whether h is in the set.
+func (s *traceSet) has(h uint64) bool {
+	if h == 0 {
+		return s.zero
+	}
+	if len(s.slots) == 0 {
+		return false
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return true
+		case 0:
+			return false
+		}
+	}
+}
+
+// add inserts h and reports whether it was new.
+func (s *traceSet) add(h uint64) bool {
+	if h == 0 {
+		if s.zero {
+			return false
+		}
+		s.zero = true
+		s.n++
+		return true
+	}
+	if 2*(s.n+1) > len(s.slots) {
+		s.rehash()
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case h:
+			return false
+		case 0:
+			s.slots[i] = h
+			s.n++
+			return true
+		}
+	}
+}
+
+// len is the number of hashes in the set.
+func (s *traceSet) len() int { return s.n }
+
+// rehash doubles the table (1,024 slots at first).
+func (s *traceSet) rehash() {
+	old := s.slots
+	s.slots = make([]uint64, max(1024, 2*len(old)))
+	mask := uint64(len(s.slots) - 1)
+	for _, h := range old {
+		if h == 0 {
+			continue
+		}
+		i := h & mask
+		for s.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = h
+	}
+}
