@@ -17,6 +17,9 @@ func TestTraceSet(t *testing.T) {
 		{"few values with zero", func(r *rand.Rand) uint64 { return uint64(r.IntN(50)) }},
 		{"same low 16 bits", func(r *rand.Rand) uint64 { return r.Uint64() << 16 }},
 		{"clustered", func(r *rand.Rand) uint64 { return uint64(r.IntN(4096)) * 1024 }},
+		// Same top bits: every hash maps to one slot of the recent cache.
+		{"one cache slot", func(r *rand.Rand) uint64 { return r.Uint64() >> recentBits }},
+		{"few in one cache slot", func(r *rand.Rand) uint64 { return uint64(r.IntN(40)) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
