@@ -125,14 +125,33 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 			fresh = true
 		}
 	}
-	n := len(c) &^ 7
-	for i := 0; i < n; i += 8 {
-		w := binary.LittleEndian.Uint64(c[i:])
+	// word visits the non-zero bytes of the word at site i.
+	word := func(i int, w uint64) {
 		for w != 0 {
 			sh := bits.TrailingZeros64(w) &^ 7
 			visit(i+sh>>3, uint8(w>>sh))
 			w &^= 0xff << sh
 		}
+	}
+	// 32 bytes at a time: real targets' counters are mostly zero, in long
+	// runs (a run touches a few functions of many).
+	n := len(c) &^ 31
+	for i := 0; i < n; i += 32 {
+		b := c[i : i+32]
+		w0 := binary.LittleEndian.Uint64(b)
+		w1 := binary.LittleEndian.Uint64(b[8:])
+		w2 := binary.LittleEndian.Uint64(b[16:])
+		w3 := binary.LittleEndian.Uint64(b[24:])
+		if w0|w1|w2|w3 == 0 {
+			continue
+		}
+		word(i, w0)
+		word(i+8, w1)
+		word(i+16, w2)
+		word(i+24, w3)
+	}
+	for ; n+8 <= len(c); n += 8 {
+		word(n, binary.LittleEndian.Uint64(c[n:]))
 	}
 	for site := n; site < len(c); site++ {
 		if v := c[site]; v != 0 {

@@ -165,13 +165,21 @@ func BenchmarkScan(b *testing.B) {
 		name         string
 		sites, every int
 	}{
-		{"16K-sparse", 1 << 14, 61}, // 269 sites hit
-		{"2K-dense", 2048, 7},       // 293 sites hit
+		{"16K-sparse", 1 << 14, 61},   // 269 sites hit
+		{"2K-dense", 2048, 7},         // 293 sites hit
+		{"64K-clustered", 1 << 16, 0}, // 320 sites hit in 20 runs of 16
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newScanner()
 			c := make([]byte, tc.sites)
-			for i := 0; i < len(c); i += tc.every {
+			if tc.every == 0 {
+				for r := range 20 {
+					for i := range 16 {
+						c[r*3203+i] = byte(1 + i)
+					}
+				}
+			}
+			for i := 0; tc.every > 0 && i < len(c); i += tc.every {
 				c[i] = byte(i)
 			}
 			b.SetBytes(int64(len(c)))
