@@ -7,30 +7,41 @@
 //
 // Fuzz runs a campaign. The calling goroutine is the coordinator: it alone
 // owns the queue, the coverage (Coverage) and the stats, and asks the
-// Strategy for work. Work goes out as Jobs (N children of one parent) to
-// Config.Workers worker goroutines, each owning one Executor (one target
-// instance) and one Mutator. A worker makes each child, runs it through the
-// Generator (generator mode) and the Executor, scans the counters view 8
-// bytes at a time (zero words skipped, no allocation per run), hashes the
-// bucketed trace with xxhash, and checks it against a private, monotone
-// coverage filter: only children that may be new (new (site, bucket) pair,
-// new valid site, new trace) and failures are copied and sent back. Since
-// the coordinator merges results in issue order, a child the filter drops
-// can never be new globally, so the filter changes no decision. No lock is
-// taken in the search loop.
+// Strategy for work. Work goes out as Jobs (N children of one parent),
+// grouped in batches of consecutive jobs (at least execs/64 children, one
+// job at the start, about 256 children once the campaign has run 16k
+// inputs), to Config.Workers worker goroutines, each owning one Executor
+// (one target instance) and one Mutator. A worker makes each child, runs it
+// through the Generator (generator mode) and the Executor, scans the
+// counters view (32 zero bytes skipped at a time, then 8-byte words, no
+// allocation per run), hashes the bucketed trace with xxhash, and checks it
+// against a private, monotone coverage filter: only children that may be
+// new (new (site, bucket) pair, new valid site, new trace) and failures are
+// copied; the batch's survivors, its per-site hit counts and its sampled
+// time shares (one child in 64 is timed) go back in one message. Since the
+// coordinator merges a worker's results after everything that worker sent
+// before, a child the filter drops can never be new globally, so the
+// filter changes no decision. No lock is taken in the search loop, and
+// there is one channel hand-off per batch, not per child or job.
+//
+// Unique traces are exact: every run's trace is hashed and looked up, in
+// an open-addressing set behind a 16 KiB direct-mapped cache of recent
+// members (most runs repeat a recent trace), so Stats.UniqueTraces,
+// Feedback.NewTrace and Coverage.Abundance count every distinct bucketed
+// trace, not only those with new coverage as AFL's checksums do.
 //
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull
-// jobs from one queue; at most L = max(4, 2·Workers) jobs are in flight,
-// and a new job is made each time one is merged. With
-// Config.Deterministic results are merged strictly in issue order, so job
-// m+L is always made from the state after merging jobs 0..m: the campaign
-// (every input run, in (job, child) order) is a function of the seed and
-// the worker count, whatever the scheduling. Without it results are merged
-// as they arrive (a slow job, e.g. one ending in a hang, never holds the
-// others back). With one worker both modes are the same. No wall clock
-// enters any search decision; time is
-// read only for stats and the MaxTotalTime stop.
+// batches from one queue; at most L = max(4, 2·Workers) batches are in
+// flight, and a new batch is made each time one is merged; a batch's size
+// depends only on the merged state. With Config.Deterministic results are
+// merged strictly in issue order, so batch m+L is always made from the
+// state after merging batches 0..m: the campaign (every input run, in
+// (job, child) order) is a function of the seed and the worker count,
+// whatever the scheduling. Without it results are merged as they arrive
+// (a slow batch, e.g. one ending in a hang, never holds the others back).
+// With one worker both modes are the same. No wall clock enters any search
+// decision; time is read only for stats and the MaxTotalTime stop.
 //
 // # Strategies
 //
