@@ -239,3 +239,62 @@ func BenchmarkMutate(b *testing.B) {
 		})
 	}
 }
+
+// refInsertBlock is opInsertBlock written byte by byte (the
+// specification of its copies and fills).
+func refInsertBlock(b []byte, r Rand, env *MutatorEnv) []byte {
+	space := room(b, env)
+	if space <= 0 {
+		return nil
+	}
+	to := r.IntN(len(b) + 1)
+	if len(b) > 0 && r.IntN(4) != 0 {
+		l := blockLen(r, min(len(b), space))
+		from := r.IntN(len(b) - l + 1)
+		old := bytes.Clone(b)
+		out := append(append(bytes.Clone(old[:to]), old[from:from+l]...), old[to:]...)
+		return out
+	}
+	l := blockLen(r, min(128, space))
+	v := byte(r.IntN(256))
+	if len(b) > 0 && r.IntN(2) == 0 {
+		v = b[r.IntN(len(b))]
+	}
+	return append(append(bytes.Clone(b[:to]), bytes.Repeat([]byte{v}, l)...), b[to:]...)
+}
+
+// TestInsertBlockMatchesReference: on random inputs (empty to 3,000
+// bytes, block lengths up to 1,500, every position of the block relative
+// to the insertion point) opInsertBlock gives the reference's child from
+// the same stream.
+func TestInsertBlockMatchesReference(t *testing.T) {
+	env := &MutatorEnv{MaxLen: 4096}
+	for seed := range uint64(5000) {
+		n := int(seed*7919) % 3000
+		if seed%3 == 0 {
+			n %= 40
+		}
+		in := make([]byte, n)
+		for i := range in {
+			in[i] = byte(i*31 + int(seed))
+		}
+		r1, r2 := &pcgRand{}, &pcgRand{}
+		r1.Seed(seed, 9)
+		r2.Seed(seed, 9)
+		got := opInsertBlock(bytes.Clone(in), r1, env, nil)
+		want := refInsertBlock(bytes.Clone(in), r2, env)
+		if !bytes.Equal(got, want) || r1.Uint64() != r2.Uint64() {
+			t.Fatalf("seed %d, %d bytes: got %d bytes, expected %d (or the streams diverged)", seed, n, len(got), len(want))
+		}
+	}
+}
+
+func TestFill(t *testing.T) {
+	for n := range 300 {
+		b := make([]byte, n+2)
+		fill(b[1:n+1], 0xab)
+		if b[0] != 0 || b[n+1] != 0 || !bytes.Equal(b[1:n+1], bytes.Repeat([]byte{0xab}, n)) {
+			t.Fatalf("fill of %d bytes: got %x", n, b)
+		}
+	}
+}
