@@ -318,11 +318,14 @@ func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
 	if len(j.Queue) < 2 {
 		return nil
 	}
-	d := j.Queue[r.IntN(len(j.Queue))]
-	if d == j.Parent || len(d.Choices) < 2 || len(b) == 0 {
+	k := r.IntN(len(j.Queue))
+	if j.Queue[k] == j.Parent {
 		return nil
 	}
-	donor := d.Choices
+	donor := j.donor(k)
+	if len(donor) < 2 || len(b) == 0 {
+		return nil
+	}
 	at := 1 + r.IntN(min(len(b), len(donor)-1))
 	out := append(b[:at], donor[at:]...)
 	if env.MaxLen > 0 && len(out) > env.MaxLen {

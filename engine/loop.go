@@ -304,6 +304,8 @@ type coordinator struct {
 	seq   uint64
 	// batches counts batches issued.
 	batches uint64
+	// donors[i] is st.Queue[i].Choices (see Job.donors).
+	donors [][]byte
 
 	issued int64 // children issued (Runs bound)
 	execs  int64
@@ -512,7 +514,8 @@ func (c *coordinator) next() *Job {
 			return nil
 		}
 	}
-	j := &Job{Seq: c.seq, Queue: c.st.Queue[:len(c.st.Queue):len(c.st.Queue)]}
+	n := len(c.st.Queue)
+	j := &Job{Seq: c.seq, Queue: c.st.Queue[:n:n], donors: c.donors[:n:n]}
 	if len(c.seeds) > 0 {
 		j.Parent = &Entry{ID: -1, Choices: c.seeds[0], Input: c.seeds[0]}
 		j.N = 1
@@ -629,6 +632,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				e.Parent = r.job.Parent.ID
 			}
 			c.st.Queue = append(c.st.Queue, e)
+			c.donors = append(c.donors, e.Choices)
 			if c.store != nil {
 				if err := c.store.AddEntry(ctx, e); err != nil {
 					c.setErr(fmt.Errorf("save queue entry: %w", err))
