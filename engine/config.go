@@ -150,6 +150,9 @@ type Summary struct {
 	// order.
 	Queue    []*Entry
 	Failures []*Finding
+	// waited is the workers' total time waiting for work (benchmarks:
+	// the share of worker time the coordination leaves idle).
+	waited time.Duration
 }
 
 func (c Config) withDefaults(hasGen bool) Config {

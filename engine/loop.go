@@ -86,6 +86,7 @@ type batchResult struct {
 	hitSites []uint32
 	hitCount []uint32
 	times    [tSlots]time.Duration
+	waited   time.Duration // how long the worker waited for the batch
 }
 
 type worker struct {
@@ -122,8 +123,16 @@ const timeEvery = 64
 // before the job it runs now (the argument that makes the filter exact,
 // see doc.go).
 func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<- *batchResult) {
-	for b := range batches {
-		results <- w.runBatch(ctx, b)
+	for {
+		t0 := time.Now()
+		b, ok := <-batches
+		if !ok {
+			return
+		}
+		waited := time.Since(t0)
+		br := w.runBatch(ctx, b)
+		br.waited = waited
+		results <- br
 		// The send made the coordinator runnable on this P, behind this
 		// goroutine. When every P runs a worker, yield so it merges and
 		// hands out work now rather than at the next preemption (up to 10ms
@@ -306,6 +315,8 @@ type coordinator struct {
 	batches uint64
 	// donors[i] is st.Queue[i].Choices (see Job.donors).
 	donors [][]byte
+	// waited is the workers' total time waiting for a batch.
+	waited time.Duration
 
 	issued int64 // children issued (Runs bound)
 	execs  int64
@@ -491,7 +502,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings}
+	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
 	return sum, c.err
 }
 
@@ -576,6 +587,7 @@ func (c *coordinator) nextBatch() *batch {
 // children in order.
 func (c *coordinator) merge(ctx context.Context, br *batchResult) {
 	t0 := time.Now()
+	c.waited += br.waited
 	for k, d := range br.times {
 		c.times[k] += d
 	}

@@ -145,6 +145,10 @@ func BenchmarkLoop(b *testing.B) {
 				b.ReportMetric(float64(sum.Stats.Execs)/b.Elapsed().Seconds(), "execs/s")
 				b.ReportMetric(100*sum.Stats.ExecuteShare, "exec%")
 				b.ReportMetric(100*float64(sum.Stats.CrashRuns+sum.Stats.HangRuns)/float64(sum.Stats.Execs), "fail%")
+				// Worker time spent waiting for a batch: what the
+				// coordination costs the workers (0 when they never
+				// starve), apart from the machine's load.
+				b.ReportMetric(100*sum.waited.Seconds()/(float64(tc.workers)*sum.Stats.Elapsed.Seconds()), "wait%")
 			})
 		}
 	}
