@@ -10,7 +10,9 @@
 // Strategy for work. Work goes out as Jobs (N children of one parent),
 // grouped in batches of consecutive jobs (at least execs/64 children, one
 // job at the start, about 256 children once the campaign has run 16k
-// inputs), to Config.Workers worker goroutines, each owning one Executor
+// inputs; with several non-deterministic workers also at most ~20 ms of
+// work at the measured cost per child, but never less than one job), to
+// Config.Workers worker goroutines, each owning one Executor
 // (one target instance) and one Mutator. A worker makes each child, runs it
 // through the Generator (generator mode) and the Executor, scans the
 // counters view (32 zero bytes skipped at a time, then 8-byte words, no
@@ -22,7 +24,10 @@
 // coordinator merges a worker's results after everything that worker sent
 // before, a child the filter drops can never be new globally, so the
 // filter changes no decision. No lock is taken in the search loop, and
-// there is one channel hand-off per batch, not per child or job.
+// there is one channel hand-off per batch, not per child or job. A stop on
+// time or cancellation ends the batches in flight at their next child; so
+// does a crash or an error, unless the campaign is reproducible (below),
+// which then runs its issued batches to their end.
 //
 // Unique traces are exact: every run's trace is hashed and looked up, in
 // an open-addressing set behind a 16 KiB direct-mapped cache of recent
@@ -40,8 +45,10 @@
 // (job, child) order) is a function of the seed and the worker count,
 // whatever the scheduling. Without it results are merged as they arrive
 // (a slow batch, e.g. one ending in a hang, never holds the others back).
-// With one worker both modes are the same. No wall clock enters any search
-// decision; time is read only for stats and the MaxTotalTime stop.
+// With one worker both modes are the same: reproducible. No wall clock
+// enters any search decision of a reproducible campaign; time is read only
+// for stats, the MaxTotalTime stop and, with several non-deterministic
+// workers, the batch-size cap.
 //
 // # Strategies
 //

@@ -317,6 +317,8 @@ type coordinator struct {
 	donors [][]byte
 	// waited is the workers' total time waiting for a batch.
 	waited time.Duration
+	// stopWorkers cancels the workers' context (see run).
+	stopWorkers func()
 
 	issued int64 // children issued (Runs bound)
 	execs  int64
@@ -407,6 +409,13 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	// job m+lag is made right after job m is merged. Neither channel can
 	// fill, so the coordinator never blocks handing out work and a worker
 	// never blocks returning it.
+	// The workers' context is also canceled when the campaign stops on
+	// time or, if its course need not be reproducible, on a crash or an
+	// error: batches in flight then end at the next child instead of
+	// running to their end (seconds on a slow target).
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	c.stopWorkers = stopWorkers
 	lag := max(4, 2*cfg.Workers)
 	batches := make(chan *batch, lag)
 	results := make(chan *batchResult, lag)
@@ -415,7 +424,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, batches, results)
+			w.loop(wctx, batches, results)
 		}()
 	}
 
@@ -511,7 +520,19 @@ func (c *coordinator) halt(reason string) {
 	if c.stop == "" {
 		c.stop = reason
 	}
+	// A deterministic campaign (Config.Deterministic, or one worker) runs
+	// every issued batch to its end after a crash or error, so what ran is
+	// still a function of the seed; time and cancellation are not
+	// reproducible anyway.
+	if c.stopWorkers != nil && (reason == "time" || reason == "canceled" || !c.reproducible()) {
+		c.stopWorkers()
+	}
 }
+
+// reproducible reports whether the campaign's course must be a function
+// of the seed: Config.Deterministic, or one worker (results then arrive
+// in issue order).
+func (c *coordinator) reproducible() bool { return c.cfg.Deterministic || c.cfg.Workers == 1 }
 
 // next returns the next job, or nil when nothing more may be issued.
 func (c *coordinator) next() *Job {
@@ -557,18 +578,35 @@ func (c *coordinator) next() *Job {
 // the campaign keeps the first parents' feedback as prompt as with one job
 // per hand-off, and bounds the work in flight (lag batches) to a few
 // percent of the executions so far.
+//
+// When the campaign need not be reproducible (several workers, not
+// Config.Deterministic), a batch is also cut to about batchTime of work at
+// the measured cost per child, so a slow target (milliseconds a run) still
+// reports progress and gets new parents every few tens of milliseconds. A
+// reproducible campaign cannot use the clock: on a slow target its
+// batches take up to batchMax runs each.
 const (
-	batchDiv = 64
-	batchMax = 256
+	batchDiv  = 64
+	batchMax  = 256
+	batchTime = 20 * time.Millisecond
 )
 
 // nextBatch returns the next batch of jobs, or nil when nothing more may be
-// issued. Its size depends only on the merged state, so in deterministic
-// mode the batches (and the campaign) are a function of the seed.
+// issued. In a reproducible campaign its size depends only on the merged
+// state, so the batches (and the campaign) are a function of the seed.
 func (c *coordinator) nextBatch() *batch {
-	target := int(min(batchMax, max(1, c.execs/batchDiv)))
+	target := min(batchMax, max(1, c.execs/batchDiv))
+	if !c.reproducible() && c.execs > 0 {
+		var spent time.Duration
+		for _, d := range c.times {
+			spent += d
+		}
+		if per := spent / time.Duration(c.execs); per > 0 {
+			target = min(target, max(1, int64(batchTime/per)))
+		}
+	}
 	var b *batch
-	for n := 0; n < target; {
+	for n := int64(0); n < target; {
 		j := c.next()
 		if j == nil {
 			break
@@ -578,7 +616,7 @@ func (c *coordinator) nextBatch() *batch {
 			c.batches++
 		}
 		b.jobs = append(b.jobs, j)
-		n += j.N
+		n += int64(j.N)
 	}
 	return b
 }
