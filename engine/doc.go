@@ -81,17 +81,28 @@
 //
 // # Cost
 //
-// Measured with `go test ./engine -run '^$' -bench . -count 6` and
-// benchstat, on a 2-core machine shared with other work (load 9–17), so
-// per-CPU-second figures (medians): the runtime alone replaying the
-// loop's own inputs does 537k execs/cpu-s on tlv and 536k on cexpr; the
-// whole loop (havoc, one worker) 330k and 277k, i.e. 0.61 and 0.52 of it.
-// The engine's share per execution is ~0.3 µs of havoc mutation (2–16
-// stacked operations), ~0.2–0.6 µs of scanning and hashing (per hit site
-// ~4 ns; 1.4 µs for 293 hits among 2K sites) and scheduling; it matters
-// because these targets run in ~1.7 µs. A crash costs the loop ~0.6 ms
-// (the runtime re-creates the instance). Two workers cost the same CPU
-// per execution as one (299k/338k on tlv, free/deterministic).
+// Measured with `go test ./engine -run '^$' -bench 'Loop|Replay' -count 6`
+// and benchstat on a 2-core machine another engineer's benchmarks kept
+// about one core busy, so per CPU-second figures (medians): the runtime
+// alone replaying the loop's own inputs (Replay) does 589k execs/cpu-s on
+// tlv and 610k on cexpr; the whole loop (havoc, one worker) 381k and
+// 366k, i.e. 0.65 and 0.60 of it (0.58 and 0.42 before batching and the
+// changes below, same session). Per execution the engine adds ~0.3–0.4 µs
+// of havoc mutation (2–16 stacked operations; the random choice of
+// operation and its branches, not the PCG draws, are the cost), ~0.1 µs
+// (tlv, 13 sites hit a run) to ~0.3 µs (cexpr, 35) of scanning, trace
+// hashing and the trace-set lookup, and under 0.1 µs of hand-off and
+// merging; the runtime's own run is ~1.7 µs, most of it copying back the
+// pages the last run dirtied. Against the bare ceiling (ReplayBare: the
+// original module, persistent, no counters: 1.35M execs/cpu-s on tlv,
+// where crashes re-create the instance, and 5.45M on cexpr) the loop is
+// at 0.28 and 0.07: instrumentation and state restore, not the engine,
+// make most of that gap. Two workers cost about the same CPU per
+// execution as one (360k/350k execs/cpu-s, 369k/377k deterministic), and
+// workers wait for work ~1% of their time (wait%; ~6% in deterministic
+// mode, which merges in issue order), so two workers on two free cores
+// should approach 1.8–1.9× one; a crash costs the loop ~0.6 ms (the
+// runtime re-creates the instance).
 //
 // # What it does not do
 //
