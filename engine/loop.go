@@ -405,17 +405,17 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		workers[i] = w
 	}
 
-	// One job queue shared by the workers, and at most lag jobs in flight:
-	// job m+lag is made right after job m is merged. Neither channel can
-	// fill, so the coordinator never blocks handing out work and a worker
-	// never blocks returning it.
 	// The workers' context is also canceled when the campaign stops on
 	// time or, if its course need not be reproducible, on a crash or an
-	// error: batches in flight then end at the next child instead of
-	// running to their end (seconds on a slow target).
+	// error (see halt): batches in flight then end at the next child
+	// instead of running to their end (seconds on a slow target).
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	c.stopWorkers = stopWorkers
+	// One batch queue shared by the workers, and at most lag batches in
+	// flight: batch m+lag is made right after batch m is merged. Neither
+	// channel can fill, so the coordinator never blocks handing out work
+	// and a worker never blocks returning it.
 	lag := max(4, 2*cfg.Workers)
 	batches := make(chan *batch, lag)
 	results := make(chan *batchResult, lag)
@@ -520,7 +520,7 @@ func (c *coordinator) halt(reason string) {
 	if c.stop == "" {
 		c.stop = reason
 	}
-	// A deterministic campaign (Config.Deterministic, or one worker) runs
+	// A reproducible campaign (Config.Deterministic, or one worker) runs
 	// every issued batch to its end after a crash or error, so what ran is
 	// still a function of the seed; time and cancellation are not
 	// reproducible anyway.
