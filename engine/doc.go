@@ -81,28 +81,29 @@
 //
 // # Cost
 //
-// Measured with `go test ./engine -run '^$' -bench 'Loop|Replay' -count 6`
-// and benchstat on a 2-core machine another engineer's benchmarks kept
-// about one core busy, so per CPU-second figures (medians): the runtime
-// alone replaying the loop's own inputs (Replay) does 589k execs/cpu-s on
-// tlv and 610k on cexpr; the whole loop (havoc, one worker) 381k and
-// 366k, i.e. 0.65 and 0.60 of it (0.58 and 0.42 before batching and the
-// changes below, same session). Per execution the engine adds ~0.3–0.4 µs
-// of havoc mutation (2–16 stacked operations; the random choice of
-// operation and its branches, not the PCG draws, are the cost), ~0.1 µs
-// (tlv, 13 sites hit a run) to ~0.3 µs (cexpr, 35) of scanning, trace
-// hashing and the trace-set lookup, and under 0.1 µs of hand-off and
-// merging; the runtime's own run is ~1.7 µs, most of it copying back the
-// pages the last run dirtied. Against the bare ceiling (ReplayBare: the
-// original module, persistent, no counters: 1.35M execs/cpu-s on tlv,
-// where crashes re-create the instance, and 5.45M on cexpr) the loop is
-// at 0.28 and 0.07: instrumentation and state restore, not the engine,
-// make most of that gap. Two workers cost about the same CPU per
-// execution as one (360k/350k execs/cpu-s, 369k/377k deterministic), and
-// workers wait for work ~1% of their time (wait%; ~6% in deterministic
-// mode, which merges in issue order), so two workers on two free cores
-// should approach 1.8–1.9× one; a crash costs the loop ~0.6 ms (the
-// runtime re-creates the instance).
+// Measured with `go test ./engine -run '^$' -bench 'Loop|Replay' -count 1`
+// repeated while the 2-core machine was otherwise idle (six runs, each
+// kept only if other processes used under 5% of a core meanwhile),
+// benchstat medians. The runtime alone replaying the loop's own inputs
+// (Replay) does 647k execs/s on tlv and 658k on cexpr; the whole loop
+// (havoc, one worker) 457k and 403k, i.e. 0.71 and 0.61 of it (per
+// CPU-second, counting the coordinator: 0.70 and 0.57; before batching and
+// the changes with it, 0.67 and 0.54, or 0.60 and 0.46 per CPU-second).
+// Per execution the engine adds ~0.3–0.4 µs of havoc mutation (2–16
+// stacked operations; the random choice of operation and its branches,
+// not the PCG draws, are the cost), ~0.1 µs (tlv, 13 sites hit a run) to
+// ~0.3 µs (cexpr, 35) of scanning, trace hashing and the trace-set lookup,
+// and under 0.1 µs of hand-off and merging; the runtime's own run is
+// ~1.7 µs in the loop, three quarters of it copying back the pages the
+// last run dirtied. Against the bare ceiling (ReplayBare: the original
+// module, persistent, no counters: 1.79M execs/s on tlv, where crashes
+// still re-create the instance, and 5.67M on cexpr) the loop is at 0.26
+// and 0.07: instrumentation and state restore, not the engine, make most
+// of that gap. Two workers do 1.96× (tlv) and 1.92× (cexpr) one worker's
+// execs/s, 1.82× and 1.83× in deterministic mode (merging in issue
+// order); workers wait for work under 0.1% of their time (wait%; ~0.5%
+// deterministic). A crash costs the loop ~0.6 ms (the runtime re-creates
+// the instance).
 //
 // # What it does not do
 //
