@@ -11,8 +11,9 @@ package engine
 // In front of the table, a direct-mapped cache of recently looked-up
 // members (2,048 slots, 16 KiB, indexed by the hash's top bits) answers
 // most lookups from L1/L2: a fuzzer's runs mostly repeat a few recent
-// traces (99% of havoc's lookups on the tlv example, 76% on cexpr hit
-// it). The cache only ever holds members, so a hit means "in the set".
+// traces (in 500k-run havoc campaigns, 98% of the lookups hit it on the
+// tlv example, 69% on cexpr; 8 times the slots gain cexpr 9 points). The
+// cache only ever holds members, so a hit means "in the set".
 //
 // The zero value is an empty set. Not safe for concurrent use.
 type traceSet struct {
