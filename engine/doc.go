@@ -38,8 +38,9 @@
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull
 // batches from one queue; at most L = max(4, 2·Workers) batches are in
-// flight, and a new batch is made each time one is merged; a batch's size
-// depends only on the merged state. With Config.Deterministic results are
+// flight, and a new batch is made each time one is merged. With
+// Config.Deterministic a batch's size depends only on the merged state and
+// results are
 // merged strictly in issue order, so batch m+L is always made from the
 // state after merging batches 0..m: the campaign (every input run, in
 // (job, child) order) is a function of the seed and the worker count,
