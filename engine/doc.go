@@ -40,9 +40,8 @@
 // batches from one queue; at most L = max(4, 2·Workers) batches are in
 // flight, and a new batch is made each time one is merged. With
 // Config.Deterministic a batch's size depends only on the merged state and
-// results are
-// merged strictly in issue order, so batch m+L is always made from the
-// state after merging batches 0..m: the campaign (every input run, in
+// results are merged strictly in issue order, so batch m+L is always made
+// from the state after merging batches 0..m: the campaign (every input run, in
 // (job, child) order) is a function of the seed and the worker count,
 // whatever the scheduling. Without it results are merged as they arrive
 // (a slow batch, e.g. one ending in a hang, never holds the others back).
