@@ -16,12 +16,13 @@ type Config struct {
 	// Executor. Zero or negative means 1.
 	Workers int
 	// Deterministic makes the executions a function of Seed and Workers
-	// whatever the scheduling: results are merged strictly in issue order
-	// and job m+L (L = max(4, 2·Workers) jobs in flight) is made right
-	// after job m is merged; with Workers ≤ 2 (L = 4) one and two workers
-	// run the very same inputs. Without it results are merged as they
-	// arrive (a slow job never holds the others back). With one worker the
-	// two are the same, and always deterministic.
+	// whatever the scheduling: jobs go out in batches, results are merged
+	// strictly in issue order and batch m+L (L = max(4, 2·Workers)
+	// batches in flight) is made right after batch m is merged; with
+	// Workers ≤ 2 (L = 4) one and two workers run the very same inputs.
+	// Without it results are merged as they arrive (a slow batch never
+	// holds the others back). With one worker the two are the same, and
+	// always deterministic.
 	Deterministic bool
 	// Seed seeds every PRNG: job j's mutations use PCG(Seed, j).
 	Seed uint64
@@ -47,8 +48,9 @@ type Config struct {
 	// fresh random input (raw mode). Zero means 64.
 	FreshLen int
 	// JobSize is the most children one job holds; zero means 64. Smaller
-	// jobs spread a parent over workers sooner, larger ones cost less
-	// coordination.
+	// jobs spread a parent over workers sooner. (Jobs are handed out in
+	// batches of up to ~256 children, so small jobs cost no extra
+	// coordination.)
 	JobSize int
 	// NoShrink disables minimising the unique crashes at the end of the
 	// campaign (hangs are never shrunk: each attempt may burn the whole fuel
@@ -148,6 +150,9 @@ type Summary struct {
 	// order.
 	Queue    []*Entry
 	Failures []*Finding
+	// waited is the workers' total time waiting for work (benchmarks:
+	// the share of worker time the coordination leaves idle).
+	waited time.Duration
 }
 
 func (c Config) withDefaults(hasGen bool) Config {

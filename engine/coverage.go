@@ -55,7 +55,7 @@ func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
 // sent before (see loop.go). Not safe for concurrent use.
 type scanner struct {
 	sites   []siteState
-	traces  map[uint64]struct{}
+	traces  traceSet
 	touched []uint32 // sites with hits != 0
 	trace   []byte   // the last run's sparse trace (reused)
 }
@@ -70,7 +70,7 @@ type siteState struct {
 }
 
 func newScanner() *scanner {
-	return &scanner{traces: make(map[uint64]struct{})}
+	return &scanner{}
 }
 
 func (s *scanner) grow(n int) {
@@ -125,14 +125,33 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 			fresh = true
 		}
 	}
-	n := len(c) &^ 7
-	for i := 0; i < n; i += 8 {
-		w := binary.LittleEndian.Uint64(c[i:])
+	// word visits the non-zero bytes of the word at site i.
+	word := func(i int, w uint64) {
 		for w != 0 {
 			sh := bits.TrailingZeros64(w) &^ 7
 			visit(i+sh>>3, uint8(w>>sh))
 			w &^= 0xff << sh
 		}
+	}
+	// 32 bytes at a time: real targets' counters are mostly zero, in long
+	// runs (a run touches a few functions of many).
+	n := len(c) &^ 31
+	for i := 0; i < n; i += 32 {
+		b := c[i : i+32]
+		w0 := binary.LittleEndian.Uint64(b)
+		w1 := binary.LittleEndian.Uint64(b[8:])
+		w2 := binary.LittleEndian.Uint64(b[16:])
+		w3 := binary.LittleEndian.Uint64(b[24:])
+		if w0|w1|w2|w3 == 0 {
+			continue
+		}
+		word(i, w0)
+		word(i+8, w1)
+		word(i+16, w2)
+		word(i+24, w3)
+	}
+	for ; n+8 <= len(c); n += 8 {
+		word(n, binary.LittleEndian.Uint64(c[n:]))
 	}
 	for site := n; site < len(c); site++ {
 		if v := c[site]; v != 0 {
@@ -141,8 +160,7 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	}
 	s.trace = tr[:k]
 	hash = xxhash.Sum64(s.trace)
-	if _, ok := s.traces[hash]; !ok {
-		s.traces[hash] = struct{}{}
+	if s.traces.add(hash) {
 		fresh = true
 	}
 	return hash, fresh
@@ -209,13 +227,11 @@ type Coverage struct {
 	Hits []uint64
 	// Abundance c(b): the number of unique traces that executed b (§2).
 	Abundance   []uint64
-	traces      map[uint64]struct{}
-	validTraces map[uint64]struct{}
+	traces      traceSet
+	validTraces traceSet
 }
 
-func newCoverage() *Coverage {
-	return &Coverage{traces: make(map[uint64]struct{}), validTraces: make(map[uint64]struct{})}
-}
+func newCoverage() *Coverage { return &Coverage{} }
 
 func (c *Coverage) grow(n int) {
 	if n <= len(c.total) {
@@ -234,7 +250,7 @@ func (c *Coverage) Sites() int { return len(c.total) }
 func (c *Coverage) Covered(site int) bool { return site < len(c.total) && c.total[site] != 0 }
 
 // UniqueTraces is the number of distinct bucketed traces of all runs.
-func (c *Coverage) UniqueTraces() int { return len(c.traces) }
+func (c *Coverage) UniqueTraces() int { return c.traces.len() }
 
 // classify computes the feedback of a trace against the current state
 // without changing it.
@@ -257,14 +273,8 @@ func (c *Coverage) classify(o Outcome, hash uint64, tr []byte) Feedback {
 			fb.NewValidBranch = true
 		}
 	}
-	if _, ok := c.traces[hash]; !ok {
-		fb.NewTrace = true
-	}
-	if o == Valid {
-		if _, ok := c.validTraces[hash]; !ok {
-			fb.NewValidTrace = true
-		}
-	}
+	fb.NewTrace = !c.traces.has(hash)
+	fb.NewValidTrace = o == Valid && !c.validTraces.has(hash)
 	if o.Failed() {
 		fb.NewBranch, fb.NewBucket, fb.NewValidBranch = false, false, false
 	}
@@ -291,14 +301,14 @@ func (c *Coverage) merge(fb *Feedback) {
 		}
 	}
 	if fb.NewTrace {
-		c.traces[fb.Hash] = struct{}{}
+		c.traces.add(fb.Hash)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, _ := traceSite(tr, i)
 			c.Abundance[site]++
 		}
 	}
 	if fb.NewValidTrace {
-		c.validTraces[fb.Hash] = struct{}{}
+		c.validTraces.add(fb.Hash)
 	}
 }
 

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 func TestBuckets(t *testing.T) {
@@ -165,13 +169,21 @@ func BenchmarkScan(b *testing.B) {
 		name         string
 		sites, every int
 	}{
-		{"16K-sparse", 1 << 14, 61}, // 269 sites hit
-		{"2K-dense", 2048, 7},       // 293 sites hit
+		{"16K-sparse", 1 << 14, 61},   // 269 sites hit
+		{"2K-dense", 2048, 7},         // 293 sites hit
+		{"64K-clustered", 1 << 16, 0}, // 320 sites hit in 20 runs of 16
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newScanner()
 			c := make([]byte, tc.sites)
-			for i := 0; i < len(c); i += tc.every {
+			if tc.every == 0 {
+				for r := range 20 {
+					for i := range 16 {
+						c[r*3203+i] = byte(1 + i)
+					}
+				}
+			}
+			for i := 0; tc.every > 0 && i < len(c); i += tc.every {
 				c[i] = byte(i)
 			}
 			b.SetBytes(int64(len(c)))
@@ -186,5 +198,91 @@ func BenchmarkScan(b *testing.B) {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
+	}
+}
+
+// refScanner is the scanner's specification, written the slow way: byte
+// by byte, with maps.
+type refScanner struct {
+	total  map[int]uint8
+	valid  map[int]bool
+	traces map[uint64]bool
+	hits   map[uint32]uint32
+}
+
+func (r *refScanner) scan(c []byte, o Outcome) (trace []byte, hash uint64, fresh bool) {
+	for site, v := range c {
+		if v == 0 {
+			continue
+		}
+		bk := bucketBit[v]
+		trace = binary.LittleEndian.AppendUint32(trace, uint32(site)<<8|uint32(bk))
+		r.hits[uint32(site)]++
+		if !o.Failed() && r.total[site]&bk == 0 {
+			r.total[site] |= bk
+			fresh = true
+		}
+		if o == Valid && !r.valid[site] {
+			r.valid[site] = true
+			fresh = true
+		}
+	}
+	hash = xxhash.Sum64(trace)
+	if !r.traces[hash] {
+		r.traces[hash] = true
+		fresh = true
+	}
+	return trace, hash, fresh
+}
+
+// TestScanMatchesReference: on random counter maps (lengths around the
+// 8- and 32-byte steps, sparse, dense and clustered hits, runs that repeat
+// or slightly change the previous one, every outcome) the scanner reports
+// exactly the reference's trace, hash and fresh decision for every run,
+// and the same hit counts.
+func TestScanMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 60 {
+		n := []int{1, 7, 8, 31, 32, 33, 63, 64, 100, 731, 4096}[round%11] + r.IntN(3)
+		s := newScanner()
+		ref := &refScanner{total: map[int]uint8{}, valid: map[int]bool{}, traces: map[uint64]bool{}, hits: map[uint32]uint32{}}
+		c := make([]byte, n)
+		for run := range 300 {
+			switch r.IntN(4) {
+			case 0: // fresh map
+				clear(c)
+				density := 1 + r.IntN(20)
+				for i := range c {
+					if r.IntN(density) == 0 {
+						c[i] = byte(r.IntN(256))
+					}
+				}
+			case 1: // clustered
+				clear(c)
+				at := r.IntN(n)
+				for i := at; i < min(n, at+1+r.IntN(40)); i++ {
+					c[i] = byte(1 + r.IntN(255))
+				}
+			case 2: // change one counter
+				c[r.IntN(n)] = byte(r.IntN(256))
+			case 3: // repeat
+			}
+			o := []Outcome{Valid, Invalid, Crash, Hang}[r.IntN(4)]
+			wantTr, wantH, wantF := ref.scan(c, o)
+			gotH, gotF := s.scan(c, o)
+			if !bytes.Equal(s.trace, wantTr) || gotH != wantH || gotF != wantF {
+				t.Fatalf("round %d run %d (%d counters, %v): got trace %x hash %x fresh %v, expected %x %x %v",
+					round, run, n, o, s.trace, gotH, gotF, wantTr, wantH, wantF)
+			}
+		}
+		sites, counts := s.flushHits()
+		if len(sites) != len(ref.hits) {
+			t.Fatalf("round %d: %d sites with hits, expected %d", round, len(sites), len(ref.hits))
+		}
+		for i, site := range sites {
+			if counts[i] != ref.hits[site] {
+				t.Fatalf("round %d: site %d has %d hits, expected %d", round, site, counts[i], ref.hits[site])
+			}
+		}
 	}
 }

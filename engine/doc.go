@@ -7,30 +7,48 @@
 //
 // Fuzz runs a campaign. The calling goroutine is the coordinator: it alone
 // owns the queue, the coverage (Coverage) and the stats, and asks the
-// Strategy for work. Work goes out as Jobs (N children of one parent) to
-// Config.Workers worker goroutines, each owning one Executor (one target
-// instance) and one Mutator. A worker makes each child, runs it through the
-// Generator (generator mode) and the Executor, scans the counters view 8
-// bytes at a time (zero words skipped, no allocation per run), hashes the
-// bucketed trace with xxhash, and checks it against a private, monotone
-// coverage filter: only children that may be new (new (site, bucket) pair,
-// new valid site, new trace) and failures are copied and sent back. Since
-// the coordinator merges results in issue order, a child the filter drops
-// can never be new globally, so the filter changes no decision. No lock is
-// taken in the search loop.
+// Strategy for work. Work goes out as Jobs (N children of one parent),
+// grouped in batches of consecutive jobs (at least execs/64 children, one
+// job at the start, about 256 children once the campaign has run 16k
+// inputs; with several non-deterministic workers also at most ~20 ms of
+// work at the measured cost per child, but never less than one job), to
+// Config.Workers worker goroutines, each owning one Executor
+// (one target instance) and one Mutator. A worker makes each child, runs it
+// through the Generator (generator mode) and the Executor, scans the
+// counters view (32 zero bytes skipped at a time, then 8-byte words, no
+// allocation per run), hashes the bucketed trace with xxhash, and checks it
+// against a private, monotone coverage filter: only children that may be
+// new (new (site, bucket) pair, new valid site, new trace) and failures are
+// copied; the batch's survivors, its per-site hit counts and its sampled
+// time shares (one child in 64 is timed) go back in one message. Since the
+// coordinator merges a worker's results after everything that worker sent
+// before, a child the filter drops can never be new globally, so the
+// filter changes no decision. No lock is taken in the search loop, and
+// there is one channel hand-off per batch, not per child or job. A stop on
+// time or cancellation ends the batches in flight at their next child; so
+// does a crash or an error, unless the campaign is reproducible (below),
+// which then runs its issued batches to their end.
+//
+// Unique traces are exact: every run's trace is hashed and looked up, in
+// an open-addressing set behind a 16 KiB direct-mapped cache of recent
+// members (most runs repeat a recent trace), so Stats.UniqueTraces,
+// Feedback.NewTrace and Coverage.Abundance count every distinct bucketed
+// trace, not only those with new coverage as AFL's checksums do.
 //
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull
-// jobs from one queue; at most L = max(4, 2·Workers) jobs are in flight,
-// and a new job is made each time one is merged. With
-// Config.Deterministic results are merged strictly in issue order, so job
-// m+L is always made from the state after merging jobs 0..m: the campaign
-// (every input run, in (job, child) order) is a function of the seed and
-// the worker count, whatever the scheduling. Without it results are merged
-// as they arrive (a slow job, e.g. one ending in a hang, never holds the
-// others back). With one worker both modes are the same. No wall clock
-// enters any search decision; time is
-// read only for stats and the MaxTotalTime stop.
+// batches from one queue; at most L = max(4, 2·Workers) batches are in
+// flight, and a new batch is made each time one is merged. With
+// Config.Deterministic a batch's size depends only on the merged state and
+// results are merged strictly in issue order, so batch m+L is always made
+// from the state after merging batches 0..m: the campaign (every input run, in
+// (job, child) order) is a function of the seed and the worker count,
+// whatever the scheduling. Without it results are merged as they arrive
+// (a slow batch, e.g. one ending in a hang, never holds the others back).
+// With one worker both modes are the same: reproducible. No wall clock
+// enters any search decision of a reproducible campaign; time is read only
+// for stats, the MaxTotalTime stop and, with several non-deterministic
+// workers, the batch-size cap.
 //
 // # Strategies
 //
@@ -63,17 +81,29 @@
 //
 // # Cost
 //
-// Measured with `go test ./engine -run '^$' -bench . -count 6` and
-// benchstat, on a 2-core machine shared with other work (load 9–17), so
-// per-CPU-second figures (medians): the runtime alone replaying the
-// loop's own inputs does 537k execs/cpu-s on tlv and 536k on cexpr; the
-// whole loop (havoc, one worker) 330k and 277k, i.e. 0.61 and 0.52 of it.
-// The engine's share per execution is ~0.3 µs of havoc mutation (2–16
-// stacked operations), ~0.2–0.6 µs of scanning and hashing (per hit site
-// ~4 ns; 1.4 µs for 293 hits among 2K sites) and scheduling; it matters
-// because these targets run in ~1.7 µs. A crash costs the loop ~0.6 ms
-// (the runtime re-creates the instance). Two workers cost the same CPU
-// per execution as one (299k/338k on tlv, free/deterministic).
+// Measured with `go test ./engine -run '^$' -bench 'Loop|Replay' -count 1`
+// repeated while the 2-core machine was otherwise idle (six runs, each
+// kept only if other processes used under 5% of a core meanwhile),
+// benchstat medians. The runtime alone replaying the loop's own inputs
+// (Replay) does 647k execs/s on tlv and 658k on cexpr; the whole loop
+// (havoc, one worker) 457k and 403k, i.e. 0.71 and 0.61 of it (per
+// CPU-second, counting the coordinator: 0.70 and 0.57; before batching and
+// the changes with it, 0.67 and 0.54, or 0.60 and 0.46 per CPU-second).
+// Per execution the engine adds ~0.3–0.4 µs of havoc mutation (2–16
+// stacked operations; the random choice of operation and its branches,
+// not the PCG draws, are the cost), ~0.1 µs (tlv, 13 sites hit a run) to
+// ~0.3 µs (cexpr, 35) of scanning, trace hashing and the trace-set lookup,
+// and under 0.1 µs of hand-off and merging; the runtime's own run is
+// ~1.7 µs in the loop, three quarters of it copying back the pages the
+// last run dirtied. Against the bare ceiling (ReplayBare: the original
+// module, persistent, no counters: 1.79M execs/s on tlv, where crashes
+// still re-create the instance, and 5.67M on cexpr) the loop is at 0.26
+// and 0.07: instrumentation and state restore, not the engine, make most
+// of that gap. Two workers do 1.96× (tlv) and 1.92× (cexpr) one worker's
+// execs/s, 1.82× and 1.83× in deterministic mode (merging in issue
+// order); workers wait for work under 0.1% of their time (wait%; ~0.5%
+// deterministic). A crash costs the loop ~0.6 ms (the runtime re-creates
+// the instance).
 //
 // # What it does not do
 //

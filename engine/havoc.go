@@ -207,7 +207,9 @@ func opDeleteBlock(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	}
 	l := blockLen(r, len(b)-1)
 	pos := r.IntN(len(b) - l + 1)
-	return slices.Delete(b, pos, pos+l)
+	// Not slices.Delete: it also zeroes the l bytes past the new end,
+	// which the child buffer does not need.
+	return append(b[:pos], b[pos+l:]...)
 }
 
 // room is how many bytes may be added to b.
@@ -230,15 +232,12 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 		l := blockLen(r, min(len(b), space))
 		from := r.IntN(len(b) - l + 1)
 		// Insert a copy: grow, shifting the tail by l, then copy the block
-		// from where its bytes are now (never inside [to, to+l)).
+		// from where its bytes are now: the part before the insertion
+		// point stayed, the rest moved up by l (never inside [to, to+l)).
 		b = insertSpace(b, to, l)
-		for t := range l {
-			k := from + t
-			if k >= to {
-				k += l
-			}
-			b[to+t] = b[k]
-		}
+		mid := min(max(from, to), from+l) // first block byte at or after to
+		copy(b[to:], b[from:mid])
+		copy(b[to+mid-from:to+l], b[mid+l:])
 		return b
 	}
 	l := blockLen(r, min(128, space))
@@ -247,10 +246,20 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 		v = b[r.IntN(len(b))]
 	}
 	b = insertSpace(b, to, l)
-	for i := to; i < to+l; i++ {
-		b[i] = v
-	}
+	fill(b[to:to+l], v)
 	return b
+}
+
+// fill sets every byte of b to v, doubling a copied prefix (a few memmoves
+// instead of a loop per byte).
+func fill(b []byte, v byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = v
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
 }
 
 // opOverwriteBlock copies a block of b over another (3 in 4) or sets a
@@ -273,9 +282,7 @@ func opOverwriteBlock(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	if r.IntN(2) == 0 {
 		v = b[r.IntN(len(b))]
 	}
-	for i := to; i < to+l; i++ {
-		b[i] = v
-	}
+	fill(b[to:to+l], v)
 	return b
 }
 
@@ -311,11 +318,14 @@ func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
 	if len(j.Queue) < 2 {
 		return nil
 	}
-	d := j.Queue[r.IntN(len(j.Queue))]
-	if d == j.Parent || len(d.Choices) < 2 || len(b) == 0 {
+	k := r.IntN(len(j.Queue))
+	if j.Queue[k] == j.Parent {
 		return nil
 	}
-	donor := d.Choices
+	donor := j.donor(k)
+	if len(donor) < 2 || len(b) == 0 {
+		return nil
+	}
 	at := 1 + r.IntN(min(len(b), len(donor)-1))
 	out := append(b[:at], donor[at:]...)
 	if env.MaxLen > 0 && len(out) > env.MaxLen {

@@ -66,11 +66,27 @@ type jobResult struct {
 	invalid  int64
 	crashes  int64
 	hangs    int64
+	note     any
+	err      error
+}
+
+// batch is the unit of hand-off between the coordinator and the workers:
+// consecutive jobs, in issue order, run by one worker (see nextBatch).
+type batch struct {
+	seq  uint64 // batch number in issue order, from 0
+	jobs []*Job
+}
+
+// batchResult is what a worker sends back for a batch: one jobResult per
+// job, in order, the hit counts of all its runs and the sampled time
+// shares.
+type batchResult struct {
+	b        *batch
+	jobs     []*jobResult
 	hitSites []uint32
 	hitCount []uint32
 	times    [tSlots]time.Duration
-	note     any
-	err      error
+	waited   time.Duration // how long the worker waited for the batch
 }
 
 type worker struct {
@@ -88,20 +104,35 @@ type worker struct {
 	keepGoing bool
 	onRun     func(uint64, int, []byte)
 	yield     bool // Gosched after each result (no P to spare)
+
+	halted  bool                  // a crash (without keepGoing) or an error: skip the rest of the batch
+	tick    uint                  // children made, for time sampling
+	sampled int64                 // children timed since the last takeTimes
+	timed   int64                 // children run since the last takeTimes
+	t       [tSlots]time.Duration // sampled times since the last takeTimes
 }
 
 // timeEvery: the worker times one child in timeEvery (time shares are
-// estimates; reading the clock for every child would cost more than the
-// bookkeeping it measures on fast targets).
-const timeEvery = 8
+// estimates; reading the clock costs ~20 ns, which on a 2 µs target is
+// more than the bookkeeping it measures if done for every child).
+const timeEvery = 64
 
-// loop runs jobs from the shared queue. Jobs come off the channel in issue
-// order, so the jobs one worker runs have increasing Seq: everything its
-// private filter holds was merged before the job it runs now (the argument
-// that makes the filter exact, see doc.go).
-func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *jobResult) {
-	for j := range jobs {
-		results <- w.run(ctx, j)
+// loop runs batches from the shared queue. Batches come off the channel in
+// issue order and a batch holds consecutive jobs, so the jobs one worker
+// runs have increasing Seq: everything its private filter holds was merged
+// before the job it runs now (the argument that makes the filter exact,
+// see doc.go).
+func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<- *batchResult) {
+	for {
+		t0 := time.Now()
+		b, ok := <-batches
+		if !ok {
+			return
+		}
+		waited := time.Since(t0)
+		br := w.runBatch(ctx, b)
+		br.waited = waited
+		results <- br
 		// The send made the coordinator runnable on this P, behind this
 		// goroutine. When every P runs a worker, yield so it merges and
 		// hands out work now rather than at the next preemption (up to 10ms
@@ -113,20 +144,55 @@ func (w *worker) loop(ctx context.Context, jobs <-chan *Job, results chan<- *job
 	}
 }
 
+// runBatch runs the jobs of b in order. After a crash (without
+// keepGoing) or an executor error the remaining jobs run no child (their
+// Mutator.Done is still called).
+func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
+	br := &batchResult{b: b, jobs: make([]*jobResult, len(b.jobs))}
+	w.halted = false
+	for i, j := range b.jobs {
+		br.jobs[i] = w.runJob(ctx, j)
+	}
+	br.hitSites, br.hitCount = w.sc.flushHits()
+	br.times = w.takeTimes()
+	return br
+}
+
+// run runs one job as a batch of one would, and returns its result with
+// the hit counts and time shares folded in (tests).
 func (w *worker) run(ctx context.Context, j *Job) *jobResult {
+	w.halted = false
+	res := w.runJob(ctx, j)
+	w.sc.flushHits()
+	w.takeTimes()
+	return res
+}
+
+// takeTimes returns the sampled time shares since the last call,
+// extrapolated to every child run, and resets the sample.
+func (w *worker) takeTimes() (t [tSlots]time.Duration) {
+	if w.sampled > 0 {
+		for k := range t {
+			t[k] = time.Duration(float64(w.t[k]) * float64(w.timed) / float64(w.sampled))
+		}
+	}
+	w.sampled, w.timed, w.t = 0, 0, [tSlots]time.Duration{}
+	return t
+}
+
+func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
 	w.rng.Seed(w.seed, j.Seq)
 	done := ctx.Done()
-	var sampled int64
-	var t [tSlots]time.Duration
-	for i := 0; i < j.N; i++ {
+	for i := 0; i < j.N && !w.halted; i++ {
 		select {
 		case <-done:
 			i = j.N
 			continue
 		default:
 		}
-		timed := i%timeEvery == 0
+		timed := w.tick%timeEvery == 0
+		w.tick++
 		var t0, t1, t2, t3 time.Time
 		if timed {
 			t0 = time.Now()
@@ -159,6 +225,7 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 			}
 			if err != nil {
 				res.err = fmt.Errorf("generator: %w", err)
+				w.halted = true
 				break
 			}
 		}
@@ -174,12 +241,14 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 				break
 			}
 			res.err = fmt.Errorf("executor: %w", err)
+			w.halted = true
 			break
 		}
 		if timed {
 			t3 = time.Now()
 		}
 		res.execs++
+		w.timed++
 		switch r.Outcome {
 		case Valid:
 			res.valid++
@@ -214,22 +283,16 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 		w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace})
 		if timed {
 			t4 := time.Now()
-			sampled++
-			t[tMutate] += t1.Sub(t0)
-			t[tGenerate] += t2.Sub(t1)
-			t[tExecute] += t3.Sub(t2)
-			t[tBook] += t4.Sub(t3)
+			w.sampled++
+			w.t[tMutate] += t1.Sub(t0)
+			w.t[tGenerate] += t2.Sub(t1)
+			w.t[tExecute] += t3.Sub(t2)
+			w.t[tBook] += t4.Sub(t3)
 		}
 		if r.Outcome == Crash && !w.keepGoing {
-			break
+			w.halted = true
 		}
 	}
-	if sampled > 0 {
-		for k := range t {
-			res.times[k] = time.Duration(float64(t[k]) * float64(res.execs) / float64(sampled))
-		}
-	}
-	res.hitSites, res.hitCount = w.sc.flushHits()
 	res.note = w.mut.Done(j)
 	return res
 }
@@ -248,6 +311,14 @@ type coordinator struct {
 	param any
 	left  int // children of cur still to issue
 	seq   uint64
+	// batches counts batches issued.
+	batches uint64
+	// donors[i] is st.Queue[i].Choices (see Job.donors).
+	donors [][]byte
+	// waited is the workers' total time waiting for a batch.
+	waited time.Duration
+	// stopWorkers cancels the workers' context (see run).
+	stopWorkers func()
 
 	issued int64 // children issued (Runs bound)
 	execs  int64
@@ -334,19 +405,26 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		workers[i] = w
 	}
 
-	// One job queue shared by the workers, and at most lag jobs in flight:
-	// job m+lag is made right after job m is merged. Neither channel can
-	// fill, so the coordinator never blocks handing out work and a worker
-	// never blocks returning it.
+	// The workers' context is also canceled when the campaign stops on
+	// time or, if its course need not be reproducible, on a crash or an
+	// error (see halt): batches in flight then end at the next child
+	// instead of running to their end (seconds on a slow target).
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	c.stopWorkers = stopWorkers
+	// One batch queue shared by the workers, and at most lag batches in
+	// flight: batch m+lag is made right after batch m is merged. Neither
+	// channel can fill, so the coordinator never blocks handing out work
+	// and a worker never blocks returning it.
 	lag := max(4, 2*cfg.Workers)
-	jobs := make(chan *Job, lag)
-	results := make(chan *jobResult, lag)
+	batches := make(chan *batch, lag)
+	results := make(chan *batchResult, lag)
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, jobs, results)
+			w.loop(wctx, batches, results)
 		}()
 	}
 
@@ -371,8 +449,8 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 
 	inflight := 0
 	issue := func() {
-		if j := c.next(); j != nil {
-			jobs <- j
+		if b := c.nextBatch(); b != nil {
+			batches <- b
 			inflight++
 		}
 	}
@@ -380,9 +458,9 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		issue()
 	}
 	// Deterministic mode merges in issue order: results that arrive early
-	// wait in pending until every job before them is merged.
-	pending := make(map[uint64]*jobResult)
-	nextSeq := c.seq - uint64(inflight)
+	// wait in pending until every batch before them is merged.
+	pending := make(map[uint64]*batchResult)
+	var nextSeq uint64
 	for inflight > 0 {
 		select {
 		case r := <-results:
@@ -392,7 +470,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 				issue()
 				continue
 			}
-			pending[r.job.Seq] = r
+			pending[r.b.seq] = r
 			for {
 				r, ok := pending[nextSeq]
 				if !ok {
@@ -417,7 +495,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			storeErr = nil
 		}
 	}
-	close(jobs)
+	close(batches)
 	wg.Wait()
 	for _, w := range workers {
 		closeExecutor(ctx, w.exec)
@@ -433,7 +511,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings}
+	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
 	return sum, c.err
 }
 
@@ -442,7 +520,19 @@ func (c *coordinator) halt(reason string) {
 	if c.stop == "" {
 		c.stop = reason
 	}
+	// A reproducible campaign (Config.Deterministic, or one worker) runs
+	// every issued batch to its end after a crash or error, so what ran is
+	// still a function of the seed; time and cancellation are not
+	// reproducible anyway.
+	if c.stopWorkers != nil && (reason == "time" || reason == "canceled" || !c.reproducible()) {
+		c.stopWorkers()
+	}
 }
+
+// reproducible reports whether the campaign's course must be a function
+// of the seed: Config.Deterministic, or one worker (results then arrive
+// in issue order).
+func (c *coordinator) reproducible() bool { return c.cfg.Deterministic || c.cfg.Workers == 1 }
 
 // next returns the next job, or nil when nothing more may be issued.
 func (c *coordinator) next() *Job {
@@ -456,7 +546,8 @@ func (c *coordinator) next() *Job {
 			return nil
 		}
 	}
-	j := &Job{Seq: c.seq, Queue: c.st.Queue[:len(c.st.Queue):len(c.st.Queue)]}
+	n := len(c.st.Queue)
+	j := &Job{Seq: c.seq, Queue: c.st.Queue[:n:n], donors: c.donors[:n:n]}
 	if len(c.seeds) > 0 {
 		j.Parent = &Entry{ID: -1, Choices: c.seeds[0], Input: c.seeds[0]}
 		j.N = 1
@@ -479,20 +570,81 @@ func (c *coordinator) next() *Job {
 	return j
 }
 
-// merge folds one job's results into the coordinator's state, children in
-// order.
-func (c *coordinator) merge(ctx context.Context, r *jobResult) {
+// Batch sizes: a batch holds consecutive jobs until it has at least
+// execs/batchDiv children (at least one job, at most batchMax children
+// targeted). One hand-off per batch instead of per job keeps the
+// channel operations, wake-ups and merges off the per-child path (jobs are
+// often a few children: numCandidates of an average parent); growing with
+// the campaign keeps the first parents' feedback as prompt as with one job
+// per hand-off, and bounds the work in flight (lag batches) to a few
+// percent of the executions so far.
+//
+// When the campaign need not be reproducible (several workers, not
+// Config.Deterministic), a batch is also cut to about batchTime of work at
+// the measured cost per child, so a slow target (milliseconds a run) still
+// reports progress and gets new parents every few tens of milliseconds. A
+// reproducible campaign cannot use the clock: on a slow target its
+// batches take up to batchMax runs each.
+const (
+	batchDiv  = 64
+	batchMax  = 256
+	batchTime = 20 * time.Millisecond
+)
+
+// nextBatch returns the next batch of jobs, or nil when nothing more may be
+// issued. In a reproducible campaign its size depends only on the merged
+// state, so the batches (and the campaign) are a function of the seed.
+func (c *coordinator) nextBatch() *batch {
+	target := min(batchMax, max(1, c.execs/batchDiv))
+	if !c.reproducible() && c.execs > 0 {
+		var spent time.Duration
+		for _, d := range c.times {
+			spent += d
+		}
+		if per := spent / time.Duration(c.execs); per > 0 {
+			target = min(target, max(1, int64(batchTime/per)))
+		}
+	}
+	var b *batch
+	for n := int64(0); n < target; {
+		j := c.next()
+		if j == nil {
+			break
+		}
+		if b == nil {
+			b = &batch{seq: c.batches}
+			c.batches++
+		}
+		b.jobs = append(b.jobs, j)
+		n += int64(j.N)
+	}
+	return b
+}
+
+// merge folds one batch's results into the coordinator's state, jobs and
+// children in order.
+func (c *coordinator) merge(ctx context.Context, br *batchResult) {
 	t0 := time.Now()
+	c.waited += br.waited
+	for k, d := range br.times {
+		c.times[k] += d
+	}
+	c.cov.addHits(br.hitSites, br.hitCount)
+	for _, r := range br.jobs {
+		c.mergeJob(ctx, r)
+	}
+	c.times[tBook] += time.Since(t0)
+}
+
+// mergeJob folds one job's results into the coordinator's state, children
+// in order.
+func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	c.execs += r.execs
 	c.st.Execs = c.execs
 	c.valid += r.valid
 	c.inval += r.invalid
 	c.crashR += r.crashes
 	c.hangR += r.hangs
-	for k, d := range r.times {
-		c.times[k] += d
-	}
-	c.cov.addHits(r.hitSites, r.hitCount)
 	if r.err != nil {
 		c.setErr(r.err)
 	}
@@ -530,6 +682,7 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 				e.Parent = r.job.Parent.ID
 			}
 			c.st.Queue = append(c.st.Queue, e)
+			c.donors = append(c.donors, e.Choices)
 			if c.store != nil {
 				if err := c.store.AddEntry(ctx, e); err != nil {
 					c.setErr(fmt.Errorf("save queue entry: %w", err))
@@ -539,7 +692,6 @@ func (c *coordinator) merge(ctx context.Context, r *jobResult) {
 		c.cov.merge(&fb)
 	}
 	c.strat.JobDone(&c.st, r.job, r.note)
-	c.times[tBook] += time.Since(t0)
 }
 
 func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {

@@ -397,3 +397,62 @@ func TestHangsDoNotStop(t *testing.T) {
 		t.Fatal("expected hangs not to be shrunk")
 	}
 }
+
+// TestStopsMidBatch: a stop on time, or on a crash when the campaign need
+// not be reproducible, ends the batches in flight at their next child
+// instead of running them out: here jobs of 1,000 one-millisecond runs
+// (a second each) end within a fraction of that. A reproducible campaign
+// (one worker; jobs of 100 here) runs its issued batches to the end after
+// a crash, the same way every time.
+func TestStopsMidBatch(t *testing.T) {
+	slow := func(crashAt int64) *fakeTarget {
+		var runs atomic.Int64
+		return &fakeTarget{sites: 4, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+			c.hit(0)
+			if runs.Add(1) == crashAt {
+				return Crash, &Failure{Kind: "test"}
+			}
+			time.Sleep(time.Millisecond)
+			return Valid, nil
+		}}
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		crashAt int64
+		stop    string
+		fast    bool // stops well before a job's second
+	}{
+		{"time, one worker", Config{MaxTotalTime: 100 * time.Millisecond}, 0, "time", true},
+		{"time, two workers", Config{MaxTotalTime: 100 * time.Millisecond, Workers: 2}, 0, "time", true},
+		{"crash, two workers", Config{Workers: 2}, 50, "crash", true},
+		{"crash, one worker", Config{JobSize: 100}, 50, "crash", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			if cfg.JobSize == 0 {
+				cfg.JobSize = 1000
+			}
+			cfg.NoShrink = true
+			start := time.Now()
+			sum, err := Fuzz(context.Background(), cfg, Deps{NewExecutor: slow(tc.crashAt).executors(nil)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			el := time.Since(start)
+			t.Logf("stop %q after %v, %d runs", sum.Stop, el, sum.Stats.Execs)
+			if sum.Stop != tc.stop {
+				t.Fatalf("expected stop %q, got %q", tc.stop, sum.Stop)
+			}
+			if tc.fast && el > 800*time.Millisecond {
+				t.Fatalf("expected the batches in flight cut short, took %v (%d runs)", el, sum.Stats.Execs)
+			}
+			// The crash's job stops at the crash; the jobs issued after it
+			// (lag 4: three of them) run out.
+			if !tc.fast && sum.Stats.Execs < int64(tc.crashAt)+3*int64(cfg.JobSize) {
+				t.Fatalf("expected the issued jobs run to their end (≥ %d runs), got %d", tc.crashAt+3*int64(cfg.JobSize), sum.Stats.Execs)
+			}
+		})
+	}
+}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -237,5 +239,132 @@ func BenchmarkMutate(b *testing.B) {
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
+	}
+}
+
+// refInsertBlock is opInsertBlock written byte by byte (the
+// specification of its copies and fills).
+func refInsertBlock(b []byte, r Rand, env *MutatorEnv) []byte {
+	space := room(b, env)
+	if space <= 0 {
+		return nil
+	}
+	to := r.IntN(len(b) + 1)
+	if len(b) > 0 && r.IntN(4) != 0 {
+		l := blockLen(r, min(len(b), space))
+		from := r.IntN(len(b) - l + 1)
+		old := bytes.Clone(b)
+		out := append(append(bytes.Clone(old[:to]), old[from:from+l]...), old[to:]...)
+		return out
+	}
+	l := blockLen(r, min(128, space))
+	v := byte(r.IntN(256))
+	if len(b) > 0 && r.IntN(2) == 0 {
+		v = b[r.IntN(len(b))]
+	}
+	return append(append(bytes.Clone(b[:to]), bytes.Repeat([]byte{v}, l)...), b[to:]...)
+}
+
+// TestInsertBlockMatchesReference: on random inputs (empty to 3,000
+// bytes, block lengths up to 1,500, every position of the block relative
+// to the insertion point) opInsertBlock gives the reference's child from
+// the same stream.
+func TestInsertBlockMatchesReference(t *testing.T) {
+	env := &MutatorEnv{MaxLen: 4096}
+	for seed := range uint64(5000) {
+		n := int(seed*7919) % 3000
+		if seed%3 == 0 {
+			n %= 40
+		}
+		in := make([]byte, n)
+		for i := range in {
+			in[i] = byte(i*31 + int(seed))
+		}
+		r1, r2 := &pcgRand{}, &pcgRand{}
+		r1.Seed(seed, 9)
+		r2.Seed(seed, 9)
+		got := opInsertBlock(bytes.Clone(in), r1, env, nil)
+		want := refInsertBlock(bytes.Clone(in), r2, env)
+		if !bytes.Equal(got, want) || r1.Uint64() != r2.Uint64() {
+			t.Fatalf("seed %d, %d bytes: got %d bytes, expected %d (or the streams diverged)", seed, n, len(got), len(want))
+		}
+	}
+}
+
+func TestFill(t *testing.T) {
+	for n := range 300 {
+		b := make([]byte, n+2)
+		fill(b[1:n+1], 0xab)
+		if b[0] != 0 || b[n+1] != 0 || !bytes.Equal(b[1:n+1], bytes.Repeat([]byte{0xab}, n)) {
+			t.Fatalf("fill of %d bytes: got %x", n, b)
+		}
+	}
+}
+
+// donorCheck is havoc whose mutators fail the test when a job's donors
+// are not its queue's choices.
+type donorCheck struct {
+	Havoc
+	t    *testing.T
+	jobs *atomic.Int64
+}
+
+func (d *donorCheck) NewMutator(w int, env *MutatorEnv) Mutator {
+	return &donorCheckMutator{Mutator: d.Havoc.NewMutator(w, env), d: d}
+}
+
+type donorCheckMutator struct {
+	Mutator
+	d *donorCheck
+}
+
+func (m *donorCheckMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
+	if len(j.donors) != len(j.Queue) {
+		m.d.t.Errorf("job %d: %d donors for %d queue entries", j.Seq, len(j.donors), len(j.Queue))
+	}
+	for i, e := range j.Queue {
+		if !bytes.Equal(j.donors[i], e.Choices) || (len(e.Choices) > 0 && &j.donors[i][0] != &e.Choices[0]) {
+			m.d.t.Errorf("job %d: donor %d is not queue entry %d's choices", j.Seq, i, i)
+			break
+		}
+	}
+	m.d.jobs.Add(1)
+	return m.Mutator.Mutate(dst, j, r)
+}
+
+// TestJobDonors: the coordinator hands every job its queue's choices
+// side by side (the splice fast path), and splicing through them gives
+// the same children as through the entries.
+func TestJobDonors(t *testing.T) {
+	d := &donorCheck{t: t, jobs: &atomic.Int64{}}
+	sum, err := FuzzWith(context.Background(), Config{Seed: 2, Runs: 20_000, Workers: 2, KeepGoing: true, NoShrink: true},
+		Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 0, 1, 0, 5, 0, 0xff}, {1, 5, 0, 0xff}}}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.jobs.Load() == 0 || len(sum.Queue) < 3 {
+		t.Fatalf("expected jobs over a queue, got %d jobs, queue %d", d.jobs.Load(), len(sum.Queue))
+	}
+	env := &MutatorEnv{MaxLen: 64}
+	var queue []*Entry
+	var donors [][]byte
+	for i := range 20 {
+		c := bytes.Repeat([]byte{byte(i)}, i%7)
+		queue = append(queue, &Entry{ID: i, Choices: c})
+		donors = append(donors, c)
+	}
+	for seed := range uint64(500) {
+		parent := queue[seed%20]
+		plain := &Job{Parent: parent, Queue: queue}
+		fast := &Job{Parent: parent, Queue: queue, donors: donors}
+		r1, r2 := &pcgRand{}, &pcgRand{}
+		r1.Seed(seed, 3)
+		r2.Seed(seed, 3)
+		in := []byte("0123456789")
+		got := opSplice(bytes.Clone(in), r1, env, fast)
+		want := opSplice(bytes.Clone(in), r2, env, plain)
+		if !bytes.Equal(got, want) || (got == nil) != (want == nil) || r1.Uint64() != r2.Uint64() {
+			t.Fatalf("seed %d: splice through donors gave %q, through entries %q", seed, got, want)
+		}
 	}
 }

@@ -67,6 +67,20 @@ type Job struct {
 	Param any
 	// replay runs Parent's own choices unchanged (seeds, resume).
 	replay bool
+	// donors, when len(donors) == len(Queue), holds Queue[i].Choices: the
+	// slice headers side by side, so splicing reads a random donor's
+	// choices without a cache miss on its Entry first (Entries lie
+	// scattered over the heap; with a queue of a thousand, that miss was
+	// the costliest step of havoc).
+	donors [][]byte
+}
+
+// donor returns the choices of j.Queue[i].
+func (j *Job) donor(i int) []byte {
+	if len(j.donors) == len(j.Queue) {
+		return j.donors[i]
+	}
+	return j.Queue[i].Choices
 }
 
 // Local is what a worker knows about the child it just ran before the

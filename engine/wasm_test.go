@@ -104,7 +104,9 @@ func BenchmarkCeiling(b *testing.B) {
 // benchTargets are the example targets the loop benchmarks run: tlv (a
 // planted crash that havoc finds early, so crashes and the instance
 // re-creation they cost are part of the loop) and cexpr (no crash).
-var benchTargets = []struct{ name, wasm, seed string }{
+type benchTarget struct{ name, wasm, seed string }
+
+var benchTargets = []benchTarget{
 	{"tlv", tlvWasm, "../examples/tlv/seeds/valid"},
 	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds/mul"},
 }
@@ -143,6 +145,10 @@ func BenchmarkLoop(b *testing.B) {
 				b.ReportMetric(float64(sum.Stats.Execs)/b.Elapsed().Seconds(), "execs/s")
 				b.ReportMetric(100*sum.Stats.ExecuteShare, "exec%")
 				b.ReportMetric(100*float64(sum.Stats.CrashRuns+sum.Stats.HangRuns)/float64(sum.Stats.Execs), "fail%")
+				// Worker time spent waiting for a batch: what the
+				// coordination costs the workers (0 when they never
+				// starve), apart from the machine's load.
+				b.ReportMetric(100*sum.waited.Seconds()/(float64(tc.workers)*sum.Stats.Elapsed.Seconds()), "wait%")
 			})
 		}
 	}
@@ -178,6 +184,44 @@ func TestTLVDeterministic(t *testing.T) {
 	t.Logf("queue %d, coverage %d, traces %d, crash runs %d", len(a.Queue), a.Stats.Coverage, a.Stats.UniqueTraces, a.Stats.CrashRuns)
 }
 
+// loopInputs records the inputs of a campaign like BenchmarkLoop's
+// havoc-1w on bt (100,000 runs).
+func loopInputs(b *testing.B, bt benchTarget) [][]byte {
+	seed, err := os.ReadFile(bt.seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tgt, sm := loadTarget(b, bt.wasm, false)
+	var inputs [][]byte
+	_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
+		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
+			OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return inputs
+}
+
+// replay runs inputs in a loop on one Worker of tgt.
+func replay(b *testing.B, tgt *runtime.Target, inputs [][]byte) {
+	ctx := context.Background()
+	w, err := tgt.NewWorker(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close(ctx)
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		if _, err := w.Run(ctx, inputs[i%len(inputs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	reportCPU(b, int64(b.N), cpuTime()-cpu0)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+}
+
 // BenchmarkReplay is the runtime ceiling on the loop's own inputs: per
 // target it records the inputs of a campaign like BenchmarkLoop's
 // havoc-1w (untimed), then runs them on one Worker with no engine.
@@ -186,36 +230,31 @@ func TestTLVDeterministic(t *testing.T) {
 // included.
 func BenchmarkReplay(b *testing.B) {
 	for _, bt := range benchTargets {
-		seed, err := os.ReadFile(bt.seed)
+		inputs := loopInputs(b, bt)
+		tgt, _ := loadTarget(b, bt.wasm, false)
+		b.Run(bt.name, func(b *testing.B) { replay(b, tgt, inputs) })
+	}
+}
+
+// BenchmarkReplayBare is the bare ceiling on the same inputs: the
+// original module (no counters, no fuel), persistent mode (no state
+// restore; the planted crash still costs a new instance) and no wall-clock
+// backstop: the runtime's simplest loop. Loop over ReplayBare is what
+// instrumentation, restore and the engine together cost.
+func BenchmarkReplayBare(b *testing.B) {
+	for _, bt := range benchTargets {
+		inputs := loopInputs(b, bt)
+		wasm, err := os.ReadFile(bt.wasm)
 		if err != nil {
 			b.Fatal(err)
 		}
-		tgt, sm := loadTarget(b, bt.wasm, false)
-		var inputs [][]byte
-		_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
-			Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
-				OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
+		ctx := context.Background()
+		tgt, err := runtime.New(ctx, wasm, nil, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: 1 << 16, CacheDir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(bt.name, func(b *testing.B) {
-			ctx := context.Background()
-			w, err := tgt.NewWorker(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close(ctx)
-			cpu0 := cpuTime()
-			i := 0
-			for b.Loop() {
-				if _, err := w.Run(ctx, inputs[i%len(inputs)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			reportCPU(b, int64(b.N), cpuTime()-cpu0)
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
-		})
+		b.Run(bt.name, func(b *testing.B) { replay(b, tgt, inputs) })
+		tgt.Close(ctx)
 	}
 }
 

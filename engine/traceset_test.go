@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTraceSet: the set agrees with a Go map on every has/add/len over
+// random hashes with repeats, zero, and hashes that collide in their low
+// bits (long probe runs across table growth).
+func TestTraceSet(t *testing.T) {
+	tests := []struct {
+		name string
+		draw func(r *rand.Rand) uint64
+	}{
+		{"uniform", func(r *rand.Rand) uint64 { return r.Uint64() }},
+		{"few values with zero", func(r *rand.Rand) uint64 { return uint64(r.IntN(50)) }},
+		{"same low 16 bits", func(r *rand.Rand) uint64 { return r.Uint64() << 16 }},
+		{"clustered", func(r *rand.Rand) uint64 { return uint64(r.IntN(4096)) * 1024 }},
+		// Same top bits: every hash maps to one slot of the recent cache.
+		{"one cache slot", func(r *rand.Rand) uint64 { return r.Uint64() >> recentBits }},
+		{"few in one cache slot", func(r *rand.Rand) uint64 { return uint64(r.IntN(40)) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			var s traceSet
+			m := map[uint64]bool{}
+			for i := range 20_000 {
+				h := tc.draw(r)
+				if got, want := s.has(h), m[h]; got != want {
+					t.Fatalf("step %d: has(%#x) = %v, expected %v", i, h, got, want)
+				}
+				if got, want := s.add(h), !m[h]; got != want {
+					t.Fatalf("step %d: add(%#x) = %v, expected %v", i, h, got, want)
+				}
+				m[h] = true
+				if !s.has(h) {
+					t.Fatalf("step %d: has(%#x) false after add", i, h)
+				}
+				if s.len() != len(m) {
+					t.Fatalf("step %d: len %d, expected %d", i, s.len(), len(m))
+				}
+			}
+			for h := range m {
+				if !s.has(h) {
+					t.Fatalf("lost %#x", h)
+				}
+			}
+		})
+	}
+}
+
+func TestTraceSetZeroAlloc(t *testing.T) {
+	var s traceSet
+	for i := range uint64(300) {
+		s.add(i * 0x9e3779b97f4a7c15)
+	}
+	if a := testing.AllocsPerRun(1000, func() { s.has(12345); s.add(0x9e3779b97f4a7c15) }); a != 0 {
+		t.Fatalf("expected 0 allocations per lookup, got %v", a)
+	}
+}
