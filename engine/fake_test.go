@@ -12,7 +12,7 @@ type fakeCov []byte
 
 func (c fakeCov) hit(site int) {
 	if c[site] == 255 {
-		c[site] = 1 // never-zero wrap, as instrument's counters
+		c[site] = 1 // wraps to 1 (instrument saturates; the engine must cope with either)
 	} else {
 		c[site]++
 	}

@@ -30,6 +30,8 @@ type Options struct {
 	// counter selects the increment form (benchmarks only); zero is the
 	// chosen default.
 	counter counterForm
+	// nestSites overrides maxNestSites (tests); 0 is the default.
+	nestSites int
 }
 
 type counterForm uint8
@@ -148,6 +150,7 @@ type rewriter struct {
 	fnLo    uint32         // first site id of this function
 	nests   map[int]uint32 // leaf loop nests of this function: loop index -> sites (nest.go)
 	nest    *nest          // the leaf nest being rewritten, or nil
+	direct  bool           // counter: a memory counter even inside a nest
 }
 
 func (rw *rewriter) run() error {
@@ -420,7 +423,7 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 // (nest.go), otherwise a saturating 8-bit increment of its counter (doc.go,
 // "The increment"; the other forms are for BenchmarkCounterForm).
 func (rw *rewriter) counter(id uint32) {
-	if nt := rw.nest; nt != nil && id >= nt.first && id < nt.first+nt.n {
+	if nt := rw.nest; nt != nil && !rw.direct && id >= nt.first && id < nt.first+nt.n {
 		rw.accumulate(id)
 		return
 	}
@@ -611,7 +614,11 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.nest = nil
 	rw.nests = nil
 	if rw.count && rw.opts.counter == counterPinned {
-		rw.nests = leafNests(&c.Body)
+		max := maxNestSites
+		if rw.opts.nestSites != 0 {
+			max = rw.opts.nestSites
+		}
+		rw.nests = leafNests(&c.Body, max)
 	}
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
@@ -839,25 +846,19 @@ func (rw *rewriter) brIf(in *Instr) {
 	notTaken := rw.site(in, BrIfNotTaken, 0)
 	if len(rw.labelTypes(in.A)) == 0 {
 		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-		rw.counter(taken)
-		if rw.exits(in.A) {
-			rw.flush()
-		}
+		rw.armCounter(taken, in.A)
 		rw.emit(OpBr, in.A+1)
 		rw.emit(OpElse, 0)
-		rw.counter(notTaken)
+		rw.notTakenCounter(notTaken)
 		rw.emit(OpEnd, 0)
 		return
 	}
 	c := rw.local(TI32, 1)
 	rw.emit(OpLocalTee, uint64(c))
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-	rw.counter(taken)
-	if rw.exits(in.A) {
-		rw.flush()
-	}
+	rw.armCounter(taken, in.A)
 	rw.emit(OpElse, 0)
-	rw.counter(notTaken)
+	rw.notTakenCounter(notTaken)
 	rw.emit(OpEnd, 0)
 	rw.emit(OpLocalGet, uint64(c))
 	rw.keep(in)
@@ -920,10 +921,7 @@ func (rw *rewriter) brTable(in *Instr, dead bool) {
 	rw.out = append(rw.out, Instr{Op: OpBrTable, A: start, B: uint64(n + 1)})
 	for i := 0; i <= n; i++ {
 		rw.emit(OpEnd, 0)
-		rw.counter(ids[i])
-		if rw.exits(labels[i]) {
-			rw.flush()
-		}
+		rw.armCounter(ids[i], labels[i])
 		for _, s := range stash {
 			rw.emit(OpLocalGet, uint64(s))
 		}

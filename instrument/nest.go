@@ -7,8 +7,8 @@ package instrument
 // store of the one before (store-to-load forwarding, several cycles) on top
 // of the instructions themselves. Inside a leaf loop (an innermost loop
 // whose body makes no call and has no exception handling or br_on_*
-// branch) every site instead counts into an i64 local: one register add per
-// hit. (Innermost, not whole nests: the accumulators of an outer loop stay
+// branch, and has at most maxNestSites sites) every site instead counts
+// into an i64 local: one register add per hit. (Innermost, not whole nests: the accumulators of an outer loop stay
 // live across its inner loops, and wazero's register allocator then spills
 // the hot ones to the stack.) The locals are added to the memory counters,
 // saturating at 255, wherever control leaves the loop: after its end,
@@ -27,12 +27,18 @@ package instrument
 // leaf loop.
 
 const (
-	// maxNestSites bounds the sites of a nest that counts in locals: more
-	// accumulators than free registers get spilled, and wazero then moves
-	// the spilled ones between stack slots at every join in the loop, which
-	// costs more than memory counters (BenchmarkCounterForm/loop, 18 sites:
-	// 7.7 ns per iteration in locals against 6.9 in memory).
-	maxNestSites = 6
+	// maxNestSites bounds the sites of a nest that counts in locals. The
+	// flush where the loop is left costs about as much as a dozen memory
+	// counter hits per site, so locals pay only for loops that run several
+	// iterations each time: true of single-branch loops (copies, sums,
+	// hashes), often false of a parser's short scans (skip blanks, read
+	// digits: two conditions, four sites). runtime's
+	// BenchmarkInstrumentedLoop, cpu-ns per run with no loop in locals /
+	// at most 2 sites / at most 6 sites: cexpr 216 / 219 / 270, a
+	// 100k-iteration loop 304k / 168k / 169k. More sites also get
+	// accumulators spilled (BenchmarkCounterForm/loop, 18 sites: 7.7 ns per
+	// iteration in locals against 6.9 in memory).
+	maxNestSites = 2
 	// maxNestFlushCost bounds sites × exits of a nest that counts in locals:
 	// each exit repeats the flush of every site (about 14 instructions).
 	maxNestFlushCost = 512
@@ -50,7 +56,7 @@ type nest struct {
 
 // leafNests finds, for each leaf loop of body cheap enough to flush, the
 // number of sites in it, keyed by the index of its loop instruction.
-func leafNests(e *Expr) map[int]uint32 {
+func leafNests(e *Expr, maxSites int) map[int]uint32 {
 	var found map[int]uint32
 	body := e.Instrs
 	for k := 0; k < len(body); k++ {
@@ -61,7 +67,7 @@ func leafNests(e *Expr) map[int]uint32 {
 		if !leaf {
 			continue // a loop inside may be one
 		}
-		if sites > 0 && sites <= maxNestSites && sites*exits <= maxNestFlushCost {
+		if sites > 0 && sites <= maxSites && sites*exits <= maxNestFlushCost {
 			if found == nil {
 				found = make(map[int]uint32)
 			}
@@ -132,6 +138,31 @@ func (rw *rewriter) exits(d uint64) bool {
 	return rw.nest != nil && len(rw.ctl)-1-int(d) < rw.nest.frame
 }
 
+// armCounter emits the hit of a branch arm to label depth d: when the arm
+// leaves the nest, the flush and then a memory counter (an exit arm runs
+// once per time the loop runs, so a local would only make the flush
+// dearer), otherwise counter.
+func (rw *rewriter) armCounter(id uint32, d uint64) {
+	if !rw.exits(d) {
+		rw.counter(id)
+		return
+	}
+	rw.flush()
+	rw.direct = true
+	rw.counter(id)
+	rw.direct = false
+}
+
+// notTakenCounter emits the hit of a br_if's not-taken arm: a memory
+// counter when the loop's end follows, so that arm leaves the nest (the
+// bottom of a do-while), otherwise counter.
+func (rw *rewriter) notTakenCounter(id uint32) {
+	nt := rw.nest
+	rw.direct = nt != nil && len(rw.ctl)-1 == nt.frame && rw.k+1 < len(rw.body) && rw.body[rw.k+1].Op == OpEnd
+	rw.counter(id)
+	rw.direct = false
+}
+
 // accumulate emits a hit of site id of the current nest: acc += 1.
 func (rw *rewriter) accumulate(id uint32) {
 	acc := uint64(rw.local(TI64, accSlot+int(id-rw.nest.first)))
@@ -141,8 +172,9 @@ func (rw *rewriter) accumulate(id uint32) {
 	rw.emit(OpLocalSet, acc)
 }
 
-// flush emits, for every site of the current nest,
-// counter = min(255, counter + acc); acc = 0, and stores the nest's fuel.
+// flush stores the nest's fuel and, unless every local is 0 (a loop left
+// on its first pass: exit arms count in memory), for every site
+// counter = min(255, counter + acc); acc = 0.
 func (rw *rewriter) flush() {
 	nt := rw.nest
 	if rw.opts.Fuel {
@@ -151,6 +183,21 @@ func (rw *rewriter) flush() {
 	}
 	b := uint64(rw.local(TI32, -1))
 	t := uint64(rw.local(TI64, 3))
+	for k := uint32(0); k < nt.n; k++ {
+		rw.emit(OpLocalGet, uint64(rw.local(TI64, accSlot+int(k))))
+		if k > 0 {
+			rw.emit(OpI64Or, 0)
+		}
+	}
+	rw.emit(OpI64Const, 0)
+	rw.emit(OpI64Ne, 0)
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	defer func() {
+		rw.emit(OpEnd, 0)
+		// a join: pin $base again (doc.go, "The increment")
+		rw.emit(OpLocalGet, b)
+		rw.emit(OpLocalSet, b)
+	}()
 	for k := uint32(0); k < nt.n; k++ {
 		id := uint64(nt.first + k)
 		acc := uint64(rw.local(TI64, accSlot+int(k)))

@@ -14,6 +14,15 @@ import (
 //go:embed testdata/nest.wasm
 var nestWasm []byte
 
+// testNestSites lets every loop of testdata/nest.wat count in locals (the
+// default, maxNestSites, admits only the two-site ones).
+const testNestSites = 8
+
+func nestOpts(o Options) Options {
+	o.nestSites = testNestSites
+	return o
+}
+
 // funcCounters returns the counters of the named function's sites in
 // instruction order.
 func funcCounters(t *testing.T, sm *SiteMap, c []byte, name string) []byte {
@@ -34,7 +43,7 @@ func funcCounters(t *testing.T, sm *SiteMap, c []byte, name string) []byte {
 // counters after the run are exactly the hits (saturating at 255), as with
 // memory counters, and the results match the original module's.
 func TestLeafNestCounters(t *testing.T) {
-	out, sm, err := Instrument(nestWasm, Options{})
+	out, sm, err := Instrument(nestWasm, nestOpts(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +88,7 @@ func TestLeafNestCounters(t *testing.T) {
 // TestLeafNestFuel: when fuel runs out inside a leaf nest, the counts of
 // the iterations that ran are flushed before the trap.
 func TestLeafNestFuel(t *testing.T) {
-	out, sm, err := Instrument(nestWasm, Options{Fuel: true})
+	out, sm, err := Instrument(nestWasm, nestOpts(Options{Fuel: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +113,7 @@ func TestLeafNestFuel(t *testing.T) {
 // back when it leaves, so the fuel left is exactly as if it had used the
 // global: one unit per function entry and per loop header.
 func TestLeafNestFuelBurn(t *testing.T) {
-	out, _, err := Instrument(nestWasm, Options{Fuel: true})
+	out, _, err := Instrument(nestWasm, nestOpts(Options{Fuel: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +153,20 @@ func TestLeafNests(t *testing.T) {
 	want := map[string]uint32{"sum": 4, "nested": 6, "table": 3, "vexit": 2, "spin": 2, "trap": 2, "check": 0, "withcall": 0}
 	for i := range m.Code {
 		name := names[uint32(i)]
-		got := leafNests(&m.Code[i].Body)
+		got := leafNests(&m.Code[i].Body, testNestSites)
 		var n uint32
 		for _, v := range got {
 			n += v
 		}
 		if len(got) > 1 || n != want[name] {
 			t.Errorf("%s: nests %v, expected one of %d sites", name, got, want[name])
+		}
+	}
+	// The default admits the two-site loops only.
+	for i := range m.Code {
+		name := names[uint32(i)]
+		if n := len(leafNests(&m.Code[i].Body, maxNestSites)); (n == 1) != (want[name] == 2) {
+			t.Errorf("%s with the default cap: %d nests", name, n)
 		}
 	}
 	// A nest whose flush would be repeated at many exits keeps memory
@@ -160,7 +176,7 @@ func TestLeafNests(t *testing.T) {
 		body = append(body, Instr{Op: OpI32Const}, Instr{Op: OpBrIf, A: 1})
 	}
 	body = append(body, Instr{Op: OpEnd}, Instr{Op: OpEnd})
-	if got := leafNests(&Expr{Instrs: body}); len(got) != 0 {
+	if got := leafNests(&Expr{Instrs: body}, testNestSites); len(got) != 0 {
 		t.Errorf("300 exits: nests %v, expected none", got)
 	}
 }

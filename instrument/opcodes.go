@@ -96,6 +96,8 @@ const (
 	OpI32GeU             Op = 0x4f
 	OpI64Eqz             Op = 0x50
 	OpI64Eq              Op = 0x51
+	OpI64Ne              Op = 0x52
+	OpI64Or              Op = 0x84
 	OpI64GeU             Op = 0x5a
 	OpI32GtU             Op = 0x4b
 	OpI32LeU             Op = 0x4d
