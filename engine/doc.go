@@ -81,29 +81,28 @@
 //
 // # Cost
 //
-// Measured with `go test ./engine -run '^$' -bench 'Loop|Replay' -count 1`
-// repeated while the 2-core machine was otherwise idle (six runs, each
-// kept only if other processes used under 5% of a core meanwhile),
-// benchstat medians. The runtime alone replaying the loop's own inputs
-// (Replay) does 647k execs/s on tlv and 658k on cexpr; the whole loop
-// (havoc, one worker) 457k and 403k, i.e. 0.71 and 0.61 of it (per
-// CPU-second, counting the coordinator: 0.70 and 0.57; before batching and
-// the changes with it, 0.67 and 0.54, or 0.60 and 0.46 per CPU-second).
-// Per execution the engine adds ~0.3–0.4 µs of havoc mutation (2–16
-// stacked operations; the random choice of operation and its branches,
-// not the PCG draws, are the cost), ~0.1 µs (tlv, 13 sites hit a run) to
-// ~0.3 µs (cexpr, 35) of scanning, trace hashing and the trace-set lookup,
-// and under 0.1 µs of hand-off and merging; the runtime's own run is
-// ~1.7 µs in the loop, three quarters of it copying back the pages the
-// last run dirtied. Against the bare ceiling (ReplayBare: the original
-// module, persistent, no counters: 1.79M execs/s on tlv, where crashes
-// still re-create the instance, and 5.67M on cexpr) the loop is at 0.26
-// and 0.07: instrumentation and state restore, not the engine, make most
-// of that gap. Two workers do 1.96× (tlv) and 1.92× (cexpr) one worker's
-// execs/s, 1.82× and 1.83× in deterministic mode (merging in issue
-// order); workers wait for work under 0.1% of their time (wait%; ~0.5%
+// Measured with `go test ./engine -run '^$' -bench
+// 'Loop/.*/havoc-(1w|2w)$|Replay' -count 6` on the otherwise idle 2-core
+// machine, benchstat medians (spreads 5-17 %), after runtime's 4 KiB
+// restore and instrument's counter rewrite. The runtime alone replaying
+// the loop's own inputs (Replay) does 3.75M execs/s on tlv and 3.55M on
+// cexpr (0.27-0.28 µs a run); the whole loop (havoc, one worker) 1.14M and
+// 745k, i.e. 0.30 and 0.21 of it. The engine's share is now most of each
+// child: ~0.3 µs of havoc mutation (2-16 stacked operations; the random
+// choice of operation and its branches, not the PCG draws, are the cost),
+// ~0.1 µs (tlv, 13 sites hit a run) to ~0.3 µs (cexpr, 35) of scanning,
+// trace hashing and the trace-set lookup, under 0.1 µs of hand-off and
+// merging. Against the bare ceiling (ReplayBare: the original module,
+// persistent, no counters: 2.13M execs/s on tlv, where crashes still
+// re-create the instance, and 6.31M on cexpr) the loop is at 0.54 and
+// 0.12. Two workers do 1.83x (tlv) and 2.10x (cexpr) one worker's execs/s;
+// workers wait for work under 0.1% of their time (wait%; ~0.5%
 // deterministic). A crash costs the loop ~0.6 ms (the runtime re-creates
 // the instance).
+//
+// Before this session's changes (same benchmarks, old runtime and
+// instrument): Replay 647k and 658k, the loop 457k and 403k (0.71, 0.61;
+// 0.67 and 0.54 before batching), two workers 1.96x and 1.92x.
 //
 // # What it does not do
 //
