@@ -97,11 +97,9 @@
 // A counter is then a load, `(v*255+510)>>8` (v+1, and 255 stays 255) and
 // a store. In a tight loop a counter hit on every iteration still chains
 // each iteration to the previous one's store (store-to-load forwarding
-// plus the multiply), so innermost leaf loops of one branch (two sites)
-// count in i64 locals instead, flushed into the memory counters where
-// control leaves the loop (nest.go; the flush makes locals a loss on the
-// short scans of parsers, so loops with more branches keep memory
-// counters).
+// plus the multiply), so in innermost leaf loops the sites that stay in the
+// loop count in i64 locals instead (at most two per loop), flushed into
+// the memory counters where control leaves the loop (nest.go).
 //
 // Executed machine instructions per iteration of testdata/hot.wat
 // (valgrind's lackey: the difference between 22 and 2 benchmark iterations

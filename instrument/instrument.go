@@ -148,9 +148,8 @@ type rewriter struct {
 	count   bool           // counters on in this function
 	cpos    []int          // indices in out of the counter loads and stores (offset = id)
 	fnLo    uint32         // first site id of this function
-	nests   map[int]uint32 // leaf loop nests of this function: loop index -> sites (nest.go)
+	nests   map[int][]bool // leaf loops of this function: loop index -> sites in locals (nest.go)
 	nest    *nest          // the leaf nest being rewritten, or nil
-	direct  bool           // counter: a memory counter even inside a nest
 }
 
 func (rw *rewriter) run() error {
@@ -423,7 +422,7 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 // (nest.go), otherwise a saturating 8-bit increment of its counter (doc.go,
 // "The increment"; the other forms are for BenchmarkCounterForm).
 func (rw *rewriter) counter(id uint32) {
-	if nt := rw.nest; nt != nil && !rw.direct && id >= nt.first && id < nt.first+nt.n {
+	if nt := rw.nest; nt != nil && id >= nt.first && id < nt.first+nt.n && nt.acc[id-nt.first] {
 		rw.accumulate(id)
 		return
 	}
@@ -708,8 +707,8 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		return nil
 	case OpLoop:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
-		if n, ok := rw.nests[k]; ok && rw.nest == nil {
-			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), n: n}
+		if acc, ok := rw.nests[k]; ok && rw.nest == nil {
+			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), n: uint32(len(acc)), acc: acc}
 			if rw.opts.Fuel {
 				// the loop burns fuel in a local (nest.go)
 				rw.nest.fuel = uint64(rw.local(TI64, 4))
@@ -849,7 +848,7 @@ func (rw *rewriter) brIf(in *Instr) {
 		rw.armCounter(taken, in.A)
 		rw.emit(OpBr, in.A+1)
 		rw.emit(OpElse, 0)
-		rw.notTakenCounter(notTaken)
+		rw.counter(notTaken)
 		rw.emit(OpEnd, 0)
 		return
 	}
@@ -858,7 +857,7 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
 	rw.armCounter(taken, in.A)
 	rw.emit(OpElse, 0)
-	rw.notTakenCounter(notTaken)
+	rw.counter(notTaken)
 	rw.emit(OpEnd, 0)
 	rw.emit(OpLocalGet, uint64(c))
 	rw.keep(in)

@@ -1,43 +1,44 @@
 package instrument
 
-// Leaf loop nests count in locals.
+// Leaf loops count in locals.
 //
 // A counter in memory is a load, an add and a store of the same byte, so a
 // site hit on every iteration of a tight loop chains each iteration to the
 // store of the one before (store-to-load forwarding, several cycles) on top
 // of the instructions themselves. Inside a leaf loop (an innermost loop
 // whose body makes no call and has no exception handling or br_on_*
-// branch, and has at most maxNestSites sites) every site instead counts
-// into an i64 local: one register add per hit. (Innermost, not whole nests: the accumulators of an outer loop stay
-// live across its inner loops, and wazero's register allocator then spills
-// the hot ones to the stack.) The locals are added to the memory counters,
-// saturating at 255, wherever control leaves the loop: after its end,
-// before a br, br_if or br_table arm whose target is outside it, before
-// return, and before the fuel check's trap. With Options.Fuel the loop
-// also burns fuel in a local, loaded before the loop and stored back at the
-// same places (a global is a load and a store per iteration, another chain).
-// A trap raised by the target inside the loop loses the loop's pending
-// counts and fuel of that run (the counters of a crashing run may then miss
-// its last loop, and its remaining fuel reads as at the loop's entry);
-// nothing else can leave a leaf loop without a call.
+// branch) the sites that keep control in the loop count into i64 locals
+// instead: one register add per hit. Exit arms (a branch out of the loop,
+// the not-taken arm of a br_if right before the loop's end) run once each
+// time the loop runs and count in memory. (Innermost loops, not whole
+// nests: the locals of an outer loop stay live across its inner loops,
+// and wazero's register allocator then spills the hot ones to the stack.)
 //
-// Leaf loops with more sites than registers to spare (maxNestSites) or whose
-// flush code would be large (sites × exits above maxNestFlushCost) keep
-// memory counters. In this file a "nest" is such a
-// leaf loop.
+// The locals are added to the memory counters, saturating at 255, wherever
+// control leaves the loop: after its end, before a br, br_if or br_table
+// arm whose target is outside it, before return, and before the fuel
+// check's trap; the flush is skipped when every local is 0 (a loop left on
+// its first pass). With Options.Fuel the loop also burns fuel in a local,
+// loaded before the loop and stored back at the same places (a global is a
+// load and a store per iteration, another chain). A trap raised by the
+// target inside the loop loses the loop's pending counts and fuel of that
+// run (the counters of a crashing run may then miss its last loop, and its
+// remaining fuel reads as at the loop's entry); nothing else can leave a
+// leaf loop without a call.
+//
+// Leaf loops with more sites in locals than maxNestSites, or whose flush
+// code would be large (sites × exits above maxNestFlushCost), keep memory
+// counters. In this file a "nest" is a leaf loop that counts in locals.
 
 const (
-	// maxNestSites bounds the sites of a nest that counts in locals. The
-	// flush where the loop is left costs about as much as a dozen memory
-	// counter hits per site, so locals pay only for loops that run several
-	// iterations each time: true of single-branch loops (copies, sums,
-	// hashes), often false of a parser's short scans (skip blanks, read
-	// digits: two conditions, four sites). runtime's
-	// BenchmarkInstrumentedLoop, cpu-ns per run with no loop in locals /
-	// at most 2 sites / at most 6 sites: cexpr 216 / 219 / 270, a
-	// 100k-iteration loop 304k / 168k / 169k. More sites also get
-	// accumulators spilled (BenchmarkCounterForm/loop, 18 sites: 7.7 ns per
-	// iteration in locals against 6.9 in memory).
+	// maxNestSites bounds the sites of a nest that count in locals: a
+	// typical loop of two conditions (a bounds check and a test: two sites
+	// staying in the loop, two exit arms). More cost more at each exit and
+	// get spilled (BenchmarkCounterForm/loop, 18 sites: 7.7 ns per
+	// iteration in locals against 6.9 in memory). runtime's
+	// BenchmarkInstrumentedLoop, cpu-ns per run, no loop in locals / exit
+	// arms in locals too, up to 6 sites / this rule: cexpr (short scans)
+	// 213 / 270 / 208, a 100k-iteration loop 306k / 169k / 173k.
 	maxNestSites = 2
 	// maxNestFlushCost bounds sites × exits of a nest that counts in locals:
 	// each exit repeats the flush of every site (about 14 instructions).
@@ -51,27 +52,36 @@ type nest struct {
 	frame int    // index in rewriter.ctl of the loop's frame
 	first uint32 // first site id in the nest
 	n     uint32 // number of sites in the nest
+	acc   []bool // by site (id - first): counts in a local (else in memory)
 	fuel  uint64 // local holding the fuel inside the nest (Options.Fuel)
 }
 
-// leafNests finds, for each leaf loop of body cheap enough to flush, the
-// number of sites in it, keyed by the index of its loop instruction.
-func leafNests(e *Expr, maxSites int) map[int]uint32 {
-	var found map[int]uint32
+// leafNests finds the leaf loops of body cheap enough to flush, keyed by
+// the index of their loop instruction: for each site of the loop, in id
+// order, whether it counts in a local (false: an exit arm, which runs once
+// each time the loop runs and counts in memory).
+func leafNests(e *Expr, maxSites int) map[int][]bool {
+	var found map[int][]bool
 	body := e.Instrs
 	for k := 0; k < len(body); k++ {
 		if body[k].Op != OpLoop {
 			continue
 		}
-		end, sites, exits, leaf := scanNest(e, k)
+		end, acc, exits, leaf := scanNest(e, k)
 		if !leaf {
 			continue // a loop inside may be one
 		}
-		if sites > 0 && sites <= maxSites && sites*exits <= maxNestFlushCost {
-			if found == nil {
-				found = make(map[int]uint32)
+		n := 0
+		for _, a := range acc {
+			if a {
+				n++
 			}
-			found[k] = uint32(sites)
+		}
+		if n > 0 && n <= maxSites && n*exits <= maxNestFlushCost {
+			if found == nil {
+				found = make(map[int][]bool)
+			}
+			found[k] = acc
 		}
 		k = end
 	}
@@ -79,9 +89,10 @@ func leafNests(e *Expr, maxSites int) map[int]uint32 {
 }
 
 // scanNest scans the loop at body[k] to its matching end: it returns the
-// end's index, the sites inside, the exits (branches to labels outside the
-// loop, returns, plus the fall-through) and whether it is a leaf loop.
-func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
+// end's index, for each site inside whether it stays in the loop (acc),
+// the exits (branches to labels outside the loop, returns, plus the
+// fall-through) and whether it is a leaf loop.
+func scanNest(e *Expr, k int) (end int, acc []bool, exits int, leaf bool) {
 	body := e.Instrs
 	leaf = true
 	exits = 1
@@ -97,30 +108,35 @@ func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
 		case OpEnd:
 			depth--
 			if depth == 0 {
-				return i, sites, exits, leaf
+				return i, acc, exits, leaf
 			}
 		}
 		switch in.Op {
 		case OpIf:
-			sites += 2
+			acc = append(acc, true, true)
 		case OpBrIf:
-			sites += 2
-			if int(in.A) >= depth {
+			out := int(in.A) >= depth
+			if out {
 				exits++
 			}
+			// not taken at the loop's top level right before its end:
+			// the fall-through exit
+			last := depth == 1 && i+1 < len(body) && body[i+1].Op == OpEnd
+			acc = append(acc, !out, !last)
 		case OpBr:
 			if int(in.A) >= depth {
 				exits++
 			}
 		case OpBrTable:
-			sites += int(in.B)
 			if in.A+in.B > uint64(len(e.Pool)) {
-				return i, sites, exits, false
+				return i, acc, exits, false
 			}
 			for _, l := range e.Pool[in.A : in.A+in.B] {
-				if int(l) >= depth {
+				out := int(l) >= depth
+				if out {
 					exits++
 				}
+				acc = append(acc, !out)
 			}
 		case OpReturn:
 			exits++
@@ -130,7 +146,7 @@ func scanNest(e *Expr, k int) (end, sites, exits int, leaf bool) {
 			leaf = false
 		}
 	}
-	return len(body) - 1, sites, exits, false
+	return len(body) - 1, acc, exits, false
 }
 
 // exits reports whether a branch to label depth d leaves the current nest.
@@ -139,28 +155,12 @@ func (rw *rewriter) exits(d uint64) bool {
 }
 
 // armCounter emits the hit of a branch arm to label depth d: when the arm
-// leaves the nest, the flush and then a memory counter (an exit arm runs
-// once per time the loop runs, so a local would only make the flush
-// dearer), otherwise counter.
+// leaves the nest, the flush first (the arm itself counts in memory).
 func (rw *rewriter) armCounter(id uint32, d uint64) {
-	if !rw.exits(d) {
-		rw.counter(id)
-		return
+	if rw.exits(d) {
+		rw.flush()
 	}
-	rw.flush()
-	rw.direct = true
 	rw.counter(id)
-	rw.direct = false
-}
-
-// notTakenCounter emits the hit of a br_if's not-taken arm: a memory
-// counter when the loop's end follows, so that arm leaves the nest (the
-// bottom of a do-while), otherwise counter.
-func (rw *rewriter) notTakenCounter(id uint32) {
-	nt := rw.nest
-	rw.direct = nt != nil && len(rw.ctl)-1 == nt.frame && rw.k+1 < len(rw.body) && rw.body[rw.k+1].Op == OpEnd
-	rw.counter(id)
-	rw.direct = false
 }
 
 // accumulate emits a hit of site id of the current nest: acc += 1.
@@ -183,11 +183,16 @@ func (rw *rewriter) flush() {
 	}
 	b := uint64(rw.local(TI32, -1))
 	t := uint64(rw.local(TI64, 3))
+	first := true
 	for k := uint32(0); k < nt.n; k++ {
+		if !nt.acc[k] {
+			continue
+		}
 		rw.emit(OpLocalGet, uint64(rw.local(TI64, accSlot+int(k))))
-		if k > 0 {
+		if !first {
 			rw.emit(OpI64Or, 0)
 		}
+		first = false
 	}
 	rw.emit(OpI64Const, 0)
 	rw.emit(OpI64Ne, 0)
@@ -199,6 +204,9 @@ func (rw *rewriter) flush() {
 		rw.emit(OpLocalSet, b)
 	}()
 	for k := uint32(0); k < nt.n; k++ {
+		if !nt.acc[k] {
+			continue
+		}
 		id := uint64(nt.first + k)
 		acc := uint64(rw.local(TI64, accSlot+int(k)))
 		rw.emit(OpLocalGet, b)
