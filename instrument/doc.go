@@ -128,18 +128,16 @@
 // Whole programs (BenchmarkRun: _start of a WASI command on fresh
 // instances of the original and instrumented modules, run side by side in
 // rotating order; ratio of median wall times, benchstat median of 6 runs
-// of 30 rounds; the same benchmark on the previous form, ids in
-// instruction order and no locals, in parentheses): crunch (sieve,
-// insertion sort and hash loops) 1.71x with counters, 1.69x with counters
+// of 30 rounds, spreads 6-23 %; the same benchmark on the previous form,
+// ids in instruction order and no locals, in parentheses): crunch (sieve,
+// insertion sort and hash loops) 1.21x with counters, 1.23x with counters
 // and fuel (1.80x, 2.30x); cwords (libc stdio and per-character loops that
-// call) 1.43x, 1.52x (1.65x, 1.76x); gocalc (Go) 1.44x, 1.49x (1.58x,
-// 1.68x). With leaf loops of up to six sites in locals crunch measured
-// 1.28x (its insertion sort's inner loop has two branches), at the cost of
-// the parsers' short scans (see maxNestSites). Executed instructions
-// (lackey, the difference between runs with and without _start, leaf
-// loops up to six sites) rise less: 1.30x, 1.10x and 1.01x with counters. In cwords and gocalc the rest is not the counter arithmetic:
-// replacing every memory counter by a plain store of 1 still measures
-// 1.35x and 1.29x. It is the added control flow (each br_if becomes an
+// call) 1.38x, 1.63x (1.65x, 1.76x); gocalc (Go) 1.44x, 1.47x (1.58x,
+// 1.68x). Executed instructions (lackey, the difference between runs with
+// and without _start, an earlier rule for leaf loops) rise less: 1.30x,
+// 1.10x and 1.01x with counters. In cwords and gocalc the rest is not the
+// counter arithmetic: replacing every memory counter by a plain store of 1
+// still measures 1.35x and 1.29x. It is the added control flow (each br_if becomes an
 // if/else, each br_table arm a trampoline block; Go's resumption tables
 // alone are half of gocalc's 150k sites) and code size.
 //
