@@ -439,31 +439,21 @@ func (rw *rewriter) counter(id uint32) {
 		off = uint64(id)
 	}
 	switch rw.opts.counter {
-	case counterPinned:
-		// saturating: (v*255+510)>>8 = v+1 for v < 255, and 255 for 255
+	case counterPinned, counterBaseMul:
+		// pinned: saturating, (v*255+510)>>8 is v+1 for v < 255 and 255 for
+		// 255; base-mul: never-zero, (v*257+257)>>8 wraps 255 to 1
+		mul, add := uint64(255), uint64(510)
+		if rw.opts.counter == counterBaseMul {
+			mul, add = 257, 257
+		}
 		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
 		rw.out = append(rw.out,
 			addr,
 			addr,
 			Instr{Op: OpI32Load8U, A: off},
-			Instr{Op: OpI32Const, A: 255},
+			Instr{Op: OpI32Const, A: mul},
 			Instr{Op: OpI32Mul},
-			Instr{Op: OpI32Const, A: 510},
-			Instr{Op: OpI32Add},
-			Instr{Op: OpI32Const, A: 8},
-			Instr{Op: OpI32ShrU},
-			Instr{Op: OpI32Store8, A: off},
-		)
-		return
-	case counterBaseMul:
-		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
-		rw.out = append(rw.out,
-			addr,
-			addr,
-			Instr{Op: OpI32Load8U, A: off},
-			Instr{Op: OpI32Const, A: 257},
-			Instr{Op: OpI32Mul},
-			Instr{Op: OpI32Const, A: 257},
+			Instr{Op: OpI32Const, A: add},
 			Instr{Op: OpI32Add},
 			Instr{Op: OpI32Const, A: 8},
 			Instr{Op: OpI32ShrU},
