@@ -422,7 +422,7 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 // (nest.go), otherwise a saturating 8-bit increment of its counter (doc.go,
 // "The increment"; the other forms are for BenchmarkCounterForm).
 func (rw *rewriter) counter(id uint32) {
-	if nt := rw.nest; nt != nil && id >= nt.first && id < nt.first+nt.n && nt.acc[id-nt.first] {
+	if rw.nest != nil && rw.nest.inLocal(id) {
 		rw.accumulate(id)
 		return
 	}
@@ -438,53 +438,26 @@ func (rw *rewriter) counter(id uint32) {
 		addr = Instr{Op: OpLocalGet, A: uint64(rw.local(TI32, -1))}
 		off = uint64(id)
 	}
+	// load, step (the form's arithmetic on the loaded value), store
+	var step []Instr
 	switch rw.opts.counter {
-	case counterPinned, counterBaseMul:
-		// pinned: saturating, (v*255+510)>>8 is v+1 for v < 255 and 255 for
-		// 255; base-mul: never-zero, (v*257+257)>>8 wraps 255 to 1
-		mul, add := uint64(255), uint64(510)
-		if rw.opts.counter == counterBaseMul {
-			mul, add = 257, 257
-		}
-		rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+9)
-		rw.out = append(rw.out,
-			addr,
-			addr,
-			Instr{Op: OpI32Load8U, A: off},
-			Instr{Op: OpI32Const, A: mul},
-			Instr{Op: OpI32Mul},
-			Instr{Op: OpI32Const, A: add},
-			Instr{Op: OpI32Add},
-			Instr{Op: OpI32Const, A: 8},
-			Instr{Op: OpI32ShrU},
-			Instr{Op: OpI32Store8, A: off},
-		)
-		return
+	case counterPinned:
+		// saturating: (v*255+510)>>8 is v+1 for v < 255, 255 for 255
+		step = []Instr{{Op: OpI32Const, A: 255}, {Op: OpI32Mul}, {Op: OpI32Const, A: 510}, {Op: OpI32Add}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}}
+	case counterBaseMul:
+		// never-zero: (v*257+257)>>8 wraps 255 to 1
+		step = []Instr{{Op: OpI32Const, A: 257}, {Op: OpI32Mul}, {Op: OpI32Const, A: 257}, {Op: OpI32Add}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}}
 	case counterBaseWrap:
-		rw.out = append(rw.out,
-			addr,
-			addr,
-			Instr{Op: OpI32Load8U, A: off},
-			Instr{Op: OpI32Const, A: 1},
-			Instr{Op: OpI32Add},
-			Instr{Op: OpI32Store8, A: off},
-		)
-		return
+		step = []Instr{{Op: OpI32Const, A: 1}, {Op: OpI32Add}}
+	default:
+		// never-zero: v+1 + ((v+1)>>8)
+		t := uint64(rw.local(TI32, 0))
+		step = []Instr{{Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpLocalTee, A: t}, {Op: OpLocalGet, A: t}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}, {Op: OpI32Add}}
 	}
-	t := uint64(rw.local(TI32, 0))
-	rw.out = append(rw.out,
-		addr,
-		addr,
-		Instr{Op: OpI32Load8U, A: off},
-		Instr{Op: OpI32Const, A: 1},
-		Instr{Op: OpI32Add},
-		Instr{Op: OpLocalTee, A: t},
-		Instr{Op: OpLocalGet, A: t},
-		Instr{Op: OpI32Const, A: 8},
-		Instr{Op: OpI32ShrU},
-		Instr{Op: OpI32Add},
-		Instr{Op: OpI32Store8, A: off},
-	)
+	rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+3+len(step))
+	rw.out = append(rw.out, addr, addr, Instr{Op: OpI32Load8U, A: off})
+	rw.out = append(rw.out, step...)
+	rw.out = append(rw.out, Instr{Op: OpI32Store8, A: off})
 }
 
 // fuel emits the fuel decrement and check.
@@ -698,7 +671,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	case OpLoop:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
 		if acc, ok := rw.nests[k]; ok && rw.nest == nil {
-			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), n: uint32(len(acc)), acc: acc}
+			rw.nest = &nest{frame: len(rw.ctl) - 1, first: uint32(len(rw.sm.Sites)), acc: acc}
 			if rw.opts.Fuel {
 				// the loop burns fuel in a local (nest.go)
 				rw.nest.fuel = uint64(rw.local(TI64, 4))

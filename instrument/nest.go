@@ -51,7 +51,6 @@ const (
 type nest struct {
 	frame int    // index in rewriter.ctl of the loop's frame
 	first uint32 // first site id in the nest
-	n     uint32 // number of sites in the nest
 	acc   []bool // by site (id - first): counts in a local (else in memory)
 	fuel  uint64 // local holding the fuel inside the nest (Options.Fuel)
 }
@@ -163,9 +162,19 @@ func (rw *rewriter) armCounter(id uint32, d uint64) {
 	rw.counter(id)
 }
 
+// inLocal reports whether site id counts in a local of the nest.
+func (nt *nest) inLocal(id uint32) bool {
+	return id >= nt.first && id-nt.first < uint32(len(nt.acc)) && nt.acc[id-nt.first]
+}
+
+// accLocal is the local that counts the nest's k-th site.
+func (rw *rewriter) accLocal(k int) uint64 {
+	return uint64(rw.local(TI64, accSlot+k))
+}
+
 // accumulate emits a hit of site id of the current nest: acc += 1.
 func (rw *rewriter) accumulate(id uint32) {
-	acc := uint64(rw.local(TI64, accSlot+int(id-rw.nest.first)))
+	acc := rw.accLocal(int(id - rw.nest.first))
 	rw.emit(OpLocalGet, acc)
 	rw.emit(OpI64Const, 1)
 	rw.emit(OpI64Add, 0)
@@ -184,11 +193,11 @@ func (rw *rewriter) flush() {
 	b := uint64(rw.local(TI32, -1))
 	t := uint64(rw.local(TI64, 3))
 	first := true
-	for k := uint32(0); k < nt.n; k++ {
-		if !nt.acc[k] {
+	for k, a := range nt.acc {
+		if !a {
 			continue
 		}
-		rw.emit(OpLocalGet, uint64(rw.local(TI64, accSlot+int(k))))
+		rw.emit(OpLocalGet, rw.accLocal(k))
 		if !first {
 			rw.emit(OpI64Or, 0)
 		}
@@ -197,18 +206,12 @@ func (rw *rewriter) flush() {
 	rw.emit(OpI64Const, 0)
 	rw.emit(OpI64Ne, 0)
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-	defer func() {
-		rw.emit(OpEnd, 0)
-		// a join: pin $base again (doc.go, "The increment")
-		rw.emit(OpLocalGet, b)
-		rw.emit(OpLocalSet, b)
-	}()
-	for k := uint32(0); k < nt.n; k++ {
-		if !nt.acc[k] {
+	for k, a := range nt.acc {
+		if !a {
 			continue
 		}
-		id := uint64(nt.first + k)
-		acc := uint64(rw.local(TI64, accSlot+int(k)))
+		id := uint64(nt.first) + uint64(k)
+		acc := rw.accLocal(k)
 		rw.emit(OpLocalGet, b)
 		rw.emit(OpLocalGet, b)
 		rw.cpos = append(rw.cpos, len(rw.out))
@@ -228,4 +231,8 @@ func (rw *rewriter) flush() {
 		rw.emit(OpI64Const, 0)
 		rw.emit(OpLocalSet, acc)
 	}
+	rw.emit(OpEnd, 0)
+	// a join: pin $base again (doc.go, "The increment")
+	rw.emit(OpLocalGet, b)
+	rw.emit(OpLocalSet, b)
 }

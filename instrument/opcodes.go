@@ -92,7 +92,6 @@ const (
 	OpI32Eq              Op = 0x46
 	OpI32Ne              Op = 0x47
 	OpI32LtS             Op = 0x48
-	OpI32LtU             Op = 0x49
 	OpI32GeU             Op = 0x4f
 	OpI64Eqz             Op = 0x50
 	OpI64Eq              Op = 0x51
