@@ -5,6 +5,51 @@ import (
 	"testing"
 )
 
+// dirtyCase is one host write (random_get of n bytes at target ptr) and the
+// map bytes it must set.
+type dirtyCase struct {
+	name      string
+	ptr, n    uint64
+	marked    []int
+	wantErrno Errno
+}
+
+// dirtyMap returns a reader of the map at mapOff and a function building
+// the expected map with the given bytes set.
+func dirtyMap(t *testing.T, f *fwd, mapOff, mapLen uint32) (read func() []byte, marked func(...int) []byte) {
+	read = func() []byte {
+		b, ok := f.mem.Read(mapOff, mapLen)
+		if !ok {
+			t.Fatal("map out of range")
+		}
+		return b
+	}
+	marked = func(idx ...int) []byte {
+		b := make([]byte, mapLen)
+		for _, i := range idx {
+			b[i] = 1
+		}
+		return b
+	}
+	return read, marked
+}
+
+// checkDirty runs each case on a cleared map and compares the whole map.
+func checkDirty(t *testing.T, f *fwd, s *State, tests []dirtyCase) {
+	dirty, marked := dirtyMap(t, f, uint32(s.DirtyOffset), uint32(s.DirtyLen))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clear(dirty())
+			if got := f.call(s, "random_get", tc.ptr, tc.n); got != tc.wantErrno {
+				t.Fatalf("random_get: expected %v, got %v", tc.wantErrno, got)
+			}
+			if got, want := dirty(), marked(tc.marked...); !bytes.Equal(got, want) {
+				t.Errorf("dirty map: expected %v, got %v", want, got)
+			}
+		})
+	}
+}
+
 // TestDirtyMarking: with a dirty map configured, every guest range a host
 // call touches marks its target pages (so a dirty-page restore also undoes
 // what WASI wrote), nothing else is marked, and a failed range marks
@@ -14,37 +59,15 @@ func TestDirtyMarking(t *testing.T) {
 	f := newFwd(t)
 	const mapOff, mapLen = 0x100, 4
 	s := &State{Base: 1 << 16, DirtyOffset: mapOff, DirtyLen: mapLen}
-	dirty := func() []byte {
-		b, ok := f.mem.Read(mapOff, mapLen)
-		if !ok {
-			t.Fatal("map out of range")
-		}
-		return b
-	}
-	tests := []struct {
-		name      string
-		ptr, n    uint64
-		want      []byte
-		wantErrno Errno
-	}{
-		{"inside page 0", 0x10, 8, []byte{1, 0, 0, 0}, ErrnoSuccess},
-		{"straddles pages 0 and 1", 0xfffc, 8, []byte{1, 1, 0, 0}, ErrnoSuccess},
-		{"page 1 only", 0x10010, 4, []byte{0, 1, 0, 0}, ErrnoSuccess},
-		{"empty range", 0x10, 0, []byte{0, 0, 0, 0}, ErrnoSuccess},
-		{"out of memory: nothing marked", 0x1fffc, 8, []byte{0, 0, 0, 0}, ErrnoFault},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			clear(dirty())
-			if got := f.call(s, "random_get", tc.ptr, tc.n); got != tc.wantErrno {
-				t.Fatalf("random_get: expected %v, got %v", tc.wantErrno, got)
-			}
-			if got := dirty(); !bytes.Equal(got, tc.want) {
-				t.Errorf("dirty map: expected %v, got %v", tc.want, got)
-			}
-		})
-	}
+	checkDirty(t, f, s, []dirtyCase{
+		{"inside page 0", 0x10, 8, []int{0}, ErrnoSuccess},
+		{"straddles pages 0 and 1", 0xfffc, 8, []int{0, 1}, ErrnoSuccess},
+		{"page 1 only", 0x10010, 4, []int{1}, ErrnoSuccess},
+		{"empty range", 0x10, 0, nil, ErrnoSuccess},
+		{"out of memory: nothing marked", 0x1fffc, 8, nil, ErrnoFault},
+	})
 	t.Run("off when DirtyLen is 0", func(t *testing.T) {
+		dirty, _ := dirtyMap(t, f, mapOff, mapLen)
 		clear(dirty())
 		off := &State{Base: 1 << 16, DirtyOffset: mapOff}
 		if got := f.call(off, "random_get", 0x10, 8); got != ErrnoSuccess {
@@ -61,45 +84,14 @@ func TestDirtyMarking(t *testing.T) {
 // The map has one byte per block of the 2 target pages (32 bytes).
 func TestDirtyMarking4K(t *testing.T) {
 	f := newFwd(t)
-	const mapOff, mapLen = 0x100, 32
-	s := &State{Base: 1 << 16, DirtyOffset: mapOff, DirtyLen: mapLen, DirtyShift: 12}
-	dirty := func() []byte {
-		b, ok := f.mem.Read(mapOff, mapLen)
-		if !ok {
-			t.Fatal("map out of range")
-		}
-		return b
-	}
-	marked := func(blocks ...int) []byte {
-		b := make([]byte, mapLen)
-		for _, i := range blocks {
-			b[i] = 1
-		}
-		return b
-	}
-	tests := []struct {
-		name      string
-		ptr, n    uint64
-		want      []byte
-		wantErrno Errno
-	}{
-		{"inside block 0", 0x10, 8, marked(0), ErrnoSuccess},
-		{"middle of page 0: block 8 only", 0x8004, 8, marked(8), ErrnoSuccess},
-		{"straddles blocks 2 and 3", 0x2ffc, 8, marked(2, 3), ErrnoSuccess},
-		{"straddles pages 0 and 1", 0xfffc, 8, marked(15, 16), ErrnoSuccess},
-		{"three blocks", 0x4ff0, 0x1020, marked(4, 5, 6), ErrnoSuccess},
-		{"last block", 0x1fff0, 16, marked(31), ErrnoSuccess},
-		{"out of memory: nothing marked", 0x1fffc, 8, marked(), ErrnoFault},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			clear(dirty())
-			if got := f.call(s, "random_get", tc.ptr, tc.n); got != tc.wantErrno {
-				t.Fatalf("random_get: expected %v, got %v", tc.wantErrno, got)
-			}
-			if got := dirty(); !bytes.Equal(got, tc.want) {
-				t.Errorf("dirty map: expected %v, got %v", tc.want, got)
-			}
-		})
-	}
+	s := &State{Base: 1 << 16, DirtyOffset: 0x100, DirtyLen: 32, DirtyShift: 12}
+	checkDirty(t, f, s, []dirtyCase{
+		{"inside block 0", 0x10, 8, []int{0}, ErrnoSuccess},
+		{"middle of page 0: block 8 only", 0x8004, 8, []int{8}, ErrnoSuccess},
+		{"straddles blocks 2 and 3", 0x2ffc, 8, []int{2, 3}, ErrnoSuccess},
+		{"straddles pages 0 and 1", 0xfffc, 8, []int{15, 16}, ErrnoSuccess},
+		{"three blocks", 0x4ff0, 0x1020, []int{4, 5, 6}, ErrnoSuccess},
+		{"last block", 0x1fff0, 16, []int{31}, ErrnoSuccess},
+		{"out of memory: nothing marked", 0x1fffc, 8, nil, ErrnoFault},
+	})
 }
