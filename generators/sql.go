@@ -64,9 +64,7 @@ func sqlSelect(s *Source, b []byte) []byte {
 	}
 	b = append(b, " FROM "...)
 	b = sqlTable(s, b, deep)
-	nj := s.beginList(0, 2)
-	for range nj {
-		s.elem()
+	Repeat(s, 0, 2, func(s *Source, _ int) {
 		b = append(b, ' ')
 		j := s.Pick(len(sqlJoins))
 		b = append(b, sqlJoins[j]...)
@@ -76,25 +74,19 @@ func sqlSelect(s *Source, b []byte) []byte {
 			b = append(b, " ON "...)
 			b = sqlExpr(s, b)
 		}
-		s.Leave()
-	}
-	s.endList()
+	})
 	if s.Decide(0.5) {
 		b = append(b, " WHERE "...)
 		b = sqlExpr(s, b)
 	}
 	if s.Decide(0.25) {
 		b = append(b, " GROUP BY "...)
-		ng := s.beginList(1, 3)
-		for i := range ng {
-			s.elem()
+		Repeat(s, 1, 3, func(s *Source, i int) {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
 			b = sqlColumn(s, b)
-			s.Leave()
-		}
-		s.endList()
+		})
 		if s.Decide(0.4) {
 			b = append(b, " HAVING "...)
 			b = sqlExpr(s, b)
