@@ -420,8 +420,7 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	res := Result{Fuel: w.fuelUsed(budget)}
 	if err == nil && !w.alloc.hit {
 		// Returned normally: what classify would say, without its inputs.
-		w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
-		w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+		w.tails()
 		res.Outcome = Valid
 		if uint32(w.stack[0]) != 0 {
 			res.Outcome = Invalid
@@ -467,10 +466,15 @@ func (w *Worker) discard(context.Context) {
 	w.mod = nil
 }
 
-// end collects what classify needs after a call.
-func (w *Worker) end(err error, ret uint32) runEnd {
+// tails copies the run's stdout and stderr tails into the worker's buffers.
+func (w *Worker) tails() {
 	w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
 	w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+}
+
+// end collects what classify needs after a call.
+func (w *Worker) end(err error, ret uint32) runEnd {
+	w.tails()
 	fuelOut := false
 	if err != nil && w.fuel != nil {
 		fuelOut = int64(w.fuel.Get()) < 0
