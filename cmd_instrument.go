@@ -69,7 +69,7 @@ func (c *cli) instrument(_ context.Context, args []string) error {
 			return err
 		}
 	}
-	out, sitemap, sites, err := instrumentModule(wasm, f.fuel, f.dirty, f.skip)
+	out, sitemap, sm, err := instrumentModule(wasm, f.fuel, f.dirty, f.skip)
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
@@ -81,6 +81,7 @@ func (c *cli) instrument(_ context.Context, args []string) error {
 			return fileError(f.sitemap, err)
 		}
 	}
-	fmt.Fprintf(c.stdout, "%s: %d bytes, %d branch sites -> %s (%d bytes)\n", in, len(wasm), sites, f.out, len(out))
+	fmt.Fprintf(c.stdout, "%s: %d bytes, %d branch sites (%d counted, the others derived) -> %s (%d bytes)\n",
+		in, len(wasm), len(sm.Sites), sm.Counted(), f.out, len(out))
 	return nil
 }

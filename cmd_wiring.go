@@ -23,16 +23,16 @@ import (
 // shrinking and merging are done by those packages.
 
 // instrumentModule runs instrument.Instrument and serialises its site map.
-func instrumentModule(wasm []byte, fuel, dirty bool, skip []string) (out, sitemap []byte, sites int, err error) {
-	out, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: fuel, DirtyPages: dirty, Skip: skip})
+func instrumentModule(wasm []byte, fuel, dirty bool, skip []string) (out, sitemap []byte, sm *instrument.SiteMap, err error) {
+	out, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: fuel, DirtyPages: dirty, Skip: skip})
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, nil, err
 	}
 	sitemap, err = sm.MarshalBinary()
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("site map: %w", err)
+		return nil, nil, nil, fmt.Errorf("site map: %w", err)
 	}
-	return out, sitemap, len(sm.Sites), nil
+	return out, sitemap, sm, nil
 }
 
 // runtimeConfig maps the target flags onto runtime.Config.
@@ -244,7 +244,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	if lf {
 		fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
-		fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", len(sm.Sites))
+		fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", sm.Counted())
 	}
 	start := time.Now()
 	sum, err := engine.Fuzz(ctx, cfg, deps)
@@ -346,7 +346,7 @@ func (c *cli) openStore(ctx context.Context, f *fuzzFlags, out, target string, s
 	}
 	store := engine.NewCorpusStore(dir, deps.Generator == nil)
 	store.Repro = reproCommand(target, &f.target)
-	store.TotalEdges = len(sm.Sites)
+	store.TotalEdges = sm.Counted()
 	store.Banner = filepath.Base(target)
 	store.CommandLine = strings.Join(os.Args, " ")
 	deps.Store = store

@@ -108,7 +108,21 @@ func counters(t *testing.T, mod api.Module, sm *SiteMap) []byte {
 	if !ok {
 		t.Fatal("counters out of range")
 	}
-	return append([]byte(nil), b...)
+	return filled(t, sm, b)
+}
+
+// filled returns a copy of the raw counters b with the derived sites'
+// counts filled in, after checking that no derived site's byte was written.
+func filled(t *testing.T, sm *SiteMap, b []byte) []byte {
+	t.Helper()
+	for id, s := range sm.Sites {
+		if s.Sum > 0 && b[id] != 0 {
+			t.Fatalf("derived site %d (%s) has counter byte %d, expected 0", id, sm.Describe(id), b[id])
+		}
+	}
+	c := append([]byte(nil), b...)
+	sm.FillDerived(c)
+	return c
 }
 
 // instrOrder returns xs (one element per site id) in instruction order:
@@ -142,11 +156,11 @@ func TestCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSites := []Site{
-		{0, 0, FuncEntry, 0}, {0, 0, IfThen, 0}, {0, 0, IfElse, 0}, {0, 0, IfThen, 0}, {0, 0, IfElse, 0},
-		{0, 0, BrIfTaken, 0}, {0, 0, BrIfNotTaken, 0},
-		{0, 0, BrTableArm, 0}, {0, 0, BrTableArm, 1}, {0, 0, BrTableArm, 2}, {0, 0, BrTableArm, 3},
-		{1, 0, FuncEntry, 0}, {1, 0, BrIfTaken, 0}, {1, 0, BrIfNotTaken, 0}, {1, 0, BrTableArm, 0}, {1, 0, BrTableArm, 1},
-		{2, 0, FuncEntry, 0}, {2, 0, BrIfTaken, 0}, {2, 0, BrIfNotTaken, 0},
+		{Func: 0, Kind: FuncEntry, Arm: 0}, {Func: 0, Kind: IfThen, Arm: 0}, {Func: 0, Kind: IfElse, Arm: 0}, {Func: 0, Kind: IfThen, Arm: 0}, {Func: 0, Kind: IfElse, Arm: 0},
+		{Func: 0, Kind: BrIfTaken, Arm: 0}, {Func: 0, Kind: BrIfNotTaken, Arm: 0},
+		{Func: 0, Kind: BrTableArm, Arm: 0}, {Func: 0, Kind: BrTableArm, Arm: 1}, {Func: 0, Kind: BrTableArm, Arm: 2}, {Func: 0, Kind: BrTableArm, Arm: 3},
+		{Func: 1, Kind: FuncEntry, Arm: 0}, {Func: 1, Kind: BrIfTaken, Arm: 0}, {Func: 1, Kind: BrIfNotTaken, Arm: 0}, {Func: 1, Kind: BrTableArm, Arm: 0}, {Func: 1, Kind: BrTableArm, Arm: 1},
+		{Func: 2, Kind: FuncEntry, Arm: 0}, {Func: 2, Kind: BrIfTaken, Arm: 0}, {Func: 2, Kind: BrIfNotTaken, Arm: 0},
 	}
 	if len(sm.Sites) != len(wantSites) {
 		t.Fatalf("got %d sites, want %d: %+v", len(sm.Sites), len(wantSites), sm.Sites)

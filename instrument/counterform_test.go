@@ -15,12 +15,12 @@ import (
 //go:embed testdata/hot.wasm
 var hotWasm []byte
 
-// BenchmarkCounterForm measures the increment forms in wazero's compiler:
-// ns per loop iteration of testdata/hot.wat ("loop": 9 counter hits per
+// BenchmarkCounterForm measures the increment in wazero's compiler: ns
+// per loop iteration of testdata/hot.wat ("loop": 9 counter hits per
 // iteration; "calls": 5 hits and a call in half the iterations; "tight": a
-// leaf loop of two sites, one hit per iteration), for the
-// original module and each form. The chosen default is counterBaseMul;
-// see doc.go for the numbers.
+// leaf loop of two sites, one hit per iteration), for the original module,
+// the instrumented one, and the instrumented one with every counter in
+// memory (no leaf loop in locals, nest.go). See doc.go for the numbers.
 //
 //	go test ./instrument -run '^$' -bench CounterForm -count 6
 func BenchmarkCounterForm(b *testing.B) {
@@ -28,15 +28,11 @@ func BenchmarkCounterForm(b *testing.B) {
 	forms := []struct {
 		name string
 		inst bool
-		form counterForm
+		opts Options
 	}{
-		{"original", false, 0},
-		{"pinned", true, counterPinned},
-		{"base-mul", true, counterBaseMul},
-		{"base-local", true, counterBaseLocal},
-		{"const-id", true, counterConst},
-		{"const0-offset", true, counterConstZero},
-		{"base-wrap", true, counterBaseWrap},
+		{"original", false, Options{}},
+		{"counters", true, Options{}},
+		{"memory-only", true, Options{nestSites: -1}},
 	}
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
 	defer rt.Close(ctx)
@@ -46,7 +42,7 @@ func BenchmarkCounterForm(b *testing.B) {
 			wasm := hotWasm
 			if f.inst {
 				var err error
-				wasm, _, err = Instrument(hotWasm, Options{counter: f.form})
+				wasm, _, err = Instrument(hotWasm, f.opts)
 				if err != nil {
 					b.Fatal(err)
 				}

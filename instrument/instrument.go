@@ -27,26 +27,11 @@ type Options struct {
 	// get no counters (memory addressing is still rewritten everywhere).
 	Skip []string
 
-	// counter selects the increment form (benchmarks only); zero is the
-	// chosen default.
-	counter counterForm
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
-}
-
-type counterForm uint8
-
-const (
-	counterPinned    counterForm = iota // counterBaseMul, ids reversed within each function, $base pinned at joins and checked at loop headers (default, see doc.go)
-	counterBaseMul                      // local.get $base (global.get once at entry), offset=id, never-zero as (v*257+257)>>8
-	counterBaseLocal                    // as counterBaseMul, never-zero as v+1 + ((v+1)>>8)
-	counterConst                        // i32.const id twice, offset=0
-	counterConstZero                    // i32.const 0 twice, offset=id
-	counterBaseWrap                     // as counterBaseMul, plain v+1 (wraps to 0: measurement only)
-)
-
-func (f counterForm) base() bool {
-	return f == counterBaseLocal || f == counterBaseMul || f == counterBaseWrap || f == counterPinned
+	// allCounted gives every site a counter, none derived (tests: the
+	// reference for derive.go's sums).
+	allCounted bool
 }
 
 // Export names fixed by the Layout contract.
@@ -150,6 +135,7 @@ type rewriter struct {
 	fnLo    uint32         // first site id of this function
 	nests   map[int][]bool // leaf loops of this function: loop index -> sites in locals (nest.go)
 	nest    *nest          // the leaf nest being rewritten, or nil
+	plan    derivation     // which sites of this function are derived (derive.go)
 }
 
 func (rw *rewriter) run() error {
@@ -227,10 +213,8 @@ func (rw *rewriter) run() error {
 
 	// Globals: counter base and fuel, appended (no index shifts).
 	nglobImp := m.NumImported(ExternGlobal)
-	if rw.opts.counter.base() {
-		rw.baseGlobal = nglobImp + uint32(len(m.Globals))
-		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
-	}
+	rw.baseGlobal = nglobImp + uint32(len(m.Globals))
+	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 	if rw.opts.Fuel {
 		rw.fuelGlobal = nglobImp + uint32(len(m.Globals))
 		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true},
@@ -418,46 +402,44 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 	return idx
 }
 
-// counter emits a hit of site id: in a leaf loop an add to its local
-// (nest.go), otherwise a saturating 8-bit increment of its counter (doc.go,
-// "The increment"; the other forms are for BenchmarkCounterForm).
+// counter emits a hit of site id: nothing for a derived site (derive.go),
+// in a leaf loop an add to its local (nest.go), otherwise a saturating
+// 8-bit increment of its counter (doc.go, "The increment"):
+// (v*255+510)>>8 is v+1 for v < 255 and 255 for 255.
 func (rw *rewriter) counter(id uint32) {
-	if rw.nest != nil && rw.nest.inLocal(id) {
-		rw.accumulate(id)
-		return
-	}
-	var addr Instr
-	var off uint64
-	switch rw.opts.counter {
-	case counterConst:
-		addr = Instr{Op: OpI32Const, A: uint64(id)}
-	case counterConstZero:
-		addr = Instr{Op: OpI32Const}
-		off = uint64(id)
+	switch {
+	case rw.plan.derived(id - rw.fnLo):
+	case rw.nest != nil && rw.nest.inLocal(id):
+		acc := rw.accLocal(int(id - rw.nest.first))
+		rw.emit(OpLocalGet, acc)
+		rw.emit(OpI64Const, 1)
+		rw.emit(OpI64Add, 0)
+		rw.emit(OpLocalSet, acc)
 	default:
-		addr = Instr{Op: OpLocalGet, A: uint64(rw.local(TI32, -1))}
-		off = uint64(id)
+		b := uint64(rw.local(TI32, -1))
+		rw.emit(OpLocalGet, b)
+		rw.emit(OpLocalGet, b)
+		rw.cpos = append(rw.cpos, len(rw.out))
+		rw.emitMem(OpI32Load8U, uint64(id), 0)
+		rw.i32(255)
+		rw.emit(OpI32Mul, 0)
+		rw.i32(510)
+		rw.emit(OpI32Add, 0)
+		rw.i32(8)
+		rw.emit(OpI32ShrU, 0)
+		rw.cpos = append(rw.cpos, len(rw.out))
+		rw.emitMem(OpI32Store8, uint64(id), 0)
 	}
-	// load, step (the form's arithmetic on the loaded value), store
-	var step []Instr
-	switch rw.opts.counter {
-	case counterPinned:
-		// saturating: (v*255+510)>>8 is v+1 for v < 255, 255 for 255
-		step = []Instr{{Op: OpI32Const, A: 255}, {Op: OpI32Mul}, {Op: OpI32Const, A: 510}, {Op: OpI32Add}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}}
-	case counterBaseMul:
-		// never-zero: (v*257+257)>>8 wraps 255 to 1
-		step = []Instr{{Op: OpI32Const, A: 257}, {Op: OpI32Mul}, {Op: OpI32Const, A: 257}, {Op: OpI32Add}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}}
-	case counterBaseWrap:
-		step = []Instr{{Op: OpI32Const, A: 1}, {Op: OpI32Add}}
-	default:
-		// never-zero: v+1 + ((v+1)>>8)
-		t := uint64(rw.local(TI32, 0))
-		step = []Instr{{Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpLocalTee, A: t}, {Op: OpLocalGet, A: t}, {Op: OpI32Const, A: 8}, {Op: OpI32ShrU}, {Op: OpI32Add}}
-	}
-	rw.cpos = append(rw.cpos, len(rw.out)+2, len(rw.out)+3+len(step))
-	rw.out = append(rw.out, addr, addr, Instr{Op: OpI32Load8U, A: off})
-	rw.out = append(rw.out, step...)
-	rw.out = append(rw.out, Instr{Op: OpI32Store8, A: off})
+}
+
+// check emits a load of the function's highest counter address, dropped:
+// the one bounds check that covers every counter access it dominates
+// (doc.go, "The increment").
+func (rw *rewriter) check() {
+	rw.emit(OpLocalGet, uint64(rw.local(TI32, -1)))
+	rw.cpos = append(rw.cpos, len(rw.out))
+	rw.emitMem(OpI32Load8U, uint64(rw.fnLo), 0)
+	rw.emit(OpDrop, 0)
 }
 
 // fuel emits the fuel decrement and check.
@@ -575,12 +557,14 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.fnLo = uint32(lo)
 	rw.nest = nil
 	rw.nests = nil
-	if rw.count && rw.opts.counter == counterPinned {
+	rw.plan.sum = rw.plan.sum[:0]
+	if rw.count {
+		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
 		max := maxNestSites
 		if rw.opts.nestSites != 0 {
 			max = rw.opts.nestSites
 		}
-		rw.nests = leafNests(&c.Body, max)
+		rw.nests = leafNests(&c.Body, max, &rw.plan)
 	}
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
@@ -598,7 +582,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
 	// entry
-	if rw.count && rw.opts.counter.base() {
+	if rw.count {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
@@ -606,7 +590,13 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.fuel()
 	}
 	if rw.count {
-		rw.counter(rw.site(first, FuncEntry, 0))
+		if id := rw.site(first, FuncEntry, 0); !rw.plan.derived(0) {
+			rw.counter(id)
+		} else {
+			// no entry counter: the first access still checks the bounds
+			// of the function's highest counter address (doc.go)
+			rw.check()
+		}
 	}
 	rw.body = body
 	for k := range body {
@@ -622,13 +612,21 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if first.Off >= m.CodeOffset {
 		rw.funcOff[i] = first.Off - m.CodeOffset
 	}
-	if rw.opts.counter == counterPinned {
-		hi := uint64(len(rw.sm.Sites) - 1)
-		for _, p := range rw.cpos {
-			rw.out[p].A = uint64(lo) + hi - rw.out[p].A
-		}
-		slices.Reverse(rw.sm.Sites[lo:])
+	// ids run backwards within the function (doc.go)
+	hi := uint64(len(rw.sm.Sites) - 1)
+	for _, p := range rw.cpos {
+		rw.out[p].A = uint64(lo) + hi - rw.out[p].A
 	}
+	// derived sites name their sources by reversed ids too: the range
+	// from..from+sum-1 reverses to start at the last one's new id
+	for s, n := range rw.plan.sum {
+		if n > 0 {
+			last := uint64(lo) + uint64(rw.plan.from[s]) + uint64(n) - 1
+			rw.sm.Sites[lo+s].From = uint32(uint64(lo) + hi - last)
+			rw.sm.Sites[lo+s].Sum = n
+		}
+	}
+	slices.Reverse(rw.sm.Sites[lo:])
 	// Encode the new body right away into the shared output arena: the
 	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)
@@ -683,14 +681,11 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if rw.opts.Fuel {
 			rw.fuel()
 		}
-		if rw.count && rw.opts.counter == counterPinned && rw.nest == nil {
+		if rw.count && rw.nest == nil {
 			// The base in a loop is a new SSA value (a phi): check it once
 			// against the function's highest counter address, so no counter
 			// in the loop needs a bounds check of its own.
-			rw.cpos = append(rw.cpos, len(rw.out)+1)
-			rw.emit(OpLocalGet, uint64(rw.local(TI32, -1)))
-			rw.emitMem(OpI32Load8U, uint64(rw.fnLo), 0)
-			rw.emit(OpDrop, 0)
+			rw.check()
 		}
 		return nil
 	case OpIf:
@@ -729,14 +724,12 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			rw.flush()
 			rw.nest = nil
 		}
-		if n > 1 && f.op != OpLoop && rw.count && rw.opts.counter == counterPinned {
+		if n > 1 && f.op != OpLoop && rw.count {
 			// After a join, wazero's SSA builder answers the first lookup
 			// of $base with the value the predecessors agree on (whose
 			// bounds check they share) and later ones with a fresh alias
 			// that is unchecked; redefining $base pins the checked one.
-			b := uint64(rw.local(TI32, -1))
-			rw.emit(OpLocalGet, b)
-			rw.emit(OpLocalSet, b)
+			rw.pin()
 		}
 		return nil
 	case OpBrIf:
@@ -822,6 +815,7 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.emit(OpElse, 0)
 	rw.counter(notTaken)
 	rw.emit(OpEnd, 0)
+	rw.pin()
 	rw.emit(OpLocalGet, uint64(c))
 	rw.keep(in)
 }
@@ -889,6 +883,13 @@ func (rw *rewriter) brTable(in *Instr, dead bool) {
 		}
 		rw.emit(OpBr, labels[i]+uint64(n-i))
 	}
+}
+
+// pin redefines $base from itself after a join (doc.go, "The increment").
+func (rw *rewriter) pin() {
+	b := uint64(rw.local(TI32, -1))
+	rw.emit(OpLocalGet, b)
+	rw.emit(OpLocalSet, b)
 }
 
 // sat emits local x + rb, saturated at 0xffffffff so it never wraps.

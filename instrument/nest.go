@@ -59,14 +59,14 @@ type nest struct {
 // the index of their loop instruction: for each site of the loop, in id
 // order, whether it counts in a local (false: an exit arm, which runs once
 // each time the loop runs and counts in memory).
-func leafNests(e *Expr, maxSites int) map[int][]bool {
+func leafNests(e *Expr, maxSites int, d *derivation) map[int][]bool {
 	var found map[int][]bool
 	body := e.Instrs
 	for k := 0; k < len(body); k++ {
 		if body[k].Op != OpLoop {
 			continue
 		}
-		end, acc, exits, leaf := scanNest(e, k)
+		end, acc, exits, leaf := scanNest(e, k, d)
 		if !leaf {
 			continue // a loop inside may be one
 		}
@@ -91,7 +91,7 @@ func leafNests(e *Expr, maxSites int) map[int][]bool {
 // end's index, for each site inside whether it stays in the loop (acc),
 // the exits (branches to labels outside the loop, returns, plus the
 // fall-through) and whether it is a leaf loop.
-func scanNest(e *Expr, k int) (end int, acc []bool, exits int, leaf bool) {
+func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, leaf bool) {
 	body := e.Instrs
 	leaf = true
 	exits = 1
@@ -112,7 +112,8 @@ func scanNest(e *Expr, k int) (end int, acc []bool, exits int, leaf bool) {
 		}
 		switch in.Op {
 		case OpIf:
-			acc = append(acc, true, true)
+			s := d.siteAt[i]
+			acc = append(acc, !d.derived(s), !d.derived(s+1))
 		case OpBrIf:
 			out := int(in.A) >= depth
 			if out {
@@ -121,7 +122,7 @@ func scanNest(e *Expr, k int) (end int, acc []bool, exits int, leaf bool) {
 			// not taken at the loop's top level right before its end:
 			// the fall-through exit
 			last := depth == 1 && i+1 < len(body) && body[i+1].Op == OpEnd
-			acc = append(acc, !out, !last)
+			acc = append(acc, !out, !last && !d.derived(d.siteAt[i]+1))
 		case OpBr:
 			if int(in.A) >= depth {
 				exits++
@@ -170,15 +171,6 @@ func (nt *nest) inLocal(id uint32) bool {
 // accLocal is the local that counts the nest's k-th site.
 func (rw *rewriter) accLocal(k int) uint64 {
 	return uint64(rw.local(TI64, accSlot+k))
-}
-
-// accumulate emits a hit of site id of the current nest: acc += 1.
-func (rw *rewriter) accumulate(id uint32) {
-	acc := rw.accLocal(int(id - rw.nest.first))
-	rw.emit(OpLocalGet, acc)
-	rw.emit(OpI64Const, 1)
-	rw.emit(OpI64Add, 0)
-	rw.emit(OpLocalSet, acc)
 }
 
 // flush stores the nest's fuel and, unless every local is 0 (a loop left
@@ -232,7 +224,5 @@ func (rw *rewriter) flush() {
 		rw.emit(OpLocalSet, acc)
 	}
 	rw.emit(OpEnd, 0)
-	// a join: pin $base again (doc.go, "The increment")
-	rw.emit(OpLocalGet, b)
-	rw.emit(OpLocalSet, b)
+	rw.pin() // a join
 }

@@ -43,6 +43,7 @@ func realVariants() []realVariant {
 		{"dirty", &instrument.Options{Fuel: true, DirtyPages: true}},
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
+		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},
 	}
 }
 
@@ -56,6 +57,8 @@ type realProgram struct {
 	// WAFER_FULL=1 runs every program on both.
 	interp bool
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func realPrograms() []realProgram {
 	return []realProgram{
@@ -207,6 +210,7 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 			return res, fmt.Errorf("counters [%d,+%d) not readable", l.CountersOffset, l.Counters)
 		}
 		res.Counters = append([]byte(nil), c...)
+		tg.sm.FillDerived(res.Counters)
 		if l.DirtyPages > 0 {
 			d, ok := mem.Read(l.DirtyOffset, l.DirtyPages)
 			if !ok {
@@ -326,6 +330,16 @@ func realDifferential(ctx context.Context, t *testing.T, p realProgram, compiler
 			if reflect.DeepEqual(targets[j].sm.Sites, targets[1].sm.Sites) &&
 				!reflect.DeepEqual(results[j].Counters, results[1].Counters) {
 				t.Errorf("input %d: %s and counters have the same sites but different counters", i, realVariants()[j].name)
+			}
+		}
+		// Derived sites: their filled-in sums equal what a counter of
+		// their own counts, unless the run trapped (derive.go).
+		ref := results[len(results)-1]
+		if orig.Trap == "" && !reflect.DeepEqual(ref.Counters, results[1].Counters) {
+			for id := range ref.Counters {
+				if ref.Counters[id] != results[1].Counters[id] {
+					t.Errorf("input %d: site %d (%s): derived count %d, counted %d", i, id, targets[1].sm.Describe(id), results[1].Counters[id], ref.Counters[id])
+				}
 			}
 		}
 	}

@@ -68,6 +68,8 @@ func TestRealProgramIfCounters(t *testing.T) {
 				if !ok {
 					t.Fatal("counters not readable")
 				}
+				c = append([]byte(nil), c...)
+				sm.FillDerived(c)
 				return c
 			}
 			classify := realFuncIndex(t, sm, "classify")

@@ -29,15 +29,20 @@ func (k SiteKind) String() string {
 	return fmt.Sprintf("SiteKind(%d)", uint8(k))
 }
 
-// Site is one counter. Func is the function index (imports counted),
+// Site is one branch site. Func is the function index (imports counted),
 // Offset the code-section-relative offset of the instrumented instruction
 // (the first instruction for FuncEntry; DWARF addresses use the same
-// origin), Arm the br_table arm (0 otherwise).
+// origin), Arm the br_table arm (0 otherwise). A derived site (Sum > 0,
+// derive.go) has no counter of its own: its byte stays 0 and its count is
+// the saturating sum of sites From..From+Sum-1, which have lower ids
+// (FillDerived).
 type Site struct {
 	Func   uint32
 	Offset uint32
 	Kind   SiteKind
 	Arm    uint32
+	From   uint32
+	Sum    uint32
 }
 
 // Func describes a function of the original module.
@@ -110,7 +115,7 @@ func (m *SiteMap) Describe(id int) string {
 	return out
 }
 
-const siteMapMagic = "wafer sitemap v1\n"
+const siteMapMagic = "wafer sitemap v2\n"
 
 // MarshalBinary encodes the SiteMap: a version line, then uvarints and
 // length-prefixed strings.
@@ -131,6 +136,8 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 		u(uint64(x.Offset))
 		u(uint64(x.Kind))
 		u(uint64(x.Arm))
+		u(uint64(x.From))
+		u(uint64(x.Sum))
 	}
 	u(uint64(len(m.Funcs)))
 	for _, f := range m.Funcs {
@@ -215,17 +222,21 @@ func (r *smReader) count(min int) int {
 // error, never a panic.
 func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	if len(data) < len(siteMapMagic) || string(data[:len(siteMapMagic)]) != siteMapMagic {
-		return errors.New("sitemap: expected header \"wafer sitemap v1\"")
+		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
 	var out SiteMap
 	l := &out.Layout
 	l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages = r.u32(), r.u32(), r.u32(), r.u32(), r.u32()
 	l.MemoryExport, l.FuelExport, l.GlobalExportPrefix = r.s(), r.s(), r.s()
-	if n := r.count(4); n > 0 {
+	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
 		for i := range out.Sites {
-			out.Sites[i] = Site{Func: r.u32(), Offset: r.u32(), Kind: SiteKind(r.u32()), Arm: r.u32()}
+			s := Site{Func: r.u32(), Offset: r.u32(), Kind: SiteKind(r.u32()), Arm: r.u32(), From: r.u32(), Sum: r.u32()}
+			if s.Sum > 0 && uint64(s.From)+uint64(s.Sum) > uint64(i) && r.err == nil {
+				r.err = fmt.Errorf("sitemap: site %d derived from sites %d..%d, expected lower ids", i, s.From, uint64(s.From)+uint64(s.Sum)-1)
+			}
+			out.Sites[i] = s
 		}
 	}
 	if n := r.count(4); n > 0 {
