@@ -52,7 +52,18 @@ func (w *wasiIO) resetOutput() {
 // moduleConfig configures one instance: anonymous, no start functions
 // (wafer calls them itself), everything else comes from the State.
 func (w *wasiIO) moduleConfig() wazero.ModuleConfig {
-	return wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	return wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{})
+}
+
+// zeroReader stands in for wazero's own random source, which only wazero's
+// WASI implementation reads (wafer's, internal/wasip1, has its own stream).
+// Without one, wazero seeds a math/rand source for every instance: about
+// 10 % of instantiating a small C command.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
 
 // context returns ctx carrying the State, reusing the last one when ctx is
