@@ -962,8 +962,10 @@ func (rw *rewriter) memoryGrow(in *Instr) {
 	}
 }
 
-// markStore marks the pages of the first and last byte a store writes,
-// then performs it. orig is the store's original (target) offset.
+// markStore marks the block of the first byte a store writes, then
+// performs it. orig is the store's original (target) offset. A store that
+// straddles into the next block writes at most DirtySpill-1 bytes there,
+// which the host restores with the marked block (Layout).
 func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
 	var vals []uint32
 	vt := ValType{Code: info.val}
@@ -978,10 +980,6 @@ func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
 	a := rw.local(TI32, 2)
 	rw.emit(OpLocalTee, uint64(a))
 	rw.markAt(orig)
-	if info.size > 1 {
-		rw.emit(OpLocalGet, uint64(a))
-		rw.markAt(orig + uint64(info.size) - 1)
-	}
 	rw.emit(OpLocalGet, uint64(a))
 	for _, v := range vals {
 		rw.emit(OpLocalGet, uint64(v))

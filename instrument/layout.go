@@ -54,7 +54,11 @@ type Layout struct {
 // the fields above):
 //
 //   - Dirty map semantics: a store writes the byte of the 4 KiB block of its
-//     first and of its last byte (target address >> 12); a bulk operation
+//     first byte (target address >> 12), so a store that straddles two
+//     blocks leaves up to DirtySpill-1 bytes of the next one unmarked: when
+//     the host restores a marked block it must also restore the DirtySpill
+//     bytes that follow it (older layouts marked both ends; restoring the
+//     spill is harmless for them). A bulk operation
 //     (memory.fill/copy/init) marks every block of its destination range
 //     and memory.grow the blocks of the new pages. The map has 1<<20 bytes,
 //     one per block of the 32-bit address space, whatever the memory size,
@@ -70,6 +74,11 @@ type Layout struct {
 //     compile instrumented modules with
 //     experimental.CoreFeaturesExtendedConst enabled (harmless otherwise).
 //   - Counters are 8-bit and saturating: min(hits, 255).
+
+// DirtySpill is how many bytes past a marked dirty block the host restores
+// with it: a store marks only the block of its first byte and writes at
+// most 16 bytes (v128), so at most 15 beyond.
+const DirtySpill = 16
 
 // DirtyShift is log2 of the target bytes one dirty-map byte covers: 12
 // (4 KiB blocks) for the 1 MiB map Instrument writes, 16 (64 KiB pages) for

@@ -38,11 +38,12 @@ func pokeWorker(t *testing.T, cfg Config) (*Worker, instrument.Layout) {
 }
 
 // TestRestoreDirtyBlocks: in restore mode a write into the middle of a
-// 64 KiB page is undone by copying back its 4 KiB block only. The snapshot
-// is poisoned at the written block and at its neighbours in the same page:
-// after the restore the written block holds the snapshot's bytes (copied
-// whole), the neighbours keep the live bytes (not copied), and the map
-// entry is cleared.
+// 64 KiB page is undone by copying back its 4 KiB block and the
+// instrument.DirtySpill bytes after it only. The snapshot is poisoned at
+// the written block and at its neighbours in the same page: after the
+// restore the written block and the spill hold the snapshot's bytes, the
+// neighbours beyond keep the live bytes (not copied), and the map entry is
+// cleared.
 func TestRestoreDirtyBlocks(t *testing.T) {
 	w, lay := pokeWorker(t, Config{MaxInputLen: 64})
 	if lay.DirtyShift() != 12 {
@@ -67,8 +68,9 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 	if at(addr) != 0xab || mark(addr>>12) == 0 {
 		t.Fatalf("after the poke: expected 0xab at %#x and its block marked, got %#x mark %d", addr, at(addr), mark(addr>>12))
 	}
-	poisoned := []uint32{0x18000, 0x10804, 0x17804, 0x19804, 0x1f804, 0x17fff, 0x19000}
-	for _, a := range poisoned {
+	spill := []uint32{0x19000, 0x19000 + instrument.DirtySpill - 1}
+	poisoned := []uint32{0x18000, 0x10804, 0x17804, 0x19804, 0x1f804, 0x17fff, 0x19000 + instrument.DirtySpill}
+	for _, a := range append(spill, poisoned...) {
 		w.snapMem[base+uint64(a)] = 0x5a
 	}
 	// The next run restores first; it pokes block 0 (the input buffer's).
@@ -80,6 +82,11 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 	}
 	if got := at(0x18000); got != 0x5a {
 		t.Errorf("start of the written block: expected the snapshot's 0x5a (whole block copied), got %#x", got)
+	}
+	for _, a := range spill {
+		if got := at(a); got != 0x5a {
+			t.Errorf("spill at %#x: expected the snapshot's 0x5a (copied with the block), got %#x", a, got)
+		}
 	}
 	for _, a := range poisoned[1:] {
 		if got := at(a); got != 0 {

@@ -11,6 +11,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 const pageSize = 1 << 16
@@ -293,10 +295,12 @@ func (w *Worker) restoreGlobals() {
 }
 
 // restoreDirty copies back the target blocks marked in the dirty map
-// (1<<Layout.DirtyShift() bytes each: 4 KiB) and clears their marks. Only
-// the map entries of the current memory size are scanned, 8 at a time: a
-// mark beyond memory comes only from a store that trapped, and a trapped
-// instance is never restored.
+// (1<<Layout.DirtyShift() bytes each: 4 KiB), each with the
+// instrument.DirtySpill bytes after it (a store marks only the block of
+// its first byte), and clears their marks. Only the map entries of the
+// current memory size are scanned, 8 at a time: a mark beyond memory comes
+// only from a store that trapped, and a trapped instance is never
+// restored.
 func (w *Worker) restoreDirty(view []byte) {
 	lay := &w.t.meta.layout
 	shift := w.t.dirtyShift
@@ -307,7 +311,12 @@ func (w *Worker) restoreDirty(view []byte) {
 	}
 	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+blocks]
 	snap := w.snapMem
-	size := uint64(1) << shift
+	size := uint64(1)<<shift + instrument.DirtySpill
+	block := func(j int) {
+		off := base + uint64(j)<<shift
+		end := min(off+size, uint64(len(view)))
+		copy(view[off:end], snap[off:end])
+	}
 	i := 0
 	for ; i+8 <= len(dirty); i += 8 {
 		word := binary.LittleEndian.Uint64(dirty[i:])
@@ -316,16 +325,14 @@ func (w *Worker) restoreDirty(view []byte) {
 		}
 		for j := i; j < i+8; j++ {
 			if dirty[j] != 0 {
-				off := base + uint64(j)<<shift
-				copy(view[off:off+size], snap[off:off+size])
+				block(j)
 			}
 		}
 		binary.LittleEndian.PutUint64(dirty[i:], 0)
 	}
 	for ; i < len(dirty); i++ {
 		if dirty[i] != 0 {
-			off := base + uint64(i)<<shift
-			copy(view[off:off+size], snap[off:off+size])
+			block(i)
 			dirty[i] = 0
 		}
 	}
