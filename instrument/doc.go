@@ -178,9 +178,8 @@
 // grow: every block of the range; a store reaches at most DirtySpill-1
 // bytes into the next block, which the host restores along with the
 // marked one: one mark per store instead of one per end); the map has 1
-// MiB (16 reserved
-// pages), one byte per block of the 32-bit address space, so an index from
-// any 32-bit address stays inside it. 4 KiB rather than the 64 KiB Wasm
+// MiB (16 reserved pages), one byte per block of the 32-bit address space,
+// so an index from any 32-bit address stays inside it. 4 KiB rather than the 64 KiB Wasm
 // page because the host restores whole blocks: a run that touches a few
 // bytes of stack costs a 4 KiB copy, not 64 KiB. Skip: functions whose
 // name matches get no counters but keep every memory rewrite. Every mutable
