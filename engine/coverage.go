@@ -93,12 +93,15 @@ func (s *scanner) grow(n int) {
 // coverage is not merged, ALGORITHMS.md §1 rule 3). It reads the counters
 // 8 bytes at a time, skips zero words, jumps to the non-zero bytes of a
 // word, and does not allocate once the buffers have grown to the number of
-// sites.
+// sites. It leaves c all zero: each non-zero block is zeroed as it is read,
+// so the executor need not clear the counters again before the next run
+// (see Result.Counters).
 func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	if len(c) > len(s.sites) {
 		s.grow(len(c))
 	}
 	if len(c) > maxSites {
+		clear(c[maxSites:])
 		c = c[:maxSites]
 	}
 	tr := s.trace[:cap(s.trace)]
@@ -149,13 +152,21 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		word(i+8, w1)
 		word(i+16, w2)
 		word(i+24, w3)
+		binary.LittleEndian.PutUint64(b, 0)
+		binary.LittleEndian.PutUint64(b[8:], 0)
+		binary.LittleEndian.PutUint64(b[16:], 0)
+		binary.LittleEndian.PutUint64(b[24:], 0)
 	}
 	for ; n+8 <= len(c); n += 8 {
-		word(n, binary.LittleEndian.Uint64(c[n:]))
+		if w := binary.LittleEndian.Uint64(c[n:]); w != 0 {
+			word(n, w)
+			binary.LittleEndian.PutUint64(c[n:], 0)
+		}
 	}
 	for site := n; site < len(c); site++ {
 		if v := c[site]; v != 0 {
 			visit(site, v)
+			c[site] = 0
 		}
 	}
 	s.trace = tr[:k]

@@ -129,8 +129,9 @@ func BenchmarkInstrumentedLoop(b *testing.B) {
 
 // BenchmarkRun is Worker.Run per harness and reset mode on the module
 // instrumented with fuel and dirty pages, reading the counters after each
-// run (scan). "plain" is the uninstrumented module (restore = a full
-// memory copy).
+// run and zeroing them in the same pass (scan, with SetCallerClears: what
+// the engine does). "plain" is the uninstrumented module (restore = a
+// full memory copy).
 func BenchmarkRun(b *testing.B) {
 	for _, bt := range benchTargets {
 		for _, inst := range []bool{true, false} {
@@ -174,9 +175,12 @@ func BenchmarkBackstop(b *testing.B) {
 
 func benchWorker(b *testing.B, tg *Target, in []byte) {
 	w := worker(b, tg)
+	w.SetCallerClears(true)
 	ctx := context.Background()
 	if r, err := w.Run(ctx, in); err != nil || r.Outcome != Valid {
 		b.Fatalf("warm-up: %v %v %v", r.Outcome, r.Failure, err)
+	} else {
+		clear(r.Counters)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -198,8 +202,9 @@ func benchWorker(b *testing.B, tg *Target, in []byte) {
 // scan reads the counters as a coverage scan must: it skips zero runs 64
 // bytes at a time and, inside a non-zero run, visits each non-zero counter
 // of each non-zero 8-byte word (TrailingZeros jumps, as engine's scanner
-// does), summing site and value so every hit is read. The sum is returned
-// so the work cannot be optimised away.
+// does), summing site and value so every hit is read, and zeroes the run
+// (the caller's clearing, SetCallerClears). The sum is returned so the
+// work cannot be optimised away.
 func scan(c []byte) int {
 	le := binary.LittleEndian
 	sum, i := 0, 0
@@ -216,10 +221,12 @@ func scan(c []byte) int {
 				w &^= 0xff << sh
 			}
 		}
+		clear(b)
 	}
 	for ; i < len(c); i++ {
 		if v := c[i]; v != 0 {
 			sum += i + int(v)
+			c[i] = 0
 		}
 	}
 	return sum

@@ -31,6 +31,9 @@ type Worker struct {
 	inPtr   uint32     // target address of the input buffer
 	prevLen int        // length of the previous input written there
 	used    bool       // the instance ran an input since it was made or restored
+	// callerClears: the caller zeroes the counters between runs, Run does
+	// not (SetCallerClears).
+	callerClears bool
 	dead    api.Module // a failed instance, closed when replaced
 	args    []string   // argv with "@@" replaced (commands)
 	atFile  bool       // an argument was "@@": input goes to a file, not stdin
@@ -203,6 +206,9 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	}
 	w.prevLen = 0
 	w.used = false
+	// Initialisation hit counters; a run starts from zero whoever clears
+	// between runs (SetCallerClears).
+	clear(w.counters())
 	return nil
 }
 
@@ -372,6 +378,18 @@ func (w *Worker) views() {
 	}
 }
 
+// SetCallerClears hands the zeroing of the counters to the caller (on) or
+// gives it back to Run (off, the default). Off, Run zeroes the counters
+// before each run. On, it does not: the caller must leave every byte of
+// the Result.Counters it got zero before its next Run, e.g. by zeroing
+// each non-zero block as its coverage scan reads it (package engine does),
+// which saves a second pass over the whole map per run. Either way every
+// run starts with all counters zero: an instance Run makes (the first, a
+// Fresh one, or the replacement of one that crashed, hung or grew) starts
+// with zero counters, as does the Restore snapshot. Results of a run that
+// returned an error need no clearing.
+func (w *Worker) SetCallerClears(on bool) { w.callerClears = on }
+
 // Run executes one input. A target failure is a Result (Crash, Hang); an
 // error means wafer could not run the input (ctx ended, input too long,
 // re-initialisation failed).
@@ -397,7 +415,9 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		w.io.reset()
 	}
 	w.views()
-	clear(w.ctrs)
+	if !w.callerClears {
+		clear(w.ctrs)
+	}
 	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
