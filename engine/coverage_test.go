@@ -189,10 +189,16 @@ func BenchmarkScan(b *testing.B) {
 		{"16K-sparse", 1 << 14, 61},   // 269 sites hit
 		{"2K-dense", 2048, 7},         // 293 sites hit
 		{"64K-clustered", 1 << 16, 0}, // 320 sites hit in 20 runs of 16
+		{"87K-go", 87587, -1},         // the Go reactor on "V": 29 sites hit in 3 runs
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newScanner()
 			c := make([]byte, tc.sites)
+			if tc.every == -1 {
+				for i := range 29 {
+					c[[]int{1000, 5000, 40000}[i%3]+i] = 1
+				}
+			}
 			if tc.every == 0 {
 				for r := range 20 {
 					for i := range 16 {
@@ -264,14 +270,14 @@ func (r *refScanner) scan(c []byte, o Outcome) (trace []byte, hash uint64, fresh
 }
 
 // TestScanMatchesReference: on random counter maps (lengths around the
-// 8- and 32-byte steps, sparse, dense and clustered hits, runs that repeat
+// 8- and 32-byte steps and the zero blocks skipped whole, sparse, dense and clustered hits, runs that repeat
 // or slightly change the previous one, every outcome) the scanner reports
 // exactly the reference's trace, hash and fresh decision for every run,
 // and the same hit counts.
 func TestScanMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for round := range 60 {
-		n := []int{1, 7, 8, 31, 32, 33, 63, 64, 100, 731, 4096}[round%11] + r.IntN(3)
+	for round := range 65 {
+		n := []int{1, 7, 8, 31, 32, 33, 63, 64, 100, 731, 4096, 3 * skipBlock, 5*skipBlock + 40}[round%13] + r.IntN(3)
 		s := newScanner()
 		ref := &refScanner{total: map[int]uint8{}, valid: map[int]bool{}, traces: map[uint64]bool{}, hits: map[uint32]uint32{}}
 		c := make([]byte, n)
