@@ -98,8 +98,13 @@
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
 // WASI clock and random stream go on, as the instance's memory does).
-// In every mode the counters are cleared before each run, and an instance
-// that crashed or hung is discarded, never reused.
+// In every mode every run starts with all counters zero, and an instance
+// that crashed or hung is discarded, never reused. Run zeroes the counters
+// before each run unless the caller took that over (SetCallerClears, what
+// package engine does: its coverage scan zeroes each non-zero block as it
+// reads it, one pass over the map instead of two); a new instance (the
+// first, Fresh, or the replacement of a failed one) starts with zero
+// counters either way, and so does the Restore snapshot.
 //
 // Host writes into guest memory: WASI's (fd_read buffers, random_get,
 // clock results) mark the dirty map like the target's stores
