@@ -190,6 +190,7 @@ func BenchmarkScan(b *testing.B) {
 		{"2K-dense", 2048, 7},         // 293 sites hit
 		{"64K-clustered", 1 << 16, 0}, // 320 sites hit in 20 runs of 16
 		{"87K-go", 87587, -1},         // the Go reactor on "V": 29 sites hit in 3 runs
+		{"410-tlv", 410, 29},          // examples/tlv's size, 15 sites hit
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newScanner()

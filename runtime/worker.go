@@ -31,15 +31,14 @@ type Worker struct {
 	inPtr   uint32     // target address of the input buffer
 	prevLen int        // length of the previous input written there
 	used    bool       // the instance ran an input since it was made or restored
-	// callerClears: the caller zeroes the counters between runs, Run does
-	// not (SetCallerClears).
-	callerClears bool
 	dead    api.Module // a failed instance, closed when replaced
 	args    []string   // argv with "@@" replaced (commands)
 	atFile  bool       // an argument was "@@": input goes to a file, not stdin
 	files   map[string][]byte
 	outTail []byte // stdout tail of the last run
 	errTail []byte // stderr tail of the last run
+
+	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
 
 	// Views of the instance's memory, valid while the allocator has not
 	// been called since they were taken (gen == alloc.gen): memory moves
