@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -58,7 +59,17 @@ type scanner struct {
 	traces  traceSet
 	touched []uint32 // sites with hits != 0
 	trace   []byte   // the last run's sparse trace (reused)
+	zeros   []byte   // skipBlock zero bytes (maps of at least that size)
+	hot     []bool   // per skipBlock block: the last scan found hits in it
 }
+
+// skipBlock is the size of the zero blocks the scan skips with one
+// bytes.Equal against s.zeros (assembly, vector loads) before it walks a
+// block 32 bytes at a time: on the Go reactor's 87,587 counters, 29 hit,
+// 4 KiB blocks take the zero test from 2.6 µs to 0.8 µs (256-byte blocks:
+// 2.3 µs, the per-call cost dominates). Blocks the previous scan found
+// hits in are walked without the test.
+const skipBlock = 4096
 
 // siteState is what a worker keeps per site, together so one scan step
 // touches one cache line.
@@ -84,6 +95,12 @@ func (s *scanner) grow(n int) {
 	if cap(s.trace) < n*traceEntry {
 		s.trace = make([]byte, 0, n*traceEntry)
 	}
+	if n >= skipBlock {
+		if s.zeros == nil {
+			s.zeros = make([]byte, skipBlock)
+		}
+		s.hot = append(s.hot, make([]bool, n/skipBlock-len(s.hot))...)
+	}
 }
 
 // scan buckets the counters of one run into s.trace, counts hits, hashes
@@ -93,12 +110,15 @@ func (s *scanner) grow(n int) {
 // coverage is not merged, ALGORITHMS.md §1 rule 3). It reads the counters
 // 8 bytes at a time, skips zero words, jumps to the non-zero bytes of a
 // word, and does not allocate once the buffers have grown to the number of
-// sites.
+// sites. It leaves c all zero: each non-zero block is zeroed as it is read,
+// so the executor need not clear the counters again before the next run
+// (see Result.Counters).
 func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	if len(c) > len(s.sites) {
 		s.grow(len(c))
 	}
 	if len(c) > maxSites {
+		clear(c[maxSites:])
 		c = c[:maxSites]
 	}
 	tr := s.trace[:cap(s.trace)]
@@ -133,10 +153,28 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 			w &^= 0xff << sh
 		}
 	}
-	// 32 bytes at a time: real targets' counters are mostly zero, in long
-	// runs (a run touches a few functions of many).
+	// 32 bytes at a time. Real targets' counters are mostly zero, in long
+	// runs (a run touches a few functions of many): at the start of each
+	// whole block of skipBlock bytes, one comparison skips it if it is
+	// zero, unless the previous scan found hits in it (hot: likely hit
+	// again, the comparison would only add to its walk).
 	n := len(c) &^ 31
+	cur, k0 := -1, 0 // the block being walked, and k at its start
 	for i := 0; i < n; i += 32 {
+		if i&(skipBlock-1) == 0 && s.zeros != nil {
+			if cur >= 0 {
+				s.hot[cur] = k > k0
+				cur = -1
+			}
+			if i+skipBlock <= n {
+				blk := i / skipBlock
+				if !s.hot[blk] && bytes.Equal(c[i:i+skipBlock], s.zeros) {
+					i += skipBlock - 32
+					continue
+				}
+				cur, k0 = blk, k
+			}
+		}
 		b := c[i : i+32]
 		w0 := binary.LittleEndian.Uint64(b)
 		w1 := binary.LittleEndian.Uint64(b[8:])
@@ -149,13 +187,24 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		word(i+8, w1)
 		word(i+16, w2)
 		word(i+24, w3)
+		binary.LittleEndian.PutUint64(b, 0)
+		binary.LittleEndian.PutUint64(b[8:], 0)
+		binary.LittleEndian.PutUint64(b[16:], 0)
+		binary.LittleEndian.PutUint64(b[24:], 0)
+	}
+	if cur >= 0 {
+		s.hot[cur] = k > k0
 	}
 	for ; n+8 <= len(c); n += 8 {
-		word(n, binary.LittleEndian.Uint64(c[n:]))
+		if w := binary.LittleEndian.Uint64(c[n:]); w != 0 {
+			word(n, w)
+			binary.LittleEndian.PutUint64(c[n:], 0)
+		}
 	}
 	for site := n; site < len(c); site++ {
 		if v := c[site]; v != 0 {
 			visit(site, v)
+			c[site] = 0
 		}
 	}
 	s.trace = tr[:k]

@@ -35,11 +35,25 @@ func traceOf(t *testing.T, tr []byte) map[uint32]uint8 {
 	return m
 }
 
+// scanCopy scans a copy of c (the scan zeroes what it reads) and checks
+// that it left the copy all zero.
+func scanCopy(t *testing.T, s *scanner, c []byte, o Outcome) (uint64, bool) {
+	t.Helper()
+	cp := bytes.Clone(c)
+	h, fresh := s.scan(cp, o)
+	for i, v := range cp {
+		if v != 0 {
+			t.Fatalf("counter %d of %d left at %d after the scan", i, len(cp), v)
+		}
+	}
+	return h, fresh
+}
+
 func TestScan(t *testing.T) {
 	s := newScanner()
 	c := make([]byte, 21) // two words and a 5-byte tail
 	c[0], c[9], c[15], c[20] = 1, 3, 200, 9
-	h1, fresh := s.scan(c, Invalid)
+	h1, fresh := scanCopy(t, s, c, Invalid)
 	if !fresh {
 		t.Fatal("first run: expected fresh")
 	}
@@ -56,19 +70,19 @@ func TestScan(t *testing.T) {
 	// Same counts: not fresh; same bucket (3 → 4..7? no: 3 is its own
 	// bucket), so change 200 → 150 (same bucket 128+): still not fresh.
 	c[15] = 150
-	if h2, fresh := s.scan(c, Invalid); fresh || h2 != h1 {
+	if h2, fresh := scanCopy(t, s, c, Invalid); fresh || h2 != h1 {
 		t.Fatalf("same buckets: expected not fresh and same hash, got %v %x/%x", fresh, h1, h2)
 	}
 	// The same run valid: fresh (valid coverage is new).
-	if _, fresh := s.scan(c, Valid); !fresh {
+	if _, fresh := scanCopy(t, s, c, Valid); !fresh {
 		t.Fatal("first valid run: expected fresh")
 	}
 	// A failing run with new coverage is fresh but does not mark coverage.
 	c[1] = 1
-	if _, fresh := s.scan(c, Crash); !fresh {
+	if _, fresh := scanCopy(t, s, c, Crash); !fresh {
 		t.Fatal("crash with a new trace: expected fresh")
 	}
-	if _, fresh := s.scan(c, Invalid); !fresh {
+	if _, fresh := scanCopy(t, s, c, Invalid); !fresh {
 		t.Fatal("site 1 after crash: expected fresh (crash coverage not marked)")
 	}
 	sites, counts := s.flushHits()
@@ -90,9 +104,12 @@ func TestScanZeroAlloc(t *testing.T) {
 	for i := 0; i < len(c); i += 97 {
 		c[i] = byte(i)
 	}
-	s.scan(c, Valid)
+	cp := make([]byte, len(c))
+	copy(cp, c)
+	s.scan(cp, Valid)
 	allocs := testing.AllocsPerRun(1000, func() {
-		s.scan(c, Valid)
+		copy(cp, c)
+		s.scan(cp, Valid)
 	})
 	if allocs != 0 {
 		t.Fatalf("expected 0 allocations per scan, got %v", allocs)
@@ -172,10 +189,17 @@ func BenchmarkScan(b *testing.B) {
 		{"16K-sparse", 1 << 14, 61},   // 269 sites hit
 		{"2K-dense", 2048, 7},         // 293 sites hit
 		{"64K-clustered", 1 << 16, 0}, // 320 sites hit in 20 runs of 16
+		{"87K-go", 87587, -1},         // the Go reactor on "V": 29 sites hit in 3 runs
+		{"410-tlv", 410, 29},          // examples/tlv's size, 15 sites hit
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s := newScanner()
 			c := make([]byte, tc.sites)
+			if tc.every == -1 {
+				for i := range 29 {
+					c[[]int{1000, 5000, 40000}[i%3]+i] = 1
+				}
+			}
 			if tc.every == 0 {
 				for r := range 20 {
 					for i := range 16 {
@@ -186,9 +210,20 @@ func BenchmarkScan(b *testing.B) {
 			for i := 0; tc.every > 0 && i < len(c); i += tc.every {
 				c[i] = byte(i)
 			}
+			// The scan zeroes what it reads: each iteration sets the hits
+			// again (a few hundred stores).
+			var hits []int
+			for i, v := range c {
+				if v != 0 {
+					hits = append(hits, i)
+				}
+			}
 			b.SetBytes(int64(len(c)))
 			cpu0 := cpuTime()
 			for b.Loop() {
+				for _, i := range hits {
+					c[i] = byte(i) | 1
+				}
 				s.scan(c, Valid)
 				if len(s.touched) > 1<<12 {
 					s.flushHits()
@@ -236,14 +271,14 @@ func (r *refScanner) scan(c []byte, o Outcome) (trace []byte, hash uint64, fresh
 }
 
 // TestScanMatchesReference: on random counter maps (lengths around the
-// 8- and 32-byte steps, sparse, dense and clustered hits, runs that repeat
+// 8- and 32-byte steps and the zero blocks skipped whole, sparse, dense and clustered hits, runs that repeat
 // or slightly change the previous one, every outcome) the scanner reports
 // exactly the reference's trace, hash and fresh decision for every run,
 // and the same hit counts.
 func TestScanMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for round := range 60 {
-		n := []int{1, 7, 8, 31, 32, 33, 63, 64, 100, 731, 4096}[round%11] + r.IntN(3)
+	for round := range 65 {
+		n := []int{1, 7, 8, 31, 32, 33, 63, 64, 100, 731, 4096, 3 * skipBlock, 5*skipBlock + 40}[round%13] + r.IntN(3)
 		s := newScanner()
 		ref := &refScanner{total: map[int]uint8{}, valid: map[int]bool{}, traces: map[uint64]bool{}, hits: map[uint32]uint32{}}
 		c := make([]byte, n)
@@ -269,7 +304,7 @@ func TestScanMatchesReference(t *testing.T) {
 			}
 			o := []Outcome{Valid, Invalid, Crash, Hang}[r.IntN(4)]
 			wantTr, wantH, wantF := ref.scan(c, o)
-			gotH, gotF := s.scan(c, o)
+			gotH, gotF := scanCopy(t, s, c, o)
 			if !bytes.Equal(s.trace, wantTr) || gotH != wantH || gotF != wantF {
 				t.Fatalf("round %d run %d (%d counters, %v): got trace %x hash %x fresh %v, expected %x %x %v",
 					round, run, n, o, s.trace, gotH, gotF, wantTr, wantH, wantF)

@@ -15,8 +15,11 @@
 // Config.Workers worker goroutines, each owning one Executor
 // (one target instance) and one Mutator. A worker makes each child, runs it
 // through the Generator (generator mode) and the Executor, scans the
-// counters view (32 zero bytes skipped at a time, then 8-byte words, no
-// allocation per run), hashes the bucketed trace with xxhash, and checks it
+// counters view (a zero 4 KiB block skipped with one comparison, then 32
+// zero bytes at a time, then 8-byte words, no allocation per run) and
+// zeroes it in the same pass (so the runtime does not clear the whole map
+// again before the next run: Result.Counters), hashes the bucketed trace
+// with xxhash, and checks it
 // against a private, monotone coverage filter: only children that may be
 // new (new (site, bucket) pair, new valid site, new trace) and failures are
 // copied; the batch's survivors, its per-site hit counts and its sampled
@@ -56,8 +59,9 @@
 // from merged feedback (Learn, JobDone) and makes a Mutator per worker.
 // Built in: "zest" (geometric replacement of choice-sequence runs, valid
 // coverage in the saving rule), "havoc" (AFL's havoc operators on raw bytes
-// or on the choice sequence, dictionary tokens, splicing; coverage feedback
-// only) and "random" (fresh choices, no feedback). Raw mode (no Generator)
+// or on the choice sequence, dictionary tokens, splicing, 1 to 5 stacked per
+// child as libFuzzer's mutation depth; coverage feedback only) and "random"
+// (fresh choices, no feedback). Raw mode (no Generator)
 // with havoc is the default. Mutators take a Rand, so tests script the
 // randomness and assert exact children.
 //
@@ -82,27 +86,32 @@
 // # Cost
 //
 // Measured with `go test ./engine -run '^$' -bench
-// 'Loop/.*/havoc-(1w|2w)$|Replay' -count 6` on the otherwise idle 2-core
-// machine, benchstat medians (spreads 5-17 %), after runtime's 4 KiB
-// restore and instrument's counter rewrite. The runtime alone replaying
-// the loop's own inputs (Replay) does 3.75M execs/s on tlv and 3.55M on
-// cexpr (0.27-0.28 µs a run); the whole loop (havoc, one worker) 1.14M and
-// 745k, i.e. 0.30 and 0.21 of it. The engine's share is now most of each
-// child: ~0.3 µs of havoc mutation (2-16 stacked operations; the random
-// choice of operation and its branches, not the PCG draws, are the cost),
-// ~0.1 µs (tlv, 13 sites hit a run) to ~0.3 µs (cexpr, 35) of scanning,
-// trace hashing and the trace-set lookup, under 0.1 µs of hand-off and
-// merging. Against the bare ceiling (ReplayBare: the original module,
-// persistent, no counters: 2.13M execs/s on tlv, where crashes still
-// re-create the instance, and 6.31M on cexpr) the loop is at 0.54 and
-// 0.12. Two workers do 1.83x (tlv) and 2.10x (cexpr) one worker's execs/s;
-// workers wait for work under 0.1% of their time (wait%; ~0.5%
-// deterministic). A crash costs the loop ~0.6 ms (the runtime re-creates
-// the instance).
+// 'Loop/.*/havoc-(1w|2w)$|Replay' -count 8`, test binaries of the old and
+// new code run interleaved on the 2-core machine while another engineer's
+// benchmarks ran (load 2.5-3.4), benchstat medians of CPU-time execs/s
+// (execs/cpu-s; spreads 10-30 %). The runtime alone replaying the loop's
+// own inputs (Replay) does 3.9M execs/s on tlv and 3.1M on cexpr; the
+// whole loop (havoc, one worker) 1.26M and 786k, i.e. 0.33 and 0.25 of
+// it. Per child, the engine's share: ~0.14 µs of havoc mutation (1-5
+// stacked operations, mean 3; BenchmarkMutate on a 64-byte parent: 138 ns,
+// 290 ns with AFL++'s 2-16), ~0.2 µs (tlv, 13 sites hit a run) to ~0.45 µs
+// (cexpr, 35) of scanning and zeroing the counters, trace hashing and the
+// trace-set lookup, and the copies sent for new traces; the worker spends
+// 50 % (tlv) and 42 % (cexpr) of its time executing (exec%; 41 % and 37 %
+// with AFL++'s stacking). Against the bare ceiling (ReplayBare: the
+// original module, persistent, no counters: 1.8M execs/s on tlv, where
+// crashes still re-create the instance, and 6.0M on cexpr) the loop is at
+// 0.69 and 0.13. Two workers did 1.06x (tlv) and 1.14x (cexpr) one
+// worker's wall-clock execs/s on the loaded machine; on the idle machine,
+// before these changes, 1.83x and 2.10x, workers waiting for work under
+// 0.1 % of their time (wait%; ~0.5 % deterministic). A crash costs the
+// loop ~0.6 ms (the runtime re-creates the instance).
 //
-// Before this session's changes (same benchmarks, old runtime and
-// instrument): Replay 647k and 658k, the loop 457k and 403k (0.71, 0.61;
-// 0.67 and 0.54 before batching), two workers 1.96x and 1.92x.
+// Before the one-pass counter clearing, the zero-block skip and the
+// shorter havoc stacks (same interleaved runs): the loop 1.10M (tlv) and
+// 766k (cexpr) execs/cpu-s, exec% 41 and 37. Before the previous session's
+// changes (old runtime and instrument): Replay 647k and 658k, the loop
+// 457k and 403k, two workers 1.96x and 1.92x.
 //
 // # What it does not do
 //

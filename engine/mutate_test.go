@@ -120,18 +120,30 @@ func TestHavocInsertRespectsMaxLen(t *testing.T) {
 }
 
 func TestHavocMutatorStacks(t *testing.T) {
-	// StackPow2 4, draw 0 → 2 stacked ops: op 0 (flip bit 0), op 7 (random
-	// byte at 1 xor 2).
-	h := &Havoc{}
+	// Default depth 5, draw 1 → 2 stacked ops: op 0 (flip bit 0), op 7
+	// (random byte at 1 xor 2).
 	env := &MutatorEnv{MaxLen: 100}
-	m := h.NewMutator(0, env)
 	parent := &Entry{Choices: []byte{0, 0}}
-	r := &script{t: t, ints: []int{0, 0, 0, 7, 1, 1}}
+	m := (&Havoc{}).NewMutator(0, env)
+	r := &script{t: t, ints: []int{1, 0, 0, 7, 1, 1}}
 	got := m.Mutate(nil, &Job{Parent: parent}, r)
 	r.done()
 	if want := []byte{1, 2}; !bytes.Equal(got, want) {
 		t.Fatalf("expected %v, got %v", want, got)
 	}
+	// Draw 4 → 5 ops (the most): flip bits 0..4 of byte 0.
+	r = &script{t: t, ints: []int{4, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4}}
+	if got, want := m.Mutate(got[:0], &Job{Parent: parent}, r), []byte{31, 0}; !bytes.Equal(got, want) {
+		t.Fatalf("expected %v, got %v", want, got)
+	}
+	r.done()
+	// StackPow2 4 (AFL++), draw 0 → 2 stacked ops, as above.
+	m = (&Havoc{StackPow2: 4}).NewMutator(0, env)
+	r = &script{t: t, ints: []int{0, 0, 0, 7, 1, 1}}
+	if got, want := m.Mutate(nil, &Job{Parent: parent}, r), []byte{1, 2}; !bytes.Equal(got, want) {
+		t.Fatalf("StackPow2: expected %v, got %v", want, got)
+	}
+	r.done()
 	if !bytes.Equal(parent.Choices, []byte{0, 0}) {
 		t.Fatalf("parent modified: %v", parent.Choices)
 	}

@@ -24,7 +24,10 @@ type Result struct {
 	Outcome Outcome
 	// Counters is a view of this run's per-site 8-bit hit counters (index ==
 	// site id), valid until the executor's next Run. Zero means not hit.
-	// The engine only reads it.
+	// The engine zeroes every byte of it once read (its coverage scan
+	// zeroes the non-zero blocks as it reads them), so an executor may
+	// leave the clearing between runs to the engine (NewRuntimeExecutor
+	// does: runtime.Worker.SetCallerClears).
 	Counters []byte
 	// Failure describes a Crash or Hang; nil otherwise.
 	Failure *Failure

@@ -7,10 +7,15 @@ import (
 )
 
 // NewRuntimeExecutor wraps a runtime.Worker (one target instance) as an
-// Executor. The counters view is passed through without a copy; a Failure
-// is converted (kind name, message, frame function names, and
-// runtime.Report's full text) only for crashes and hangs.
-func NewRuntimeExecutor(w *runtime.Worker) Executor { return &runtimeExec{w: w} }
+// Executor. The counters view is passed through without a copy, and its
+// zeroing between runs is left to the engine, which zeroes what it reads
+// (w.SetCallerClears(true): w must then be used through the Executor
+// only); a Failure is converted (kind name, message, frame function
+// names, and runtime.Report's full text) only for crashes and hangs.
+func NewRuntimeExecutor(w *runtime.Worker) Executor {
+	w.SetCallerClears(true)
+	return &runtimeExec{w: w}
+}
 
 // RuntimeExecutors returns a Deps.NewExecutor that makes one runtime
 // Worker of t per engine worker.

@@ -76,6 +76,7 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		if err != nil {
 			return "", err
 		}
+		clear(r.Counters) // not scanned: zeroed as Result.Counters promises
 		if !r.Outcome.Failed() {
 			return "", nil
 		}

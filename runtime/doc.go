@@ -98,8 +98,13 @@
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
 // WASI clock and random stream go on, as the instance's memory does).
-// In every mode the counters are cleared before each run, and an instance
-// that crashed or hung is discarded, never reused.
+// In every mode every run starts with all counters zero, and an instance
+// that crashed or hung is discarded, never reused. Run zeroes the counters
+// before each run unless the caller took that over (SetCallerClears, what
+// package engine does: its coverage scan zeroes each non-zero block as it
+// reads it, one pass over the map instead of two); a new instance (the
+// first, Fresh, or the replacement of a failed one) starts with zero
+// counters either way, and so does the Restore snapshot.
 //
 // Host writes into guest memory: WASI's (fd_read buffers, random_get,
 // clock results) mark the dirty map like the target's stores
@@ -113,24 +118,28 @@
 // # Cost per run
 //
 // CPU time per run (process CPU time, robust on a shared machine), medians
-// of 6 (benchstat) of
-// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 6,
-// 2 vCPUs, after instrument's counter rewrite (pinned base, leaf loops in
-// locals); "instrumented" is instrument.Options{Fuel, DirtyPages}, the
-// counters read after each run (bench_test.go's scan, which visits every
-// hit as the engine's does) and cleared by the next. Spreads are 10-25 %:
+// of 10 (6 for the two clib rows; benchstat) of
+// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 10,
+// 2 vCPUs shared with other benchmarks, after instrument's counter rewrite
+// (pinned base, leaf loops in locals); "instrumented" is
+// instrument.Options{Fuel, DirtyPages}, the counters read after each run
+// and zeroed in the same pass (bench_test.go's scan with SetCallerClears,
+// which visits every hit and skips zero 4 KiB blocks as the engine's
+// does). Spreads are 5-20 %:
 //
 //	target                        ceiling  instr.loop  restore         persistent      fresh
-//	C reactor, trivial ("V")       27 ns     27 ns     170 ns (0.16)   114 ns (0.24)    46 µs
-//	C reactor, 100k-iter. loop    220 µs    187 µs     173 µs (1.27)   181 µs (1.22)   369 µs
-//	Go reactor, trivial ("V")      69 ns     84 ns     2.9 µs (0.02)   2.7 µs (0.03)   2.0 ms
-//	examples/cexpr "12*(3+4)"     171 ns    233 ns     562 ns (0.30)   431 ns (0.40)    38 µs
-//	examples/tlv, 22-byte input    82 ns    112 ns     382 ns (0.21)   304 ns (0.27)    39 µs
+//	C reactor, trivial ("V")       23 ns     27 ns     177 ns (0.13)   122 ns (0.19)    46 µs
+//	C reactor, 100k-iter. loop    178 µs    182 µs     175 µs (1.02)   182 µs (0.98)   369 µs
+//	Go reactor, trivial ("V")      55 ns     86 ns     1.5 µs (0.04)   1.3 µs (0.04)   2.0 ms
+//	examples/cexpr "12*(3+4)"     124 ns    213 ns     527 ns (0.24)   399 ns (0.31)    38 µs
+//	examples/tlv, 22-byte input    66 ns    113 ns     307 ns (0.22)   248 ns (0.27)    39 µs
 //	Go WASI command (stdin)          -         -          -               -            2.5 ms
 //
-// (fresh: before the counter rewrite.) The loop target runs faster
-// instrumented than bare: its loop counts in locals, and wazero compiles
-// the rewritten loop better.
+// (fresh: before the counter rewrite.) Before the caller's one-pass
+// clearing and the zero-block skip (same benchmarks, interleaved with
+// these runs): the Go reactor's restore 2.95 µs and persistent 2.68 µs,
+// the others unchanged within the spread. The loop target runs about as
+// fast instrumented as bare: its loop counts in locals.
 //
 // (ratio) is execs/s as a fraction of the ceiling's. The ceiling is bare
 // wazero: the uninstrumented module, the input written once, then only
@@ -138,16 +147,20 @@
 // "instr.loop" (BenchmarkInstrumentedLoop) is the same loop on the
 // instrumented module: the instrumentation's own cost, before anything
 // runtime does per run. Between it and persistent is runtime's fixed cost
-// (fuel set and read, counters cleared, input copied, the outcome, and the
-// counter read itself): about 90-200 ns on the C targets. Between
+// (fuel set and read, input copied, the outcome, and the counter read and
+// clear itself): about 90-200 ns on the C targets. Between
 // persistent and restore is the reset: the 4 KiB blocks the run dirtied
 // (one for "V" and tlv, two for cexpr: static data and the top of the
 // stack), the dirty map of the current memory size scanned 8 entries at a
-// time, the mutable globals set: 1.06x persistent on the Go reactor,
-// 1.2-1.5x on the C targets. On the Go reactor, clearing and reading its
-// 87k counters (about 1 µs each: 87 KB of memory) is nearly all of the
-// cost in every mode. Fresh instantiates per run into the previous
-// instance's recycled memory buffer.
+// time, the mutable globals set: 1.1x persistent on the Go reactor,
+// 1.2-1.5x on the C targets. On the Go reactor, reading and clearing its
+// 87k counters (87 KB of memory; "V" hits 29) is most of the cost in
+// every mode: once 2.6 µs (a clear, then a scan 64 bytes at a time), now
+// about 1.2 µs (one pass, zero 4 KiB blocks compared whole). On the small
+// C targets the instrumented code alone is 0.55-0.6 of the ceiling, and
+// copying back the dirtied 4 KiB blocks (one for tlv, two for cexpr: about
+// 50 ns each) is most of what restore adds. Fresh instantiates per run
+// into the previous instance's recycled memory buffer.
 //
 // Before the 4 KiB dirty blocks (the map had one byte per 64 KiB page) and
 // the per-run fast path, same benchmarks and machine: restore 1.39 µs on

@@ -40,6 +40,8 @@ type Worker struct {
 	outTail []byte // stdout tail of the last run
 	errTail []byte // stderr tail of the last run
 
+	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
+
 	// Views of the instance's memory, valid while the allocator has not
 	// been called since they were taken (gen == alloc.gen): memory moves
 	// or grows only through it.
@@ -205,6 +207,9 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	}
 	w.prevLen = 0
 	w.used = false
+	// Initialisation hit counters; a run starts from zero whoever clears
+	// between runs (SetCallerClears).
+	clear(w.counters())
 	return nil
 }
 
@@ -379,6 +384,18 @@ func (w *Worker) views() {
 	}
 }
 
+// SetCallerClears hands the zeroing of the counters to the caller (on) or
+// gives it back to Run (off, the default). Off, Run zeroes the counters
+// before each run. On, it does not: the caller must leave every byte of
+// the Result.Counters it got zero before its next Run, e.g. by zeroing
+// each non-zero block as its coverage scan reads it (package engine does),
+// which saves a second pass over the whole map per run. Either way every
+// run starts with all counters zero: an instance Run makes (the first, a
+// Fresh one, or the replacement of one that crashed, hung or grew) starts
+// with zero counters, as does the Restore snapshot. Results of a run that
+// returned an error need no clearing.
+func (w *Worker) SetCallerClears(on bool) { w.callerClears = on }
+
 // Run executes one input. A target failure is a Result (Crash, Hang); an
 // error means wafer could not run the input (ctx ended, input too long,
 // re-initialisation failed).
@@ -404,7 +421,9 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		w.io.reset()
 	}
 	w.views()
-	clear(w.ctrs)
+	if !w.callerClears {
+		clear(w.ctrs)
+	}
 	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
