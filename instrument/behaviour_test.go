@@ -230,9 +230,9 @@ func TestFuel(t *testing.T) {
 	if _, err := mod.ExportedFunction("sum").Call(ctx, 100, 11); err != nil {
 		t.Fatalf("sum with fuel: %v", err)
 	}
-	// entry + 12 loop iterations
-	if got := int64(fuel.Get()); got != 1000-1-12 {
-		t.Errorf("fuel after sum = %d, want %d", got, 1000-1-12)
+	// 12 loop iterations (sum starts with its loop: no entry fuel)
+	if got := int64(fuel.Get()); got != 1000-12 {
+		t.Errorf("fuel after sum = %d, want %d", got, 1000-12)
 	}
 	fuel.Set(100)
 	_, err = mod.ExportedFunction("spin").Call(ctx)

@@ -105,21 +105,28 @@ func grown(s []uint32, n int) []uint32 {
 	return s
 }
 
-// branchAhead returns the index of the counted branch that straight-line
+// branchAhead returns the index of the if or br_if that straight-line
 // code from body[start] reaches, or -1 if something that can leave it
 // comes first.
 func branchAhead(body []Instr, start int) int {
+	if i := controlAhead(body, start); i >= 0 && (body[i].Op == OpIf || body[i].Op == OpBrIf) {
+		return i
+	}
+	return -1
+}
+
+// controlAhead returns the index of the first instruction from
+// body[start] on that is not straight-line code (anything but control
+// instructions, nop and entering a block), or -1.
+func controlAhead(body []Instr, start int) int {
 	for i := start; i < len(body); i++ {
 		switch body[i].Op {
-		case OpIf, OpBrIf:
-			return i
 		case OpBlock, OpNop:
-		case OpUnreachable, OpLoop, OpElse, OpEnd, OpBr, OpReturn,
+		case OpIf, OpBrIf, OpBrTable, OpUnreachable, OpLoop, OpElse, OpEnd, OpBr, OpReturn,
 			OpCall, OpCallIndirect, OpCallRef, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef,
 			OpTry, OpTryTable, OpCatch, OpCatchAll, OpDelegate, OpThrow, OpRethrow, OpThrowRef,
-			OpBrOnNull, OpBrOnNonNull,
-			OpBrTable: // its arms may stay uncounted (brTable)
-			return -1
+			OpBrOnNull, OpBrOnNonNull:
+			return i
 		}
 	}
 	return -1

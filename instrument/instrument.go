@@ -13,7 +13,8 @@ type Options struct {
 	// Fuel adds an exported mutable i64 global (Layout.FuelExport),
 	// decremented by one at every loop header and at the entry of every
 	// function that loops or calls (one that does neither runs a bounded
-	// number of instructions, paid for by its caller); when it
+	// number of instructions, paid for by its caller; one whose
+	// straight-line start reaches a loop header pays there); when it
 	// goes negative the module executes `unreachable` (after storing the
 	// negative value), so the host can tell a hang from a target trap. Its
 	// initial value is the largest i64, so instantiation (start functions,
@@ -586,7 +587,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
-	if rw.opts.Fuel && mayRunLong(body) {
+	if rw.opts.Fuel && mayRunLong(body) && !loopsFirst(body) {
 		rw.fuel()
 	}
 	if rw.count {
@@ -643,6 +644,15 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	c.raw = e.buf[start:len(e.buf):len(e.buf)]
 	c.Body = Expr{}
 	return nil
+}
+
+// loopsFirst reports whether straight-line code from the start of body
+// reaches a loop header, whose fuel check then runs on every call: the
+// entry needs none of its own (Go's code generator starts every function
+// that way, with the loop of its jump table).
+func loopsFirst(body []Instr) bool {
+	i := controlAhead(body, 0)
+	return i >= 0 && body[i].Op == OpLoop
 }
 
 // mayRunLong reports whether a function body can run for unbounded time by

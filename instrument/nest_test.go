@@ -102,16 +102,18 @@ func TestLeafNestFuel(t *testing.T) {
 	if f := int64(mod.ExportedGlobal(FuelExport).Get()); f >= 0 {
 		t.Errorf("fuel after the trap = %d, expected < 0", f)
 	}
-	// One unit at entry, one per loop header: the header of iteration
-	// `fuel` traps, after fuel-1 taken back edges.
-	if c := funcCounters(t, sm, counters(t, mod, sm), "spin"); !reflect.DeepEqual(c, []byte{1, fuel - 1, 0}) {
-		t.Errorf("spin counters %v, expected [1 %d 0]", c, fuel-1)
+	// One unit per loop header (spin starts with its loop: none at
+	// entry): the header of iteration fuel+1 traps, after fuel taken back
+	// edges.
+	if c := funcCounters(t, sm, counters(t, mod, sm), "spin"); !reflect.DeepEqual(c, []byte{1, fuel, 0}) {
+		t.Errorf("spin counters %v, expected [1 %d 0]", c, fuel)
 	}
 }
 
 // TestLeafNestFuelBurn: a leaf loop burns its fuel in a local and stores it
 // back when it leaves, so the fuel left is exactly as if it had used the
-// global: one unit per function entry and per loop header.
+// global: one unit per loop header (these functions all start with a
+// loop, so their entries burn none: loopsFirst).
 func TestLeafNestFuelBurn(t *testing.T) {
 	out, _, err := Instrument(nestWasm, nestOpts(Options{Fuel: true}))
 	if err != nil {
@@ -122,17 +124,17 @@ func TestLeafNestFuelBurn(t *testing.T) {
 		call coreCall
 		burn int64
 	}{
-		{call("sum", 100), 1 + 100},           // falls through
-		{call("vexit", 10), 1 + 11},           // leaves by br_if on the 11th header
-		{call("nested", 200), 1 + 1 + 101},    // outer header, 101 inner headers, return
-		{call("withcall", 3), 1 + 3},          // not a leaf loop: 3 headers; check neither loops nor calls: no fuel
-		{call("table", 3), 1 + 4},             // leaves by a br_table arm on the 4th header
-		{call("nested", 2), 1 + 8 + 8*2 - 1},  // 8 outer headers, 2 inner each but the last
-		{call("trap", 1000), 1 + 1000},        // never traps for n=1000: i runs 0..999
-		{call("sum", 1), 1 + 1},               // one iteration
-		{call("nested", 100000), 1 + 1 + 101}, // return before n matters
-		{call("vexit", 0), 1 + 1},             // leaves at once
-		{call("table", 0), 1 + 1},             // leaves at once
+		{call("sum", 100), 100},           // falls through
+		{call("vexit", 10), 11},           // leaves by br_if on the 11th header
+		{call("nested", 200), 1 + 101},    // outer header, 101 inner headers, return
+		{call("withcall", 3), 3},          // not a leaf loop: 3 headers; check neither loops nor calls: no fuel
+		{call("table", 3), 4},             // leaves by a br_table arm on the 4th header
+		{call("nested", 2), 8 + 8*2 - 1},  // 8 outer headers, 2 inner each but the last
+		{call("trap", 1000), 1000},        // never traps for n=1000: i runs 0..999
+		{call("sum", 1), 1},               // one iteration
+		{call("nested", 100000), 1 + 101}, // return before n matters
+		{call("vexit", 0), 1},             // leaves at once
+		{call("table", 0), 1},             // leaves at once
 	} {
 		_, mod := coreRun(t, out, []coreCall{tc.call}, func(m api.Module) {
 			m.ExportedGlobal(FuelExport).(api.MutableGlobal).Set(fuel)
