@@ -141,24 +141,35 @@
 // Whole programs (BenchmarkRun: _start of a WASI command on fresh
 // instances of the original and instrumented modules, run side by side in
 // rotating order; ratio of median wall times, benchstat median of 6 runs
-// of 30 rounds, spreads 6-23 %; the same benchmark on the previous form,
-// ids in instruction order and no locals, in parentheses): crunch (sieve,
-// insertion sort and hash loops) 1.21x with counters, 1.23x with counters
-// and fuel (1.80x, 2.30x); cwords (libc stdio and per-character loops that
-// call) 1.38x, 1.63x (1.65x, 1.76x); gocalc (Go) 1.44x, 1.47x (1.58x,
-// 1.68x). Executed instructions (lackey, the difference between runs with
-// and without _start, an earlier rule for leaf loops) rise less: 1.30x,
-// 1.10x and 1.01x with counters. In cwords and gocalc the rest is not the
-// counter arithmetic: replacing every memory counter by a plain store of 1
-// still measures 1.35x and 1.29x. It is the added control flow (each br_if becomes an
-// if/else, each br_table arm a trampoline block; Go's resumption tables
-// alone are half of gocalc's 150k sites) and code size.
+// of 30 rounds; x-counters / x-fuel): crunch (sieve, insertion sort and
+// hash loops) 1.01x / 1.48x; cwords (libc stdio and per-character loops
+// that call) 1.43x / 1.51x; gocalc (Go) 1.45x / 1.47x. With dirty-page
+// marking on as well (what a campaign runs) gocalc measured 2.1x-2.3x
+// (6 runs, the machine loaded).
+// crunch swings between 1.0x and 1.5x with changes that remove work from
+// its insertion-sort loop (derived sites: 1.27x/1.19x before, 1.01x/1.44x
+// after, medians of 16 interleaved runs): wazero's register allocator
+// spills that loop differently, and no rewrite here controls it.
+//
+// What the time is not: executed instructions (lackey, runs with _start
+// minus runs that only instantiate, 3 each) rise only 1.07x on cwords
+// (4.90M to 5.24M per run) and 1.09x on crunch (41.4M to 45.3M); moving
+// the counters to another offset modulo 4 KiB (a test for 4K aliasing
+// against the target's stack) and skipping the GC before each run left
+// the ratios unchanged. Two rewrites that remove control flow measured
+// worse or no better and were not kept: counting a br_if's taken arm
+// without a branch (its counter adds the condition, the fall-through
+// counts after it) updates two counters per br_if instead of one, and
+// took cwords to 1.96x and crunch to 1.65x; counting br_table arms at an
+// address computed from the selector, instead of one trampoline block per
+// arm, shrank gocalc's instrumented code from 8.1 to 5.9 MB but moved
+// gocalc from 1.46x to 1.41x and cwords from 1.43x to 1.48x.
 //
 // Instrumentation throughput (BenchmarkThroughput, counters only, median
-// of 6): 40 MB/s of thread CPU time on the 3.4 MB and 6.5 MB Go programs of
-// testdata/programs (17-19 MB/s wall clock on the loaded machine);
+// of 6): 33-35 MB/s on the 3.4 MB and 6.5 MB Go programs of
+// testdata/programs, 32 MB/s on the 107 KB C program cwords;
 // unchanged instructions are copied from the input as byte spans. The
-// instrumented Go program is 2.3x bigger (3.4 MB to 7.8 MB: 150k sites,
+// instrumented Go program is 2.4x bigger (3.4 MB to 8.1 MB: 150k sites,
 // 75k of them br_table arms of Go's resumption tables) and compiles in
 // wazero about 2.8x slower (BenchmarkCompile): use a compilation cache.
 //
