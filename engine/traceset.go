@@ -37,16 +37,11 @@ func (s *traceSet) has(h uint64) bool {
 	if len(s.slots) == 0 {
 		return false
 	}
-	mask := uint64(len(s.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case h:
-			*r = h
-			return true
-		case 0:
-			return false
-		}
+	if _, found := s.find(h); found {
+		*r = h
+		return true
 	}
+	return false
 }
 
 // add inserts h and reports whether it was new.
@@ -67,17 +62,25 @@ func (s *traceSet) add(h uint64) bool {
 	if 2*(s.n+1) > len(s.slots) {
 		s.rehash()
 	}
+	i, found := s.find(h)
+	if found {
+		return false
+	}
+	s.slots[i] = h
+	s.n++
+	return true
+}
+
+// find probes for h (non-zero) in a non-empty table: its slot, or the
+// empty slot where it would go.
+func (s *traceSet) find(h uint64) (i uint64, found bool) {
 	mask := uint64(len(s.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case h:
-			return false
-		case 0:
-			s.slots[i] = h
-			s.n++
-			return true
+	for i = h & mask; s.slots[i] != 0; i = (i + 1) & mask {
+		if s.slots[i] == h {
+			return i, true
 		}
 	}
+	return i, false
 }
 
 // len is the number of hashes in the set.
@@ -87,15 +90,10 @@ func (s *traceSet) len() int { return s.n }
 func (s *traceSet) rehash() {
 	old := s.slots
 	s.slots = make([]uint64, max(1024, 2*len(old)))
-	mask := uint64(len(s.slots) - 1)
 	for _, h := range old {
-		if h == 0 {
-			continue
+		if h != 0 {
+			i, _ := s.find(h)
+			s.slots[i] = h
 		}
-		i := h & mask
-		for s.slots[i] != 0 {
-			i = (i + 1) & mask
-		}
-		s.slots[i] = h
 	}
 }

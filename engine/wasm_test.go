@@ -83,20 +83,7 @@ func BenchmarkCeiling(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			tgt, _ := loadTarget(b, tlvWasm, tc.bare)
-			ctx := context.Background()
-			w, err := tgt.NewWorker(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer w.Close(ctx)
-			cpu0 := cpuTime()
-			for b.Loop() {
-				if _, err := w.Run(ctx, tc.input); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, int64(b.N), cpuTime()-cpu0)
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "execs/s")
+			replay(b, tgt, [][]byte{tc.input})
 		})
 	}
 }
