@@ -58,6 +58,19 @@ func coreRun(t *testing.T, wasm []byte, calls []coreCall, setup func(api.Module)
 	return out, mod
 }
 
+// sameResults runs calls on the original and the instrumented module,
+// reports any difference in results or traps, and returns the
+// instrumented instance.
+func sameResults(t *testing.T, orig, out []byte, calls []coreCall) api.Module {
+	t.Helper()
+	want, _ := coreRun(t, orig, calls, nil)
+	got, mod := coreRun(t, out, calls, nil)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("results differ: %v vs %v", got, want)
+	}
+	return mod
+}
+
 func TestMemoryBehaviour(t *testing.T) {
 	const last = 65535
 	calls := []coreCall{
@@ -201,11 +214,7 @@ func TestCounters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want, _ := coreRun(t, branchesWasm, tc.calls, nil)
-			got, mod := coreRun(t, out, tc.calls, nil)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("results differ: %v vs %v", got, want)
-			}
+			mod := sameResults(t, branchesWasm, out, tc.calls)
 			if c := instrOrder(sm, counters(t, mod, sm)); !reflect.DeepEqual(c, tc.want) {
 				t.Errorf("counters\n got %v\nwant %v", c, tc.want)
 			}
@@ -445,16 +454,11 @@ func TestDirtyRestoreContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := sm.Layout
+	res, mod := coreRun(t, out, []coreCall{call("grow", 2)}, nil)
+	if strings.Contains(res[0], "trap") {
+		t.Fatal(res[0])
+	}
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	mod, err := rt.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mod.ExportedFunction("grow").Call(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
 	mem := mod.ExportedMemory(MemoryExport)
 	rb := l.ReservedBytes()
 	view, _ := mem.Read(0, mem.Size())

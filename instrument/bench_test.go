@@ -126,6 +126,13 @@ func BenchmarkInstrument(b *testing.B) {
 	}
 }
 
+// benchPrograms are BenchmarkRun's WASI commands and their stdin.
+var benchPrograms = []struct{ name, path, input string }{
+	{"cwords", "testdata/programs/cwords/cwords.wasm", strings.Repeat("hello world\nthree little words\naeiou bcd aeiou bcd aeiou bcd\n", 30)},
+	{"crunch", "testdata/programs/crunch/crunch.wasm", "42\n"},
+	{"gocalc", "testdata/programs/gocalc/gocalc.wasm", `[{"op":"set","name":"x","args":[3]},{"op":"get","name":"x"},{"op":"mul","args":[2]},{"op":"sort","args":[9,-1,4]},{"op":"json"},{"op":"print"}]`},
+}
+
 // BenchmarkRun measures the run-time cost of instrumentation on real WASI
 // commands: each op runs _start once on a fresh instance of every variant
 // (original, counters, counters+fuel), in an order that rotates with the
@@ -138,11 +145,7 @@ func BenchmarkInstrument(b *testing.B) {
 //	go test ./instrument -run '^$' -bench Run -count 6
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
-	for _, p := range []struct{ name, path, input string }{
-		{"cwords", "testdata/programs/cwords/cwords.wasm", strings.Repeat("hello world\nthree little words\naeiou bcd aeiou bcd aeiou bcd\n", 30)},
-		{"crunch", "testdata/programs/crunch/crunch.wasm", "42\n"},
-		{"gocalc", "testdata/programs/gocalc/gocalc.wasm", `[{"op":"set","name":"x","args":[3]},{"op":"get","name":"x"},{"op":"mul","args":[2]},{"op":"sort","args":[9,-1,4]},{"op":"json"},{"op":"print"}]`},
-	} {
+	for _, p := range benchPrograms {
 		wasm := benchRead(b, p.path)
 		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
 		if _, err := wasip1.Instantiate(ctx, rt); err != nil {
@@ -297,4 +300,45 @@ func benchSize(n uint32) string {
 		return string(rune('0' + n))
 	}
 	return benchSize(n/10) + string(rune('0'+n%10))
+}
+
+// BenchmarkInstantiate measures what BenchmarkRun leaves out of its
+// clock: instantiating a fresh instance of a C command, original and
+// instrumented with counters (one more 64 KiB page of memory, the
+// counters' global and exports).
+//
+//	go test ./instrument -run '^$' -bench Instantiate -count 6
+func BenchmarkInstantiate(b *testing.B) {
+	ctx := context.Background()
+	for _, p := range benchPrograms[:2] { // the C programs
+		orig := benchRead(b, p.path)
+		inst, _, err := instrument.Instrument(orig, instrument.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
+		if _, err := wasip1.Instantiate(ctx, rt); err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range []struct {
+			name string
+			wasm []byte
+		}{{"original", orig}, {"counters", inst}} {
+			cm, err := rt.CompileModule(ctx, v.wasm)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(p.name+"/"+v.name, func(b *testing.B) {
+				for b.Loop() {
+					st := &wasip1.State{Args: []string{p.name}, Seed: 1}
+					mod, err := rt.InstantiateModule(wasip1.WithState(ctx, st), cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+					if err != nil {
+						b.Fatal(err)
+					}
+					mod.Close(ctx)
+				}
+			})
+		}
+		rt.Close(ctx)
+	}
 }

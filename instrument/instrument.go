@@ -591,13 +591,12 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.fuel()
 	}
 	if rw.count {
-		if id := rw.site(first, FuncEntry, 0); !rw.plan.derived(0) {
-			rw.counter(id)
-		} else {
+		if rw.plan.derived(0) {
 			// no entry counter: the first access still checks the bounds
 			// of the function's highest counter address (doc.go)
 			rw.check()
 		}
+		rw.counter(rw.site(first, FuncEntry, 0))
 	}
 	rw.body = body
 	for k := range body {

@@ -73,11 +73,7 @@ func TestLeafNestCounters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want, _ := coreRun(t, nestWasm, tc.calls, nil)
-			got, mod := coreRun(t, out, tc.calls, nil)
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("results differ: %v vs %v", got, want)
-			}
+			mod := sameResults(t, nestWasm, out, tc.calls)
 			if c := funcCounters(t, sm, counters(t, mod, sm), tc.fn); !reflect.DeepEqual(c, tc.want) {
 				t.Errorf("%s counters\n got %v\nwant %v", tc.fn, c, tc.want)
 			}
