@@ -253,41 +253,33 @@ func (w *Worker) takeSnapshot() {
 
 // restore brings a used instance back to the snapshot.
 func (w *Worker) restore(ctx context.Context) error {
-	if w.mod != nil && w.gen == w.alloc.gen && len(w.view) == len(w.snapMem) {
-		// The fast path: same instance, memory not grown since the views
-		// were taken at the snapshot's size.
-		if w.t.meta.layout.DirtyPages > 0 {
-			w.restoreDirty(w.view)
-		} else {
-			copy(w.view, w.snapMem)
-		}
-		w.restoreGlobals()
-		return nil
-	}
-	if w.mod == nil || w.mem.Size() != uint32(len(w.snapMem)) {
-		// Memory grew (it cannot shrink) or the instance was discarded.
-		if !w.t.restoreGlobals {
-			return w.initInstance(ctx)
-		}
-		if err := w.instantiate(ctx); err != nil {
-			return err
-		}
-		if cur := w.mem.Size(); cur < uint32(len(w.snapMem)) {
-			if _, ok := w.mem.Grow((uint32(len(w.snapMem)) - cur) / pageSize); !ok {
-				return errors.New("restore: cannot grow a new instance to the snapshot's size")
+	if w.mod != nil {
+		// Same instance: views are refreshed only if the allocator ran.
+		if w.views(); len(w.view) == len(w.snapMem) {
+			if w.t.meta.layout.DirtyPages > 0 {
+				w.restoreDirty(w.view)
+			} else {
+				copy(w.view, w.snapMem)
 			}
-		}
-		view, _ := w.mem.Read(0, w.mem.Size())
-		copy(view, w.snapMem)
-		w.prevLen = 0
-	} else {
-		view, _ := w.mem.Read(0, w.mem.Size())
-		if w.t.meta.layout.DirtyPages > 0 {
-			w.restoreDirty(view)
-		} else {
-			copy(view, w.snapMem)
+			w.restoreGlobals()
+			return nil
 		}
 	}
+	// Memory grew (it cannot shrink) or the instance was discarded.
+	if !w.t.restoreGlobals {
+		return w.initInstance(ctx)
+	}
+	if err := w.instantiate(ctx); err != nil {
+		return err
+	}
+	if cur := w.mem.Size(); cur < uint32(len(w.snapMem)) {
+		if _, ok := w.mem.Grow((uint32(len(w.snapMem)) - cur) / pageSize); !ok {
+			return errors.New("restore: cannot grow a new instance to the snapshot's size")
+		}
+	}
+	view, _ := w.mem.Read(0, w.mem.Size())
+	copy(view, w.snapMem)
+	w.prevLen = 0
 	w.restoreGlobals()
 	return nil
 }
@@ -360,11 +352,14 @@ func (w *Worker) counters() []byte {
 }
 
 // views refreshes view, ctrs and inBuf if the memory may have moved or
-// grown since they were taken.
+// grown since they were taken (inlined: the check is on every run).
 func (w *Worker) views() {
-	if w.gen == w.alloc.gen && w.view != nil {
-		return
+	if w.gen != w.alloc.gen || w.view == nil {
+		w.refreshViews()
 	}
+}
+
+func (w *Worker) refreshViews() {
 	w.gen = w.alloc.gen
 	w.view, w.ctrs, w.inBuf = nil, nil, nil
 	if w.mem == nil {
