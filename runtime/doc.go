@@ -22,7 +22,11 @@
 // Detected from the exports (Config.Harness overrides):
 //
 //   - libFuzzer-style: LLVMFuzzerTestOneInput(ptr, len) → i32 and an
-//     allocator export (malloc, or Config.Malloc). wafer calls _initialize
+//     allocator export (malloc, or Config.Malloc). A linker exports only
+//     what it is told to: when the allocator is linked in but not
+//     exported, the function the name section calls by that name gets an
+//     export before compilation (instrument.ExportFunction; a stripped
+//     module without the export is a start-up error). wafer calls _initialize
 //     (reactors), LLVMFuzzerInitialize(&argc, &argv) when exported (argc 1,
 //     argv {"target", NULL}, built in guest memory with the allocator), then
 //     malloc(Config.MaxInputLen) once per instance, then the optional

@@ -114,6 +114,18 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			t.Close(ctx)
 		}
 	}()
+	if cfg.Harness != HarnessCommand && exportsFunction(wasm, exportTest) && !exportsFunction(wasm, cfg.malloc()) && !isGo(wasm) {
+		// A linker exports only what it is told to: reach a libFuzzer-style
+		// target's allocator through its name section (one more export,
+		// nothing else changes).
+		out, added, err := instrument.ExportFunction(wasm, cfg.malloc())
+		if err != nil {
+			return nil, fmt.Errorf("compile module: %w", err)
+		}
+		if added {
+			wasm = out
+		}
+	}
 	t.cm, err = t.r.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)
@@ -206,7 +218,7 @@ func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) 
 			return 0, fmt.Errorf("no harness export: expected %s", exportTest)
 		}
 		if !hasMalloc {
-			return 0, fmt.Errorf("no allocator export: expected %s beside %s", cfg.malloc(), exportTest)
+			return 0, fmt.Errorf("no allocator export: expected %s beside %s (or a function of that name in the name section, which wafer exports)", cfg.malloc(), exportTest)
 		}
 		if err := checkSig(exports[exportTest], []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}); err != nil {
 			return 0, err
@@ -308,33 +320,55 @@ func customSections(wasm []byte) func(func(string) bool) {
 // exportedGlobals lists the names of global exports (export kind 3).
 func exportedGlobals(wasm []byte) []string {
 	var names []string
-	for s := range sections(wasm) {
-		if s.id != 7 {
-			continue
-		}
-		p := s.body
-		n, k := uleb(p)
-		if k == 0 {
-			return names
-		}
-		p = p[k:]
-		for range min(n, uint64(len(p))) {
-			name, rest, ok := readName(p)
-			if !ok || len(rest) < 1 {
-				return names
-			}
-			kind := rest[0]
-			_, k := uleb(rest[1:])
-			if k == 0 {
-				return names
-			}
-			p = rest[1+k:]
-			if kind == 3 {
-				names = append(names, name)
-			}
+	for name, kind := range exportEntries(wasm) {
+		if kind == 3 {
+			names = append(names, name)
 		}
 	}
 	return names
+}
+
+// exportsFunction reports whether wasm exports a function (kind 0) named name.
+func exportsFunction(wasm []byte, name string) bool {
+	for n, kind := range exportEntries(wasm) {
+		if kind == 0 && n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// exportEntries yields the name and kind of each export, stopping at the
+// first malformed entry (compilation reports it).
+func exportEntries(wasm []byte) func(func(string, byte) bool) {
+	return func(yield func(string, byte) bool) {
+		for s := range sections(wasm) {
+			if s.id != 7 {
+				continue
+			}
+			p := s.body
+			n, k := uleb(p)
+			if k == 0 {
+				return
+			}
+			p = p[k:]
+			for range min(n, uint64(len(p))) {
+				name, rest, ok := readName(p)
+				if !ok || len(rest) < 1 {
+					return
+				}
+				kind := rest[0]
+				_, k := uleb(rest[1:])
+				if k == 0 {
+					return
+				}
+				p = rest[1+k:]
+				if !yield(name, kind) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // firstNonFuncImport finds the first import that is not a function (a

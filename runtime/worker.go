@@ -131,7 +131,8 @@ func (w *Worker) instantiate(ctx context.Context) error {
 }
 
 // initInstance instantiates and runs the reactor's initialisation:
-// _initialize, LLVMFuzzerInitialize(0, 0), then malloc(MaxInputLen).
+// _initialize, LLVMFuzzerInitialize(&argc, &argv), then the input buffer
+// of MaxInputLen bytes (guestMalloc).
 func (w *Worker) initInstance(ctx context.Context) error {
 	if err := w.instantiate(ctx); err != nil {
 		return err
@@ -166,9 +167,10 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	}
 	if w.t.hasLLVMInit {
 		// libFuzzer passes &argc and &argv: build argc = 1, argv =
-		// {"target", NULL} in guest memory with the target's allocator.
+		// {"target", NULL} in guest memory (guestMalloc).
 		argc, argv, err := w.guestArgv(call)
 		if err != nil {
+			_ = w.Close(ctx)
 			return err
 		}
 		if _, err := call(exportInit, uint64(argc), uint64(argv)); err != nil {
@@ -176,21 +178,13 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		}
 	}
 	n := w.t.maxIn
-	p, err := call(w.t.cfg.malloc(), uint64(n))
+	p, buf, err := w.guestMalloc(call, uint32(n))
 	if err != nil {
+		_ = w.Close(ctx)
 		return err
 	}
-	if p == 0 {
-		_ = w.Close(ctx)
-		return fmt.Errorf("start-up: %s(%d) returned NULL", w.t.cfg.malloc(), n)
-	}
-	w.inPtr = uint32(p)
+	w.inPtr = p
 	w.view = nil // inBuf moved
-	buf, ok := w.mem.Read(uint32(uint64(w.inPtr)+w.io.st.Base), uint32(n))
-	if !ok {
-		_ = w.Close(ctx)
-		return fmt.Errorf("start-up: %s(%d) returned 0x%x, outside memory", w.t.cfg.malloc(), n, p)
-	}
 	clear(buf)
 	// Warm-up inputs: part of initialisation, so every instance (and the
 	// snapshot) has run them; a failure is a start-up error.
@@ -213,22 +207,33 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	return nil
 }
 
+// guestMalloc allocates n bytes of guest memory for wafer (argv, the input
+// buffer) with the target's allocator and returns their guest address and
+// a view of them.
+func (w *Worker) guestMalloc(call func(string, ...uint64) (uint64, error), n uint32) (uint32, []byte, error) {
+	p, err := call(w.t.cfg.malloc(), uint64(n))
+	if err != nil {
+		return 0, nil, err
+	}
+	if p == 0 {
+		return 0, nil, fmt.Errorf("start-up: %s(%d) returned NULL", w.t.cfg.malloc(), n)
+	}
+	at := p + w.io.st.Base
+	buf, ok := w.mem.Read(uint32(at), n)
+	if !ok || at > math.MaxUint32 {
+		return 0, nil, fmt.Errorf("start-up: %s(%d) returned 0x%x, outside memory", w.t.cfg.malloc(), n, p)
+	}
+	return uint32(p), buf, nil
+}
+
 // guestArgv allocates int argc = 1 and char **argv = {"target", NULL} in the
 // guest (pointers are 32-bit), returning &argc and &argv.
 func (w *Worker) guestArgv(call func(string, ...uint64) (uint64, error)) (uint32, uint32, error) {
 	const name = "target\x00"
-	p, err := call(w.t.cfg.malloc(), 16+uint64(len(name)))
+	// Layout at p: argc (4) | &list (4) | list[0] (4) | list[1] = NULL (4) | "target\0".
+	base, buf, err := w.guestMalloc(call, 16+uint32(len(name)))
 	if err != nil {
 		return 0, 0, err
-	}
-	if p == 0 {
-		return 0, 0, fmt.Errorf("start-up: %s returned NULL", w.t.cfg.malloc())
-	}
-	// Layout at p: argc (4) | &list (4) | list[0] (4) | list[1] = NULL (4) | "target\0".
-	base := uint32(p)
-	buf, ok := w.mem.Read(uint32(uint64(base)+w.io.st.Base), 16+uint32(len(name)))
-	if !ok {
-		return 0, 0, fmt.Errorf("start-up: %s returned 0x%x, outside memory", w.t.cfg.malloc(), p)
 	}
 	binary.LittleEndian.PutUint32(buf[0:], 1)
 	binary.LittleEndian.PutUint32(buf[4:], base+8)

@@ -7,15 +7,17 @@ cd "$(dirname "$0")"
 CC=${CC:-clang-14}
 # Compile and link in two steps: with -O at link time clang runs wasm-opt
 # (when it is on PATH), which drops the name section wafer's stacks need.
-reactor() { # out.wasm src.c
+reactor() { # out.wasm src.c [exports]
 	local obj
 	obj=$(mktemp --suffix=.o)
 	$CC --target=wasm32-wasi --sysroot=/usr -O1 -g -fdebug-prefix-map="$PWD"=testdata -c -o "$obj" "$2"
 	$CC --target=wasm32-wasi --sysroot=/usr -g -mexec-model=reactor \
-		-Wl,--export=malloc,--export=LLVMFuzzerTestOneInput -o "$1" "$obj"
+		-Wl,"${3:---export=malloc,--export=LLVMFuzzerTestOneInput}" -o "$1" "$obj"
 	rm -f "$obj"
 }
 reactor clib/clib.wasm clib/fuzz.c
+# The same target without an allocator export (wafer places the input).
+reactor clib/nomalloc.wasm clib/fuzz.c --export=LLVMFuzzerTestOneInput
 reactor hostile/hostile.wasm hostile/hostile.c
 reactor hostile/initrap.wasm hostile/initrap.c
 wat2wasm --enable-all -o fake/fake.wasm fake/fake.wat

@@ -93,6 +93,8 @@ __attribute__((noinline)) int checksum(const uint8_t *d, size_t n) {
 	return 0;
 }
 
+int heap_check(const uint8_t *d, size_t n);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (size == 0) {
 		return -1;
@@ -113,7 +115,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	case 'K': return checksum(data, size);
 	case 'Q': return initialized ? 0 : -1;
 	case 'P': printf("clib says %.*s\n", (int)(size - 1), (const char *)data + 1); return 0;
+	case 'H': return heap_check(data, size);
 	}
 	sink += data[0];
+	return 0;
+}
+
+// heap_check allocates and fills 256 KiB (more than the heap has: malloc
+// grows memory), then aborts if the input changed meanwhile: the input
+// buffer and the target's heap must not overlap, however wafer placed the
+// buffer (nomalloc.wasm exports no allocator).
+__attribute__((noinline)) int heap_check(const uint8_t *d, size_t n) {
+	uint8_t before[64];
+	size_t k = n < sizeof before ? n : sizeof before;
+	memcpy(before, d, k);
+	uint8_t *p = malloc(256 << 10);
+	if (p == NULL) {
+		abort();
+	}
+	memset(p, 0xAA, 256 << 10);
+	int changed = memcmp(before, d, k) != 0;
+	sink += p[n];
+	free(p);
+	if (changed) {
+		fprintf(stderr, "clib: input overwritten by the heap\n");
+		abort();
+	}
 	return 0;
 }

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// TestNoAllocatorExport: a libFuzzer-style C target whose linker did not
+// export malloc (testdata/clib/nomalloc.wasm, clib built without
+// --export=malloc) runs through the malloc its name section names. Plain
+// and instrumented, in every reset mode, its results equal those of
+// clib.wasm (which exports malloc); "H" makes the target's malloc grow
+// memory and aborts if that overwrote the input, with inputs up to the
+// buffer's last byte.
+func TestNoAllocatorExport(t *testing.T) {
+	const maxIn = 100_000 // two pages: the buffer spans a page boundary
+	long := append([]byte("H"), bytes.Repeat([]byte{'z'}, maxIn-1)...)
+	inputs := [][]byte{[]byte("V"), []byte("X"), []byte("Q"), []byte("H"), long, []byte("Hshort"), []byte("D"), []byte("V")}
+	for _, inst := range []bool{false, true} {
+		for _, mode := range []Reset{Restore, Persistent, Fresh} {
+			name := mode.String()
+			if inst {
+				name = "instrumented/" + name
+			}
+			t.Run(name, func(t *testing.T) {
+				cfg := Config{Reset: mode, MaxInputLen: maxIn, Timeout: testTimeout}
+				var with, without *Target
+				if inst {
+					with = loadInstrumented(t, "clib/clib.wasm", fullOpts, cfg)
+					without = loadInstrumented(t, "clib/nomalloc.wasm", fullOpts, cfg)
+				} else {
+					with = load(t, "clib/clib.wasm", meta{}, cfg)
+					without = load(t, "clib/nomalloc.wasm", meta{}, cfg)
+				}
+				if without.Harness() != HarnessLibFuzzer {
+					t.Fatalf("expected a libfuzzer harness, got %v", without.Harness())
+				}
+				a, b := worker(t, with), worker(t, without)
+				for i, in := range inputs {
+					ra, rb := run(t, a, string(in)), run(t, b, string(in))
+					if ra.Outcome != rb.Outcome || (ra.Failure == nil) != (rb.Failure == nil) {
+						t.Fatalf("input %d (%.8q): with malloc %v %v, without %v %v", i, in, ra.Outcome, ra.Failure, rb.Outcome, rb.Failure)
+					}
+					if ra.Failure != nil && (ra.Failure.Kind != rb.Failure.Kind || ra.Failure.Top() != rb.Failure.Top()) {
+						t.Fatalf("input %d (%.8q): with malloc %v, without %v", i, in, ra.Failure, rb.Failure)
+					}
+					if bytes.HasPrefix(in, []byte("H")) && rb.Outcome != Valid {
+						t.Fatalf("input %d (%.8q): the heap overlapped the input: %v %s", i, in, rb.Failure, rb.Stderr)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestNoAllocatorStripped: without the export and without a name section
+// to find malloc by, the target is a start-up error naming the export.
+func TestNoAllocatorStripped(t *testing.T) {
+	m, err := instrument.Decode(fixture(t, "clib/nomalloc.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Customs = slices.DeleteFunc(m.Customs, func(c instrument.Custom) bool { return c.Name == "name" })
+	_, err = newTarget(t.Context(), m.Encode(), meta{}, testConfig(t, Config{}))
+	want := "no allocator export: expected malloc beside LLVMFuzzerTestOneInput"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("expected %q, got %v", want, err)
+	}
+}
