@@ -253,3 +253,60 @@ func reportCPU(b *testing.B, execs int64, cpu time.Duration) {
 		b.ReportMetric(float64(execs)/cpu.Seconds(), "execs/cpu-s")
 	}
 }
+
+// BenchmarkScanRecorded scans the counters of real runs: the inputs of a
+// campaign like BenchmarkLoop's havoc-1w (recorded untimed, one in 5
+// kept), each run once on a Worker and its counters kept, then scanned in
+// turn by one scanner (each copied into the map the scan clears).
+func BenchmarkScanRecorded(b *testing.B) {
+	for _, bt := range benchTargets {
+		inputs := loopInputs(b, bt)
+		tgt, _ := loadTarget(b, bt.wasm, false)
+		ctx := context.Background()
+		w, err := tgt.NewWorker(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var maps [][]byte
+		var outs []Outcome
+		for i := 0; i < len(inputs); i += 5 {
+			r, err := w.Run(ctx, inputs[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			maps = append(maps, bytes.Clone(r.Counters))
+			outs = append(outs, r.Outcome)
+		}
+		w.Close(ctx)
+		var sites, words int
+		for _, m := range maps {
+			for i, v := range m {
+				if v != 0 {
+					sites++
+				}
+				if i%8 == 0 && bytes.ContainsFunc(m[i:min(i+8, len(m))], func(r rune) bool { return r != 0 }) {
+					words++
+				}
+			}
+		}
+		b.Run(bt.name, func(b *testing.B) {
+			s := newScanner()
+			c := make([]byte, len(maps[0]))
+			cpu0 := cpuTime()
+			i := 0
+			for b.Loop() {
+				copy(c, maps[i%len(maps)])
+				s.scan(c, outs[i%len(maps)])
+				i++
+				if len(s.touched) > 1<<12 {
+					s.flushHits()
+				}
+			}
+			if cpu := cpuTime() - cpu0; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+			}
+			b.ReportMetric(float64(sites)/float64(len(maps)), "sites/map")
+			b.ReportMetric(float64(words)/float64(len(maps)), "words/map")
+		})
+	}
+}
