@@ -73,7 +73,8 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 }
 
 // loadTarget compiles the module for running: instrumented (counters,
-// fuel, dirty pages) when coverage is wanted, as it is otherwise.
+// fuel, and dirty pages when runs restore memory) when coverage is wanted,
+// as it is otherwise.
 func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, instrumented bool, maxInput int) (*runtime.Target, *instrument.SiteMap, error) {
 	cfg, err := t.runtimeConfig(maxInput)
 	if err != nil {
@@ -96,7 +97,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, i
 	}
 	var sm *instrument.SiteMap
 	if instrumented {
-		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: cfg.Reset == runtime.Restore, Skip: t.skip})
+		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}

@@ -135,7 +135,8 @@ var benchPrograms = []struct{ name, path, input string }{
 
 // BenchmarkRun measures the run-time cost of instrumentation on real WASI
 // commands: each op runs _start once on a fresh instance of every variant
-// (original, counters, counters+fuel), in an order that rotates with the
+// (original, counters, counters+fuel, counters+fuel+dirty pages: what a
+// campaign runs), in an order that rotates with the
 // op, timing only _start (instantiation and a garbage collection happen
 // before the clock starts). It reports the median wall time of the
 // original and the ratios of the variants' medians to it: a ratio measured
@@ -158,7 +159,7 @@ func BenchmarkRun(b *testing.B) {
 		}
 		var vs []*variant
 		for _, v := range realVariants() {
-			if v.name != "original" && v.name != "counters" && v.name != "fuel" {
+			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" {
 				continue
 			}
 			tg, err := newRealTarget(ctx, rt, p.name, wasm, v.opts)

@@ -71,3 +71,26 @@ func TestNoAllocatorStripped(t *testing.T) {
 		t.Fatalf("expected %q, got %v", want, err)
 	}
 }
+
+// TestRestoresMemory: dirty-page marking is asked for only where a
+// Worker restores an instance: reactors in Restore mode, not commands (a
+// new instance per run) or other modes.
+func TestRestoresMemory(t *testing.T) {
+	tests := []struct {
+		fixture string
+		cfg     Config
+		want    bool
+	}{
+		{"clib/clib.wasm", Config{}, true},
+		{"goreactor/goreactor.wasm", Config{Reset: Restore}, true},
+		{"clib/clib.wasm", Config{Reset: Persistent}, false},
+		{"clib/clib.wasm", Config{Reset: Fresh}, false},
+		{"gocmd/gocmd.wasm", Config{}, false},
+		{"clib/clib.wasm", Config{Harness: HarnessCommand}, false},
+	}
+	for _, tc := range tests {
+		if got := RestoresMemory(fixture(t, tc.fixture), tc.cfg); got != tc.want {
+			t.Errorf("%s %+v: expected %v, got %v", tc.fixture, tc.cfg, tc.want, got)
+		}
+	}
+}

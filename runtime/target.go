@@ -114,7 +114,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			t.Close(ctx)
 		}
 	}()
-	if cfg.Harness != HarnessCommand && exportsFunction(wasm, exportTest) && !exportsFunction(wasm, cfg.malloc()) && !isGo(wasm) {
+	if harnessOf(wasm, cfg) == HarnessLibFuzzer && !exportsFunction(wasm, cfg.malloc()) {
 		// A linker exports only what it is told to: reach a libFuzzer-style
 		// target's allocator through its name section (one more export,
 		// nothing else changes).
@@ -193,24 +193,39 @@ func checkImports(cm wazero.CompiledModule, wasm []byte) error {
 	return nil
 }
 
-// detect picks the harness from the exports, honouring cfg.Harness.
+// harnessOf is the harness cfg.Harness names, or the one the exports of
+// wasm call for; HarnessAuto when there is none.
+func harnessOf(wasm []byte, cfg Config) Harness {
+	switch {
+	case cfg.Harness != HarnessAuto:
+		return cfg.Harness
+	case exportsFunction(wasm, exportTest) && isGo(wasm):
+		return HarnessGo
+	case exportsFunction(wasm, exportTest):
+		return HarnessLibFuzzer
+	case exportsFunction(wasm, exportStart):
+		return HarnessCommand
+	}
+	return HarnessAuto
+}
+
+// RestoresMemory reports whether Workers of wasm under cfg bring one
+// instance back to its snapshot between runs (Restore on a reactor; a
+// command gets a new instance per run): only then does instrumenting with
+// instrument.Options.DirtyPages pay for the stores it marks.
+func RestoresMemory(wasm []byte, cfg Config) bool {
+	return cfg.Reset == Restore && harnessOf(wasm, cfg) != HarnessCommand
+}
+
+// detect picks the harness (harnessOf) and checks its exports.
 func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) {
 	exports := cm.ExportedFunctions()
 	_, hasTest := exports[exportTest]
 	_, hasMalloc := exports[cfg.malloc()]
 	_, hasStart := exports[exportStart]
-	h := cfg.Harness
+	h := harnessOf(wasm, cfg)
 	if h == HarnessAuto {
-		switch {
-		case hasTest && isGo(wasm):
-			h = HarnessGo
-		case hasTest:
-			h = HarnessLibFuzzer
-		case hasStart:
-			h = HarnessCommand
-		default:
-			return 0, fmt.Errorf("no harness export: expected %s (with %s) or %s", exportTest, cfg.malloc(), exportStart)
-		}
+		return 0, fmt.Errorf("no harness export: expected %s (with %s) or %s", exportTest, cfg.malloc(), exportStart)
 	}
 	switch h {
 	case HarnessLibFuzzer, HarnessGo:
