@@ -137,6 +137,13 @@ type Config struct {
 	// cost is that first-use paths are covered only by the warm-up. A
 	// warm-up input that crashes is a start-up error. Zero: none.
 	WarmUp [][]byte
+	// NoEmptyRun skips the empty input reactors run once per instance
+	// before the WarmUp inputs (in every mode), as libFuzzer runs it
+	// before any other: what a harness sets up on its first call then
+	// belongs to the snapshot instead of being redone by every run. An
+	// empty input that crashes or hangs is dropped from initialisation
+	// (the campaign can still find it).
+	NoEmptyRun bool
 	// Seed seeds the target's random_get stream.
 	Seed uint64
 	// CacheDir is wazero's compilation cache directory (zero:

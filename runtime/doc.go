@@ -29,8 +29,11 @@
 //     module without the export is a start-up error). wafer calls _initialize
 //     (reactors), LLVMFuzzerInitialize(&argc, &argv) when exported (argc 1,
 //     argv {"target", NULL}, built in guest memory with the allocator), then
-//     malloc(Config.MaxInputLen) once per instance, then the optional
-//     Config.WarmUp inputs; each input
+//     malloc(Config.MaxInputLen) once per instance, then the empty input
+//     once, as libFuzzer does before any other (what a harness sets up on
+//     its first call then belongs to the instance and the snapshot; an
+//     empty input that fails is left out; Config.NoEmptyRun), then the
+//     optional Config.WarmUp inputs; each input
 //     is copied to that buffer (at pointer + Layout.ReservedBytes() in an
 //     instrumented module; the rest of the buffer is kept zero) and the
 //     target is called with (pointer, length). 0 is Valid, any other

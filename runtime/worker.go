@@ -41,6 +41,7 @@ type Worker struct {
 	errTail []byte // stderr tail of the last run
 
 	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
+	emptyFailed  bool // the empty run failed: instances are made without it
 
 	// Views of the instance's memory, valid while the allocator has not
 	// been called since they were taken (gen == alloc.gen): memory moves
@@ -186,6 +187,13 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	w.inPtr = p
 	w.view = nil // inBuf moved
 	clear(buf)
+	if !w.t.cfg.NoEmptyRun && !w.emptyFailed {
+		if !w.emptyRun(ctx) {
+			// Deterministic: every instance of the target fails it.
+			w.emptyFailed = true
+			return w.initInstance(ctx)
+		}
+	}
 	// Warm-up inputs: part of initialisation, so every instance (and the
 	// snapshot) has run them; a failure is a start-up error.
 	for i, in := range w.t.cfg.WarmUp {
@@ -205,6 +213,30 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	// between runs (SetCallerClears).
 	clear(w.counters())
 	return nil
+}
+
+// emptyRun runs the empty input once, as libFuzzer does before any other
+// (Config.NoEmptyRun), with a run's fuel and backstop: what a harness sets
+// up on its first call (a decoder context, tables) becomes part of every
+// instance and of the snapshot, so runs do not redo it, or grow memory for
+// it, which costs restore mode a new instance per run. It reports whether
+// the run returned; if not, the instance is closed.
+func (w *Worker) emptyRun(ctx context.Context) bool {
+	if w.fuel != nil {
+		w.fuel.(api.MutableGlobal).Set(w.t.budget)
+	}
+	w.stack[0], w.stack[1] = uint64(w.inPtr), 0
+	cctx, cancel := w.runContext(ctx)
+	err := w.test.CallWithStack(cctx, w.stack[:])
+	cancel()
+	if err != nil || w.alloc.hit {
+		_ = w.Close(ctx)
+		return false
+	}
+	if w.fuel != nil {
+		w.fuel.(api.MutableGlobal).Set(math.MaxInt64)
+	}
+	return true
 }
 
 // guestMalloc allocates n bytes of guest memory for wafer (argv, the input
