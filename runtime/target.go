@@ -69,6 +69,12 @@ type Target struct {
 	budget uint64
 	// dirtyShift is meta.layout.DirtyShift(): log2 of a dirty block.
 	dirtyShift uint
+	// recycle: restore mode may hand a discarded instance's memory to its
+	// replacement (recycle.go): dirty pages, every mutable global
+	// restorable, data segments at constant offsets (data), a memory
+	// that can move.
+	recycle bool
+	data    []dataSegment
 }
 
 // newTarget compiles wasm; m describes the instrumentation (zero: none).
@@ -154,6 +160,9 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	t.restoreGlobals = m.instrumented && m.layout.GlobalExportPrefix != ""
 	sort.Strings(t.globals)
 	t.sharedMemory = hasSharedMemory(wasm)
+	if cfg.Reset == Restore && t.restoreGlobals && m.layout.DirtyPages > 0 && !t.sharedMemory {
+		t.data, t.recycle = activeData(wasm)
+	}
 	if t.host, err = instantiateHost(ctx, t.r); err != nil {
 		return nil, fmt.Errorf("instantiate wasi host: %w", err)
 	}

@@ -53,6 +53,10 @@ type Worker struct {
 
 	snapMem     []byte
 	snapGlobals []uint64
+	// dataFix: where the data segments differ from the snapshot (dataFixes).
+	dataFix [][2]uint64
+	// memSeq is the allocator's number of the instance's memory.
+	memSeq uint64
 }
 
 // NewWorker instantiates and initialises one instance. A trap or exit during
@@ -106,6 +110,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 		return fmt.Errorf("instantiate: %w", err)
 	}
 	w.mod = mod
+	w.memSeq = w.alloc.last
 	w.mem = mod.Memory()
 	w.view = nil
 	if w.t.harness != HarnessCommand && w.mem == nil {
@@ -286,6 +291,9 @@ func (w *Worker) takeSnapshot() {
 	for _, g := range w.globals {
 		w.snapGlobals = append(w.snapGlobals, g.Get())
 	}
+	if w.t.recycle {
+		w.dataFix = dataFixes(w.t.data, w.snapMem, uint64(1)<<w.t.dirtyShift)
+	}
 }
 
 // restore brings a used instance back to the snapshot.
@@ -306,6 +314,10 @@ func (w *Worker) restore(ctx context.Context) error {
 	if !w.t.restoreGlobals {
 		return w.initInstance(ctx)
 	}
+	if w.t.recycle {
+		// Ask for the last instance's memory unzeroed (recycle.go).
+		w.alloc.keep, w.alloc.keepSeq = uint64(len(w.snapMem)), w.memSeq
+	}
 	if err := w.instantiate(ctx); err != nil {
 		return err
 	}
@@ -315,10 +327,37 @@ func (w *Worker) restore(ctx context.Context) error {
 		}
 	}
 	view, _ := w.mem.Read(0, w.mem.Size())
-	copy(view, w.snapMem)
-	w.prevLen = 0
+	if w.alloc.reused {
+		// The input buffer still holds the last input (prevLen: Run's
+		// writes are not marked, it clears them itself).
+		w.restoreRecycled(view)
+	} else {
+		copy(view, w.snapMem)
+		w.prevLen = 0
+	}
 	w.restoreGlobals()
 	return nil
+}
+
+// restoreRecycled brings a new instance whose memory is the last
+// instance's, unzeroed, to the snapshot: the data segments wazero wrote
+// where they differ from it, the blocks the last run marked dirty, and
+// wafer's counters and the dirty marks beyond the snapshot's size.
+func (w *Worker) restoreRecycled(view []byte) {
+	for _, r := range w.dataFix {
+		copy(view[r[0]:r[1]], w.snapMem[r[0]:r[1]])
+	}
+	w.restoreDirty(view)
+	lay := &w.t.meta.layout
+	base := lay.ReservedBytes()
+	if old := w.alloc.reusedLen; old > uint64(len(view)) {
+		lo := (uint64(len(view)) - base) >> w.t.dirtyShift
+		hi := min((old-base)>>w.t.dirtyShift+1, uint64(lay.DirtyPages))
+		if lo < hi {
+			clear(view[uint64(lay.DirtyOffset)+lo : uint64(lay.DirtyOffset)+hi])
+		}
+	}
+	clear(view[lay.CountersOffset : lay.CountersOffset+lay.Counters])
 }
 
 func (w *Worker) restoreGlobals() {
@@ -333,8 +372,10 @@ func (w *Worker) restoreGlobals() {
 // instrument.DirtySpill bytes after it (a store marks only the block of
 // its first byte), and clears their marks. Only the map entries of the
 // current memory size are scanned, 8 at a time: a mark beyond memory comes
-// only from a store that trapped, and a trapped instance is never
-// restored.
+// only from a store that trapped, whose instance is never restored in
+// place; when restoreRecycled takes over its memory, the marks it does not
+// clear lie past the snapshot's size, and are not read before a growth
+// past them sends a restore through restoreRecycled again.
 func (w *Worker) restoreDirty(view []byte) {
 	lay := &w.t.meta.layout
 	shift := w.t.dirtyShift
@@ -643,34 +684,61 @@ type cappedAllocator struct {
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
 	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
-	// spare is a freed buffer: len is what its instance exposed (maybe
-	// non-zero), the rest is zero. Guarded by mu: wazero's backstop closes
-	// (and frees) a module from its own goroutine.
-	mu    sync.Mutex
-	spare []byte
+	// seq numbers the memories Allocate makes; last is the newest's.
+	seq, last uint64
+	// keep asks the next Allocate to hand over the spare unzeroed if it is
+	// the memory numbered keepSeq, at least keep bytes long: its first
+	// keep bytes are the caller's to restore (see recycle.go). reused
+	// reports whether it did, with the spare's length.
+	keep, keepSeq uint64
+	reused        bool
+	reusedLen     uint64
+	// spare is the buffer freed last, numbered spareSeq: its bytes from
+	// spareStale on are zero (spareStale >= len: a recycled buffer's
+	// instance may not have exposed all its stale bytes). Guarded by mu:
+	// wazero's backstop closes (and frees) a module from its own goroutine.
+	mu         sync.Mutex
+	spare      []byte
+	spareSeq   uint64
+	spareStale uint64
 }
 
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
 	a.gen++
+	a.seq++
+	a.last = a.seq
 	if a.fixed {
 		capacity = maximum
 	}
 	capacity = min(capacity, a.limit)
 	a.mu.Lock()
-	sp := a.spare
+	sp, spSeq, spStale := a.spare, a.spareSeq, a.spareStale
 	a.spare = nil
 	a.mu.Unlock()
-	if sp != nil && uint64(cap(sp)) >= capacity && !a.fixed {
-		clear(sp)
-		return &cappedMemory{a: a, buf: sp[:0]}
+	keep := a.keep
+	a.keep, a.reused = 0, false
+	m := &cappedMemory{a: a, seq: a.seq}
+	switch {
+	case sp == nil || uint64(cap(sp)) < capacity || a.fixed:
+		m.buf = make([]byte, 0, capacity)
+	case keep > 0 && spSeq == a.keepSeq && uint64(len(sp)) >= keep:
+		a.reused, a.reusedLen = true, uint64(len(sp))
+		m.buf, m.stale, m.keep = sp[:0], spStale, keep
+	default:
+		clear(sp[:spStale])
+		m.buf = sp[:0]
 	}
-	return &cappedMemory{a: a, buf: make([]byte, 0, capacity)}
+	return m
 }
 
 type cappedMemory struct {
 	a       *cappedAllocator
+	seq     uint64
 	buf     []byte
 	started bool
+	// Bytes of buf[:cap] from stale on are zero; below keep they are the
+	// worker's to restore, so growing does not zero them.
+	stale, keep uint64
 }
 
 func (m *cappedMemory) Reallocate(size uint64) []byte {
@@ -680,9 +748,12 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	if size <= uint64(cap(m.buf)) {
-		// Bytes between the old length and cap were never exposed: still
-		// zero.
+		// Bytes between the old length and cap were never exposed by this
+		// memory: zero, but for a recycled buffer's stale bytes.
 		m.started = true
+		if lo, hi := max(uint64(len(m.buf)), m.keep), min(size, m.stale); lo < hi {
+			clear(m.buf[lo:hi])
+		}
 		m.buf = m.buf[:size]
 		return m.buf
 	}
@@ -693,16 +764,17 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 	c := max(size, min(2*uint64(cap(m.buf)), m.a.limit))
 	nb := make([]byte, size, c)
 	copy(nb, m.buf)
-	m.buf = nb
+	if uint64(len(m.buf)) < m.keep {
+		m.a.reused = false // the recycled bytes not yet exposed are lost
+	}
+	m.buf, m.stale, m.keep = nb, 0, 0
 	return nb
 }
 
 func (m *cappedMemory) Free() {
 	if m.buf != nil && !m.a.fixed {
 		m.a.mu.Lock()
-		if cap(m.buf) >= cap(m.a.spare) {
-			m.a.spare = m.buf
-		}
+		m.a.spare, m.a.spareSeq, m.a.spareStale = m.buf, m.seq, max(uint64(len(m.buf)), m.stale)
 		m.a.mu.Unlock()
 	}
 	m.buf = nil
