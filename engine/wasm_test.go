@@ -90,12 +90,15 @@ func BenchmarkCeiling(b *testing.B) {
 
 // benchTargets are the example targets the loop benchmarks run: tlv (a
 // planted crash that havoc finds early, so crashes and the instance
-// re-creation they cost are part of the loop) and cexpr (no crash).
+// re-creation they cost are part of the loop), cexpr (no crash) and czstd
+// (a real decoder).
 type benchTarget struct{ name, wasm, seed string }
 
 var benchTargets = []benchTarget{
 	{"tlv", tlvWasm, "../examples/tlv/seeds/valid"},
 	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds/mul"},
+	// A third-party decoder (Zstandard's), 2,795 counted sites.
+	{"czstd", "../examples/czstd/czstd.wasm", "../examples/czstd/seeds/json-best"},
 }
 
 // BenchmarkLoop runs whole campaigns of b.N executions on an instrumented
