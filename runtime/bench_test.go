@@ -35,6 +35,9 @@ var benchTargets = []struct {
 	// to ../testdata) on a short valid input.
 	{"cexpr", "../examples/cexpr/cexpr.wasm", "12*(3+4)"},
 	{"tlv", "../examples/tlv/tlv.wasm", "WTLV\x01\x01\x03\x01\x04demo\x04\x03\x01\x02\x03\x03\x02\x00\x02"},
+	// A third-party decoder: Zstandard on a 98-byte frame
+	// (examples/czstd/seeds/json-best).
+	{"czstd", "../examples/czstd/czstd.wasm", "(\xb5/\xfd\x04\x00\xad\x02\x00\"F\x14\x1apk\b\x10K\xec\xc5@\x92h\x8bѴ\xab\xaaA1\n\x00!\x8c\xc2UUa\x05k\xad\xa5(Mڊ\x95\x9dXٷ\xb2\x17\xc8$̋\x00P\x11=\xd4\xd0B\t\x1dT\xd0@\xd1a\xe7E^\xd29\xf7\xe7i\x92\x0f;1\x8e\xb9709g\x1b\x97\xcbU\x00Y\xb2\x8a\x8f"},
 }
 
 // report adds execs/s (wall clock) and, where the OS reports process CPU
