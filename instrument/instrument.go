@@ -405,8 +405,8 @@ func (rw *rewriter) local(t ValType, slot int) uint32 {
 
 // counter emits a hit of site id: nothing for a derived site (derive.go),
 // in a leaf loop an add to its local (nest.go), otherwise a saturating
-// 8-bit increment of its counter (doc.go, "The increment"):
-// (v*255+510)>>8 is v+1 for v < 255 and 255 for 255.
+// 8-bit increment of its counter (doc.go, "The increment"): with
+// w = v+1, w - (w>>8) is v+1 for v < 255 and 255 for 255.
 func (rw *rewriter) counter(id uint32) {
 	switch {
 	case rw.plan.derived(id - rw.fnLo):
@@ -418,16 +418,18 @@ func (rw *rewriter) counter(id uint32) {
 		rw.emit(OpLocalSet, acc)
 	default:
 		b := uint64(rw.local(TI32, -1))
+		t := uint64(rw.local(TI32, 7))
 		rw.emit(OpLocalGet, b)
 		rw.emit(OpLocalGet, b)
 		rw.cpos = append(rw.cpos, len(rw.out))
 		rw.emitMem(OpI32Load8U, uint64(id), 0)
-		rw.i32(255)
-		rw.emit(OpI32Mul, 0)
-		rw.i32(510)
+		rw.i32(1)
 		rw.emit(OpI32Add, 0)
+		rw.emit(OpLocalTee, t)
+		rw.emit(OpLocalGet, t)
 		rw.i32(8)
 		rw.emit(OpI32ShrU, 0)
+		rw.emit(OpI32Sub, 0)
 		rw.cpos = append(rw.cpos, len(rw.out))
 		rw.emitMem(OpI32Store8, uint64(id), 0)
 	}
