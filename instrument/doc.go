@@ -60,7 +60,10 @@
 // address). Active data segments move up (i32.const offsets saturating; a
 // global.get offset becomes `global.get; i32.const RB; i32.add`, which
 // needs wazero's experimental.CoreFeaturesExtendedConst: runtime should
-// enable it), memory.init/copy/fill get their target addresses shifted with
+// enable it), and runs of them that follow each other in memory are merged
+// into one (mergedata.go: Go's 30,000-odd segments become about a dozen,
+// which makes instantiating a Go module about 2.5 times faster),
+// memory.init/copy/fill get their target addresses shifted with
 // saturation (never wrapping, so bounds checks see the same answer),
 // memory.size answers size-ReservedPages and memory.grow old-ReservedPages
 // or -1. Minimum and maximum grow by ReservedPages (the maximum is capped

@@ -235,6 +235,7 @@ func (rw *rewriter) run() error {
 			return fmt.Errorf("instrument: data segment %d: %w", i, err)
 		}
 	}
+	mergeData(m)
 
 	rw.sm = &SiteMap{Sites: make([]Site, 0, rw.nsites)}
 	// Pass 2: rewrite bodies.

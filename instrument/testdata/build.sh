@@ -3,6 +3,8 @@
 set -e
 cd "$(dirname "$0")"
 wat2wasm --enable-all mem.wat -o mem.wasm
+wat2wasm --enable-all datamerge.wat -o datamerge.wasm
+wat2wasm --enable-all datamerge-init.wat -o datamerge-init.wasm
 wat2wasm --debug-names branches.wat -o branches.wasm
 wat2wasm hot.wat -o hot.wasm
 wat2wasm --debug-names nest.wat -o nest.wasm
