@@ -8,9 +8,9 @@ import (
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
-// emptyRunTarget loads a testdata module, instrumented (fuel, dirty pages)
-// or not.
-func emptyRunTarget(t *testing.T, file string, instrumented bool, cfg Config) *Target {
+// testdataTarget loads a module of runtime/testdata, instrumented (fuel,
+// dirty pages) or not.
+func testdataTarget(t *testing.T, file string, instrumented bool, cfg Config) *Target {
 	t.Helper()
 	wasm, err := os.ReadFile("testdata/" + file)
 	if err != nil {
@@ -39,7 +39,7 @@ func emptyRunTarget(t *testing.T, file string, instrumented bool, cfg Config) *T
 func TestEmptyRunKeepsFirstCallState(t *testing.T) {
 	for _, instrumented := range []bool{false, true} {
 		for _, noEmpty := range []bool{false, true} {
-			tg := emptyRunTarget(t, "lazy.wasm", instrumented, Config{NoEmptyRun: noEmpty, MaxInputLen: 1024})
+			tg := testdataTarget(t, "lazy.wasm", instrumented, Config{NoEmptyRun: noEmpty, MaxInputLen: 1024})
 			w := worker(t, tg)
 			first := w.mod
 			for i := range 4 {
@@ -60,7 +60,7 @@ func TestEmptyRunKeepsFirstCallState(t *testing.T) {
 func TestEmptyRunFailure(t *testing.T) {
 	for _, instrumented := range []bool{false, true} {
 		for _, mode := range []Reset{Restore, Persistent, Fresh} {
-			w := worker(t, emptyRunTarget(t, "emptytrap.wasm", instrumented, Config{Reset: mode, MaxInputLen: 1024}))
+			w := worker(t, testdataTarget(t, "emptytrap.wasm", instrumented, Config{Reset: mode, MaxInputLen: 1024}))
 			for i, tc := range []struct {
 				in  string
 				out Outcome

@@ -27,55 +27,48 @@ type dataSegment struct {
 // offset or the section is malformed.
 func activeData(wasm []byte) ([]dataSegment, bool) {
 	var segs []dataSegment
-	for s := range sections(wasm) {
-		if s.id != 11 {
-			continue
-		}
-		p := s.body
-		n, k := uleb(p)
+	n, p, ok := vecSection(wasm, 11)
+	if !ok {
+		return nil, true // no data section (or a malformed one compilation reports)
+	}
+	for range n {
+		flags, k := uleb(p)
 		if k == 0 {
 			return nil, false
 		}
 		p = p[k:]
-		for range n {
-			flags, k := uleb(p)
-			if k == 0 {
+		active := flags == 0 || flags == 2
+		switch flags {
+		case 0, 1:
+		case 2:
+			mem, k := uleb(p)
+			if k == 0 || mem != 0 {
 				return nil, false
 			}
 			p = p[k:]
-			active := flags == 0 || flags == 2
-			switch flags {
-			case 0, 1:
-			case 2:
-				mem, k := uleb(p)
-				if k == 0 || mem != 0 {
-					return nil, false
-				}
-				p = p[k:]
-			default:
-				return nil, false
-			}
-			var off uint64
-			if active {
-				// i32.const N end
-				if len(p) < 1 || p[0] != 0x41 {
-					return nil, false
-				}
-				v, k := sleb32(p[1:])
-				if k == 0 || len(p) < 2+k || p[1+k] != 0x0b {
-					return nil, false
-				}
-				off, p = uint64(uint32(v)), p[2+k:]
-			}
-			size, k := uleb(p)
-			if k == 0 || uint64(len(p)-k) < size {
-				return nil, false
-			}
-			if active {
-				segs = append(segs, dataSegment{off: off, data: p[k : k+int(size)]})
-			}
-			p = p[k+int(size):]
+		default:
+			return nil, false
 		}
+		var off uint64
+		if active {
+			// i32.const N end
+			if len(p) < 1 || p[0] != 0x41 {
+				return nil, false
+			}
+			v, k := sleb32(p[1:])
+			if k == 0 || len(p) < 2+k || p[1+k] != 0x0b {
+				return nil, false
+			}
+			off, p = uint64(uint32(v)), p[2+k:]
+		}
+		size, k := uleb(p)
+		if k == 0 || uint64(len(p)-k) < size {
+			return nil, false
+		}
+		if active {
+			segs = append(segs, dataSegment{off: off, data: p[k : k+int(size)]})
+		}
+		p = p[k+int(size):]
 	}
 	return segs, true
 }

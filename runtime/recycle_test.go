@@ -25,7 +25,7 @@ func mismatch(a, b []byte) int {
 // TestActiveData: the data segments of an instrumented module are found
 // at their moved (constant) offsets.
 func TestActiveData(t *testing.T) {
-	tg := emptyRunTarget(t, "recycle.wasm", true, Config{MaxInputLen: 1024})
+	tg := testdataTarget(t, "recycle.wasm", true, Config{MaxInputLen: 1024})
 	if !tg.recycle || len(tg.data) != 1 {
 		t.Fatalf("expected recycling with one data segment, got %v, %d", tg.recycle, len(tg.data))
 	}
@@ -45,8 +45,8 @@ func TestActiveData(t *testing.T) {
 // ('g' is invalid otherwise).
 func TestRecycledRestore(t *testing.T) {
 	cfg := Config{MaxInputLen: 1024}
-	tg := emptyRunTarget(t, "recycle.wasm", true, cfg)
-	ref := emptyRunTarget(t, "recycle.wasm", true, cfg)
+	tg := testdataTarget(t, "recycle.wasm", true, cfg)
+	ref := testdataTarget(t, "recycle.wasm", true, cfg)
 	ref.recycle = false
 	w, wr := worker(t, tg), worker(t, ref)
 	r := rand.New(rand.NewPCG(5, 6))

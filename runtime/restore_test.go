@@ -1,8 +1,6 @@
 package runtime
 
 import (
-	"context"
-	_ "embed"
 	"encoding/binary"
 	goruntime "runtime"
 	"testing"
@@ -10,13 +8,9 @@ import (
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
-// pokeWasm stores input[4] at the target address in input[0:4]
-// (testdata/poke.wat; rebuild: wat2wasm -o testdata/poke.wasm testdata/poke.wat).
-//
-//go:embed testdata/poke.wasm
-var pokeWasm []byte
-
-// poke is poke's input: store v at target address addr.
+// poke is poke's input: store v at target address addr
+// (testdata/poke.wat stores input[4] at the target address in input[0:4];
+// rebuild: wat2wasm -o testdata/poke.wasm testdata/poke.wat).
 func poke(addr uint32, v byte) string {
 	return string(append(binary.LittleEndian.AppendUint32(nil, addr), v))
 }
@@ -24,17 +18,8 @@ func poke(addr uint32, v byte) string {
 // pokeWorker instruments poke with fuel and dirty pages and makes a worker.
 func pokeWorker(t *testing.T, cfg Config) (*Worker, instrument.Layout) {
 	t.Helper()
-	out, sm, err := instrument.Instrument(pokeWasm, fullOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	tg, err := New(ctx, out, sm, testConfig(t, cfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close(ctx) })
-	return worker(t, tg), sm.Layout
+	tg := testdataTarget(t, "poke.wasm", true, cfg)
+	return worker(t, tg), tg.meta.layout
 }
 
 // TestRestoreDirtyBlocks: in restore mode a write into the middle of a

@@ -366,70 +366,70 @@ func exportsFunction(wasm []byte, name string) bool {
 // first malformed entry (compilation reports it).
 func exportEntries(wasm []byte) func(func(string, byte) bool) {
 	return func(yield func(string, byte) bool) {
-		for s := range sections(wasm) {
-			if s.id != 7 {
-				continue
-			}
-			p := s.body
-			n, k := uleb(p)
-			if k == 0 {
-				return
-			}
-			p = p[k:]
-			for range min(n, uint64(len(p))) {
-				name, rest, ok := readName(p)
-				if !ok || len(rest) < 1 {
-					return
-				}
-				kind := rest[0]
-				_, k := uleb(rest[1:])
-				if k == 0 {
-					return
-				}
-				p = rest[1+k:]
-				if !yield(name, kind) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// firstNonFuncImport finds the first import that is not a function (a
-// table, memory, global or tag), which no host module of wafer provides.
-func firstNonFuncImport(wasm []byte) (kind, mod, name string, ok bool) {
-	for s := range sections(wasm) {
-		if s.id != 2 {
-			continue
-		}
-		n, k := uleb(s.body)
-		if k == 0 {
+		n, p, ok := vecSection(wasm, 7)
+		if !ok {
 			return
 		}
-		p := s.body[k:]
 		for range min(n, uint64(len(p))) {
-			var rest []byte
-			var ok1, ok2 bool
-			if mod, rest, ok1 = readName(p); !ok1 {
+			name, rest, ok := readName(p)
+			if !ok || len(rest) < 1 {
 				return
 			}
-			if name, rest, ok2 = readName(rest); !ok2 || len(rest) == 0 {
-				return
-			}
-			if rest[0] != 0 {
-				kinds := map[byte]string{1: "table", 2: "memory", 3: "global", 4: "tag"}
-				kind = kinds[rest[0]]
-				if kind == "" {
-					kind = "import kind " + strconv.Itoa(int(rest[0]))
-				}
-				return kind, mod, name, true
-			}
+			kind := rest[0]
 			_, k := uleb(rest[1:])
 			if k == 0 {
 				return
 			}
 			p = rest[1+k:]
+			if !yield(name, kind) {
+				return
+			}
 		}
+	}
+}
+
+// vecSection returns the entry count and the entries of the first section
+// with the given id (a vector section), ok false if there is none or its
+// count is malformed.
+func vecSection(wasm []byte, id byte) (n uint64, entries []byte, ok bool) {
+	for s := range sections(wasm) {
+		if s.id == id {
+			n, k := uleb(s.body)
+			return n, s.body[k:], k > 0
+		}
+	}
+	return 0, nil, false
+}
+
+// firstNonFuncImport finds the first import that is not a function (a
+// table, memory, global or tag), which no host module of wafer provides.
+func firstNonFuncImport(wasm []byte) (kind, mod, name string, ok bool) {
+	n, p, found := vecSection(wasm, 2)
+	if !found {
+		return
+	}
+	for range min(n, uint64(len(p))) {
+		var rest []byte
+		var ok1, ok2 bool
+		if mod, rest, ok1 = readName(p); !ok1 {
+			return
+		}
+		if name, rest, ok2 = readName(rest); !ok2 || len(rest) == 0 {
+			return
+		}
+		if rest[0] != 0 {
+			kinds := map[byte]string{1: "table", 2: "memory", 3: "global", 4: "tag"}
+			kind = kinds[rest[0]]
+			if kind == "" {
+				kind = "import kind " + strconv.Itoa(int(rest[0]))
+			}
+			return kind, mod, name, true
+		}
+		_, k := uleb(rest[1:])
+		if k == 0 {
+			return
+		}
+		p = rest[1+k:]
 	}
 	return
 }
@@ -437,17 +437,8 @@ func firstNonFuncImport(wasm []byte) (kind, mod, name string, ok bool) {
 // hasSharedMemory reports whether the memory section declares a shared
 // memory (limits flag bit 1).
 func hasSharedMemory(wasm []byte) bool {
-	for s := range sections(wasm) {
-		if s.id != 5 {
-			continue
-		}
-		n, k := uleb(s.body)
-		if k == 0 || n == 0 || len(s.body) <= k {
-			return false
-		}
-		return s.body[k]&0x02 != 0
-	}
-	return false
+	n, p, ok := vecSection(wasm, 5)
+	return ok && n > 0 && len(p) > 0 && p[0]&0x02 != 0
 }
 
 // readName reads a length-prefixed name.
