@@ -235,6 +235,7 @@ func (rw *rewriter) run() error {
 			return fmt.Errorf("instrument: data segment %d: %w", i, err)
 		}
 	}
+	data := m.Data // the segments as the target has them, for the dictionary
 	mergeData(m)
 
 	rw.sm = &SiteMap{Sites: make([]Site, 0, rw.nsites)}
@@ -293,7 +294,7 @@ func (rw *rewriter) run() error {
 		rw.sm.Funcs = append(rw.sm.Funcs, f)
 	}
 	addDWARF(m, rw.sm)
-	rw.sm.Dictionary = dictionary(m, consts)
+	rw.sm.Dictionary = dictionary(data, consts)
 	return nil
 }
 

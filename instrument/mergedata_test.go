@@ -54,8 +54,9 @@ type dataCall struct {
 }
 
 // TestMergeData: instrumenting datamerge merges segments 0 and 1 (6 zero
-// bytes between them) and no other, and leaves the target memory after
-// instantiation as the original's; datamerge-init, whose code reads its
+// bytes between them) and 8 and 9 (touching) and no other, leaves the
+// constant dictionary as the separate segments give it, and leaves the
+// target memory after instantiation as the original's; datamerge-init, whose code reads its
 // segments with memory.init, keeps all of them, and every sequence of
 // memory.init and data.drop calls gives the original's traps and memory.
 func TestMergeData(t *testing.T) {
@@ -70,8 +71,15 @@ func TestMergeData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := segs(out); len(segs(dataMergeWasm)) != 8 || len(d) != 7 || string(d[0].Init) != "aaaa\x00\x00\x00\x00\x00\x00bbbb" {
-		t.Fatalf("expected 8 segments to become 7 with 0 and 1 merged, got %d, first %q", len(d), d[0].Init)
+	if d := segs(out); len(segs(dataMergeWasm)) != 10 || len(d) != 8 || string(d[0].Init) != "aaaa\x00\x00\x00\x00\x00\x00bbbb" || string(d[7].Init) != "abcdef" {
+		t.Fatalf("expected 10 segments to become 8 with 0 and 1, 8 and 9 merged, got %d, first %q", len(d), d[0].Init)
+	}
+	dict := map[string]bool{}
+	for _, w := range sm.Dictionary {
+		dict[string(w)] = true
+	}
+	if !dict["abc"] || !dict["def"] || dict["abcdef"] {
+		t.Fatalf("dictionary: expected the segments' strings as they were, got %q", sm.Dictionary)
 	}
 	m0, _ := dataRun(t, dataMergeWasm, 0, nil)
 	m1, _ := dataRun(t, out, sm.Layout.ReservedBytes(), nil)

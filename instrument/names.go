@@ -229,7 +229,7 @@ func isCompare(op Op) bool {
 
 // dictionary dedupes consts and printable strings (>= 3 bytes, at most
 // dictMaxLen) from data segments, in that order, capped at dictMaxEntries.
-func dictionary(m *Module, consts [][]byte) [][]byte {
+func dictionary(data []Data, consts [][]byte) [][]byte {
 	seen := map[string]bool{}
 	var out [][]byte
 	add := func(b []byte) bool {
@@ -247,8 +247,8 @@ func dictionary(m *Module, consts [][]byte) [][]byte {
 			return out
 		}
 	}
-	for i := range m.Data {
-		d := m.Data[i].Init
+	for i := range data {
+		d := data[i].Init
 		start := -1
 		for j := 0; j <= len(d); j++ {
 			if j < len(d) && d[j] >= 0x20 && d[j] < 0x7f {
