@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -287,7 +288,7 @@ func BenchmarkScanRecorded(b *testing.B) {
 				if v != 0 {
 					sites++
 				}
-				if i%8 == 0 && bytes.ContainsFunc(m[i:min(i+8, len(m))], func(r rune) bool { return r != 0 }) {
+				if i%8 == 0 && slices.ContainsFunc(m[i:min(i+8, len(m))], func(b byte) bool { return b != 0 }) {
 					words++
 				}
 			}

@@ -565,11 +565,11 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.plan.sum = rw.plan.sum[:0]
 	if rw.count {
 		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
-		max := maxNestSites
+		limit := maxNestSites
 		if rw.opts.nestSites != 0 {
-			max = rw.opts.nestSites
+			limit = rw.opts.nestSites
 		}
-		rw.nests = leafNests(&c.Body, max, &rw.plan)
+		rw.nests = leafNests(&c.Body, limit, &rw.plan)
 	}
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])

@@ -69,8 +69,9 @@ func mergeData(m *Module) {
 		if !ok && d.Flags != 1 {
 			merging = false // an offset we cannot place: stop merging
 		}
-		// Copy Init: a merge appends to it.
-		d.Init = append([]byte(nil), d.Init...)
+		// cap = len: a merge's append copies Init instead of writing past
+		// it into the input's bytes.
+		d.Init = d.Init[:len(d.Init):len(d.Init)]
 		out = append(out, d)
 	}
 	if len(out) == len(m.Data) {

@@ -110,7 +110,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 		return fmt.Errorf("instantiate: %w", err)
 	}
 	w.mod = mod
-	w.memSeq = w.alloc.last
+	w.memSeq = w.alloc.seq
 	w.mem = mod.Memory()
 	w.view = nil
 	if w.t.harness != HarnessCommand && w.mem == nil {
@@ -684,8 +684,8 @@ type cappedAllocator struct {
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
 	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
-	// seq numbers the memories Allocate makes; last is the newest's.
-	seq, last uint64
+	// seq numbers the memories Allocate makes: the newest has seq.
+	seq uint64
 	// keep asks the next Allocate to hand over the spare unzeroed if it is
 	// the memory numbered keepSeq, at least keep bytes long: its first
 	// keep bytes are the caller's to restore (see recycle.go). reused
@@ -706,7 +706,6 @@ type cappedAllocator struct {
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
 	a.gen++
 	a.seq++
-	a.last = a.seq
 	if a.fixed {
 		capacity = maximum
 	}
