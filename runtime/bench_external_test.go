@@ -12,8 +12,8 @@ import (
 )
 
 // BenchmarkExternal measures any libFuzzer-style or Go reactor target on
-// one input: the bare-wazero ceiling and Worker.Run per reset mode on the
-// instrumented module. It runs only when WAFER_BENCH_WASM and
+// one input: the bare-wazero ceiling, Worker.Run per reset mode on the
+// instrumented module, and the ceiling's loop per instrumentation option. It runs only when WAFER_BENCH_WASM and
 // WAFER_BENCH_INPUT name the files:
 //
 //	WAFER_BENCH_WASM=examples/gojson/gojson.wasm WAFER_BENCH_INPUT=examples/gojson/seeds/x \
@@ -90,6 +90,38 @@ func BenchmarkExternal(b *testing.B) {
 			}
 			defer tg.Close(ctx)
 			benchWorker(b, tg, in)
+		})
+	}
+	// What each instrumentation option costs: the ceiling's loop (callLoop)
+	// on the module instrumented with every function skipped (the memory
+	// moved up by the reserved pages, no counters), counters, counters and
+	// fuel, and all three options.
+	for _, v := range []struct {
+		name string
+		opts instrument.Options
+	}{
+		{"loop/skipped", instrument.Options{Skip: []string{"*"}}},
+		{"loop/counters", instrument.Options{}},
+		{"loop/fuel", instrument.Options{Fuel: true}},
+		{"loop/dirty", fullOpts},
+	} {
+		out, sm, err := instrument.Instrument(wasm, v.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.name, func(b *testing.B) {
+			ctx := context.Background()
+			tg, err := New(ctx, out, sm, Config{Reset: Persistent, Timeout: -1, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tg.Close(ctx)
+			w, err := tg.NewWorker(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close(ctx)
+			callLoop(b, w, in)
 		})
 	}
 }
