@@ -163,10 +163,14 @@
 // 1.01x/1.44x after, medians of 16 interleaved runs; the increment:
 // counters 1.01x to 1.27x while fuel went 1.48x to 1.29x): wazero's
 // register allocator spills that loop differently, and no rewrite here
-// controls it. Third-party C parsers (runtime's benchmarks, persistent
-// loop, one input, medians of 3): SQLite (examples/csqlite) counters
-// 1.28x, counters + fuel + dirty 1.85x; Zstandard's decoder
-// (examples/czstd) counters 1.43x, all three 1.67x.
+// controls it. Third-party C parsers (runtime's BenchmarkExternal, the
+// ceiling's loop per option on one input, CPU time, medians of 3;
+// counters / + fuel / + dirty pages): Zstandard's decoder (examples/czstd)
+// 1.26x / 1.32x / 1.63x, SQLite (examples/csqlite) 1.64x / 1.70x / 2.12x:
+//
+//	WAFER_BENCH_WASM=examples/csqlite/csqlite.wasm \
+//	WAFER_BENCH_INPUT=examples/csqlite/seeds/create-select \
+//	  go test ./runtime -run '^$' -bench 'External/(ceiling|loop)' -benchtime 1000x -count 3
 //
 // What the time is not: executed instructions (lackey, runs with _start
 // minus runs that only instantiate, 3 each) rise only 1.07x on cwords
