@@ -61,8 +61,9 @@
 // global.get offset becomes `global.get; i32.const RB; i32.add`, which
 // needs wazero's experimental.CoreFeaturesExtendedConst: runtime should
 // enable it), and runs of them that follow each other in memory are merged
-// into one (mergedata.go: Go's 30,000-odd segments become about a dozen,
-// which makes instantiating a Go module about 2.5 times faster),
+// into one (mergedata.go: Go's 30,000-odd segments become about a dozen;
+// examples/gostdin, a Go command instantiated for every input, went from
+// 334-463 to 835-1,094 inputs/s in 10-second campaigns),
 // memory.init/copy/fill get their target addresses shifted with
 // saturation (never wrapping, so bounds checks see the same answer),
 // memory.size answers size-ReservedPages and memory.grow old-ReservedPages
