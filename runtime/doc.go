@@ -101,8 +101,10 @@
 // the module has no dirty map; if memory grew, or the run crashed or hung,
 // it makes a new instance on the old instance's memory, unzeroed, and
 // copies back only what the last run dirtied and the data-segment bytes
-// initialisation had changed (recycle.go: about 15 µs where zeroing a new
-// memory and copying the whole snapshot into it took about 100 µs); an
+// initialisation had changed (recycle.go; BenchmarkExternal's
+// restore-cold on examples/czstd, a run that grows memory every time:
+// about 20 µs per run, where zeroing a new memory and copying the whole
+// snapshot into it made it about 105 µs); an
 // uninstrumented module, whose unexported globals cannot be restored, is
 // initialised again instead. The empty run and Config.WarmUp inputs run
 // before the snapshot. Tables are
