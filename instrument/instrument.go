@@ -175,11 +175,16 @@ func (rw *rewriter) run() error {
 	// Pass 1: count sites to size the reserved region; collect the
 	// constants that feed comparisons before code is inserted.
 	var consts [][]byte
+	var refs []uint32
 	for i := range m.Code {
 		if !rw.skip[i] {
 			rw.nsites += countSites(&m.Code[i].Body)
 		}
 		consts = cmpConsts(&m.Code[i].Body, consts)
+		refs = constAddrs(&m.Code[i].Body, refs)
+	}
+	for i := range m.Globals {
+		refs = constAddrs(&m.Globals[i].Init, refs)
 	}
 	rw.funcOff = make([]uint32, len(m.Code))
 	var codeSize int
@@ -225,7 +230,9 @@ func (rw *rewriter) run() error {
 		rw.markFunc = nimp + uint32(len(m.Code))
 	}
 
-	// Data segments move up by the reserved bytes.
+	// The dictionary reads the segments as the target has them: before
+	// they move up by the reserved bytes and merge.
+	dict := dictionary(m.Data, consts, refs)
 	for i := range m.Data {
 		d := &m.Data[i]
 		if d.Flags == 1 {
@@ -235,7 +242,6 @@ func (rw *rewriter) run() error {
 			return fmt.Errorf("instrument: data segment %d: %w", i, err)
 		}
 	}
-	data := m.Data // the segments as the target has them, for the dictionary
 	mergeData(m)
 
 	rw.sm = &SiteMap{Sites: make([]Site, 0, rw.nsites)}
@@ -294,7 +300,7 @@ func (rw *rewriter) run() error {
 		rw.sm.Funcs = append(rw.sm.Funcs, f)
 	}
 	addDWARF(m, rw.sm)
-	rw.sm.Dictionary = dictionary(data, consts)
+	rw.sm.Dictionary = dict
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -194,7 +195,10 @@ const (
 
 // cmpConsts appends the i32/i64.const immediates of e that feed a
 // comparison directly (`x; const; cmp` or `const; local.get|global.get; cmp`),
-// as little-endian bytes of the operand's width. 0, 1 and -1 are skipped.
+// as little-endian bytes without the high zero bytes: Go and Rust compare
+// a byte, or a short string loaded as one integer ("true"), against a
+// 64-bit constant, and the input holds the bytes, not the zeros. A
+// negative value keeps its operand's width. 0, 1 and -1 are skipped.
 func cmpConsts(e *Expr, out [][]byte) [][]byte {
 	ins := e.Instrs
 	for i := range ins {
@@ -218,6 +222,11 @@ func cmpConsts(e *Expr, out [][]byte) [][]byte {
 		} else {
 			b = binary.LittleEndian.AppendUint64(nil, uint64(v))
 		}
+		if v > 0 {
+			for len(b) > 1 && b[len(b)-1] == 0 {
+				b = b[:len(b)-1]
+			}
+		}
 		out = append(out, b)
 	}
 	return out
@@ -227,50 +236,114 @@ func isCompare(op Op) bool {
 	return op >= OpI32Eq && op <= OpI32GeU || op >= OpI64Eq && op <= OpI64GeU
 }
 
-// dictionary dedupes consts and printable strings (>= 3 bytes, at most
-// dictMaxLen) from data segments, in that order, capped at dictMaxEntries.
-func dictionary(data []Data, consts [][]byte) [][]byte {
-	seen := map[string]bool{}
-	var out [][]byte
-	add := func(b []byte) bool {
-		if len(out) >= dictMaxEntries {
-			return false
-		}
-		if !seen[string(b)] {
-			seen[string(b)] = true
-			out = append(out, bytes.Clone(b))
-		}
-		return true
-	}
-	for _, c := range consts {
-		if !add(c) {
-			return out
-		}
-	}
-	for i := range data {
-		d := data[i].Init
-		start := -1
-		for j := 0; j <= len(d); j++ {
-			if j < len(d) && d[j] >= 0x20 && d[j] < 0x7f {
-				if start < 0 {
-					start = j
-				}
-				continue
-			}
-			if start >= 0 && j-start >= dictMinString {
-				s := d[start:j]
-				if len(s) > dictMaxLen {
-					s = s[:dictMaxLen]
-				}
-				if !add(s) {
-					return out
-				}
-			}
-			start = -1
+// constAddrs appends the i32/i64.const immediates of e that can be
+// addresses in a 32-bit memory (1 to 2^32-1): where code refers to data.
+func constAddrs(e *Expr, out []uint32) []uint32 {
+	for _, in := range e.Instrs {
+		if (in.Op == OpI32Const || in.Op == OpI64Const) && in.A != 0 && (in.Op == OpI32Const || in.A < 1<<32) {
+			out = append(out, uint32(in.A))
 		}
 	}
 	return out
 }
+
+// dictionary dedupes consts and the printable strings (at least
+// dictMinString bytes, cut to dictMaxLen) of data segments into at most
+// dictMaxEntries entries: the consts, the strings that start where code
+// refers (refs), the strings nothing refers to, in that order, except that
+// consts fill at most half of the entries before the strings have theirs:
+// a Go program has thousands of comparison constants and would otherwise
+// leave no room for its literals.
+//
+// Code refers to a string literal by its address, and languages whose
+// strings carry a length instead of a NUL (Rust, Go, Zig) lay literals
+// end to end: a printable run such as "no keydiv" is two tokens, cut where
+// refs point into it. A referenced run that ends in a NUL is also kept
+// whole: a C string whose tail another literal shares ("foobar" and
+// "bar"). A segment whose offset is not a constant is read whole.
+func dictionary(data []Data, consts [][]byte, refs []uint32) [][]byte {
+	referenced, rest := dataStrings(data, refs)
+	seen := map[string]bool{}
+	var out [][]byte
+	add := func(list [][]byte, limit int) [][]byte {
+		for len(list) > 0 && len(out) < limit {
+			b := list[0]
+			list = list[1:]
+			if len(b) > dictMaxLen {
+				b = b[:dictMaxLen]
+			}
+			if !seen[string(b)] {
+				seen[string(b)] = true
+				out = append(out, bytes.Clone(b))
+			}
+		}
+		return list
+	}
+	consts = add(consts, dictMaxEntries/2)
+	referenced = add(referenced, dictMaxEntries)
+	rest = add(rest, dictMaxEntries)
+	add(consts, dictMaxEntries)
+	return out
+}
+
+// dataStrings returns the printable strings of data segments, split as
+// dictionary describes: those that start at a reference, and the rest.
+func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
+	refs = slices.Clone(refs)
+	slices.Sort(refs)
+	refs = slices.Compact(refs)
+	for i := range data {
+		d := data[i].Init
+		base, _, isConst := constRange(&data[i])
+		for s := 0; s < len(d); {
+			if !printable(d[s]) {
+				s++
+				continue
+			}
+			e := s + 1
+			for e < len(d) && printable(d[e]) {
+				e++
+			}
+			if e-s < dictMinString {
+				s = e
+				continue
+			}
+			// The cuts: refs inside [s, e), in segment coordinates.
+			var cuts []int
+			if isConst {
+				lo, _ := slices.BinarySearch(refs, uint32(base+uint64(s)))
+				for _, r := range refs[lo:] {
+					if uint64(r) >= base+uint64(e) {
+						break
+					}
+					cuts = append(cuts, int(uint64(r)-base))
+				}
+			}
+			switch {
+			case len(cuts) == 0:
+				rest = append(rest, d[s:e])
+			case cuts[0]-s >= dictMinString:
+				rest = append(rest, d[s:cuts[0]]) // an unreferenced start
+			}
+			for k, c := range cuts {
+				next := e
+				if k+1 < len(cuts) {
+					next = cuts[k+1]
+				}
+				if next-c >= dictMinString {
+					referenced = append(referenced, d[c:next])
+				}
+			}
+			if len(cuts) > 1 && cuts[0] == s && e < len(d) && d[e] == 0 {
+				referenced = append(referenced, d[s:e]) // a C string whose tail another literal shares
+			}
+			s = e
+		}
+	}
+	return referenced, rest
+}
+
+func printable(b byte) bool { return b >= 0x20 && b < 0x7f }
 
 // validNameSection reports whether a name section's content is well formed:
 // subsections with exact sizes, and module/function/local names that fill

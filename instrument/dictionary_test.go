@@ -1,0 +1,63 @@
+package instrument
+
+import (
+	"reflect"
+	"testing"
+)
+
+func activeData(offset uint32, init string) Data {
+	return Data{Offset: Expr{Instrs: []Instr{{Op: OpI32Const, A: uint64(offset)}, {Op: OpEnd}}}, Init: []byte(init)}
+}
+
+// TestDictionaryCutsAtReferences: literals laid end to end (Rust, Go) are
+// separate tokens where code refers to them; a C string whose tail another
+// literal shares is kept whole as well; unreferenced strings come last.
+func TestDictionaryCutsAtReferences(t *testing.T) {
+	data := []Data{
+		// Rust-like: "r.rs", "no key" and "div" end to end, then padding.
+		activeData(1000, "r.rsno keydiv\x00\x00\x00\x00"),
+		// C-like: "foobar" and its tail "bar" share bytes; "lonely" is
+		// never referenced.
+		activeData(2000, "foobar\x00lonely\x00"),
+		// A passive segment has no address: read whole.
+		{Flags: 1, Init: []byte("passive!")},
+	}
+	refs := []uint32{2003, 1010, 1004, 2000, 1004, 5} // unsorted, duplicated, one outside
+	got := dictionary(data, [][]byte{{1, 2, 3, 4}}, refs)
+	want := []string{
+		"\x01\x02\x03\x04",
+		"no key", "div", // "r.rs" is unreferenced: last
+		"foo", "bar", "foobar",
+		"r.rs", "lonely", "passive!",
+	}
+	var gotS []string
+	for _, g := range got {
+		gotS = append(gotS, string(g))
+	}
+	if !reflect.DeepEqual(gotS, want) {
+		t.Errorf("dictionary %q,\nwant %q", gotS, want)
+	}
+}
+
+// TestDictionaryReadsTargetAddresses: Instrument moves data segments up by
+// the reserved bytes; the dictionary must match code's references against
+// the addresses the target sees.
+func TestDictionaryReadsTargetAddresses(t *testing.T) {
+	m := &Module{
+		Types:    []FuncType{{}},
+		Funcs:    []uint32{0},
+		Memories: []Limits{{Min: 1}},
+		Code: []Code{{Body: Expr{Instrs: []Instr{
+			{Op: OpI32Const, A: 64 + 3}, {Op: OpDrop}, {Op: OpEnd},
+		}}}},
+		Data: []Data{activeData(64, "abcxyz")},
+	}
+	_, sm, err := Instrument(m.Encode(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]byte{[]byte("xyz"), []byte("abc")}
+	if !reflect.DeepEqual(sm.Dictionary, want) {
+		t.Errorf("dictionary %q, want %q", sm.Dictionary, want)
+	}
+}
