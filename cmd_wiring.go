@@ -95,6 +95,9 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, i
 			cfg.MaxInputLen = max(cfg.MaxInputLen, len(s.Data))
 		}
 	}
+	if wasm, _, err = runtime.AsReactor(wasm, cfg); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	var sm *instrument.SiteMap
 	if instrumented {
 		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip})

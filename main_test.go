@@ -739,3 +739,26 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestFuzzFindsRustPanic: a campaign on examples/rustini (a Rust cdylib,
+// whose exports wasm-ld wraps in constructor calls) finds its planted
+// division by zero, and repro names it as a Rust panic with its message.
+func TestFuzzFindsRustPanic(t *testing.T) {
+	dir := exampleDir(t, "rustini")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	r := wafer(t, tmp, "fuzz", "--runs", "2000000", "--seed", "1", "-o", out,
+		filepath.Join(dir, "rustini.wasm"), filepath.Join(dir, "seeds"))
+	notLanded(t, r)
+	if r.code != 77 {
+		t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	crashes := files(t, filepath.Join(out, "crashes"))
+	if len(crashes) == 0 {
+		t.Fatalf("expected a file in %s/crashes", out)
+	}
+	r = wafer(t, tmp, "repro", filepath.Join(dir, "rustini.wasm"), filepath.Join(out, "crashes", crashes[0]))
+	if r.code != 77 || !strings.Contains(r.stdout, "rust-panic: attempt to divide by zero (lib.rs:37:51)") {
+		t.Errorf("repro: expected exit 77 and the Rust panic, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

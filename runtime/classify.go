@@ -134,7 +134,57 @@ func trapFailure(err error, stderr []byte, funcs map[string]Frame) *Failure {
 			f.Message = "abort: " + last
 		}
 	}
+	// Rust built with panic=abort (its wasm32 targets) prints the panic
+	// and traps in its panic runtime: the message and location are on
+	// stderr, and the frames the target's code called it from come after
+	// std's and core's.
+	if f.Kind == KindUnreachable {
+		if msg, ok := rustPanic(stderr); ok {
+			f.Kind, f.Message = KindRustPanic, msg
+			for len(f.Stack) > 1 && isRustPanicMachinery(f.Stack[0].Func) {
+				f.Stack = f.Stack[1:]
+			}
+		}
+	}
 	return f
+}
+
+// rustPanic finds a Rust panic on stderr, "thread 'main' panicked at
+// 'msg', src/lib.rs:3:5" (Rust up to 1.72) or "thread 'main' panicked at
+// src/lib.rs:3:5:" with the message on the next line (1.73 on), and
+// returns "msg (src/lib.rs:3:5)".
+func rustPanic(stderr []byte) (string, bool) {
+	ls := lines(string(stderr))
+	for i, l := range ls {
+		_, rest, ok := strings.Cut(l, "' panicked at ")
+		if !ok || !strings.HasPrefix(l, "thread '") {
+			continue
+		}
+		if quoted, ok := strings.CutPrefix(rest, "'"); ok {
+			if j := strings.LastIndex(quoted, "', "); j >= 0 {
+				return quoted[:j] + " (" + quoted[j+3:] + ")", true
+			}
+			return strings.TrimSuffix(quoted, "'"), true
+		}
+		loc := strings.TrimSuffix(rest, ":")
+		if i+1 < len(ls) && ls[i+1] != "" {
+			return ls[i+1] + " (" + loc + ")", true
+		}
+		return "panic (" + loc + ")", true
+	}
+	return "", false
+}
+
+// isRustPanicMachinery: frames of Rust's panic runtime and of the standard
+// library functions that panic on the caller's behalf (unwrap, indexing,
+// arithmetic checks), demangled.
+func isRustPanicMachinery(f string) bool {
+	for _, p := range []string{"std::", "core::", "alloc::", "panic_abort::", "__rust_", "rust_panic", "rust_begin_unwind", "<core::", "<std::", "<alloc::"} {
+		if strings.HasPrefix(f, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // recursive reports whether the innermost function fills at least half of
@@ -180,7 +230,7 @@ func wasmStack(err error, funcs map[string]Frame) []Frame {
 			frames[len(frames)-1].File, frames[len(frames)-1].Line = file, line
 		case strings.HasPrefix(l, "\t"):
 			name := frameName(l[1:])
-			fr := Frame{Func: name}
+			fr := Frame{Func: demangleRust(name)}
 			if sf, ok := funcs[name]; ok {
 				fr.File, fr.Line = sf.File, sf.Line
 			}

@@ -44,6 +44,11 @@
 //     c-shared runtime traps with unreachable after printing); wafer reports
 //     KindGoPanic with the message and the top Go frames from that trace.
 //     See package harness for what Go's toolchain allows.
+//     A libFuzzer-style module linked as a command (Rust cdylibs; C or C++
+//     with -nostartfiles --no-entry) has every export wrapped by wasm-ld in
+//     calls to its constructors and destructors: AsReactor, called on the
+//     module before instrumenting it, points the exports back at the
+//     functions they wrap and makes the constructors its _initialize.
 //   - WASI commands (_start): a new instance per run (a command exits);
 //     the input is stdin, or a read-only in-memory file "/input" when an
 //     argument in Config.Args is "@@". Exit code 0 (or returning from
@@ -57,8 +62,10 @@
 // trap (unreachable, out-of-bounds memory, table out of bounds or null
 // element, divide by zero, integer overflow, invalid conversion, indirect
 // call type mismatch, null reference, stack exhausted, unaligned atomic,
-// uncaught exception), a Go panic or fatal error (parsed from stderr), a C
-// abort (an unreachable trap whose innermost frame is wasi-libc's abort;
+// uncaught exception), a Go panic or fatal error (parsed from stderr), a
+// Rust panic (its message and location from stderr; the stack starts at
+// the first frame outside std, core and alloc; legacy-mangled Rust names
+// are demangled in every stack), a C abort (an unreachable trap whose innermost frame is wasi-libc's abort;
 // the message is stderr's last line, e.g. a failed assert), an exit code
 // that is neither valid nor invalid, a memory.grow beyond the cap
 // (KindOutOfMemory), and the two hangs: fuel (deterministic) and the

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -28,11 +29,26 @@ func FuzzClassify(f *testing.F) {
 	f.Add("wasm error: unreachable\nwasm stack trace:\n\t.abort()\n\t.main()", "Assertion failed: x\n")
 	f.Add("wasm error: unreachable", "panic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\tmain.go:3 +0x1\n")
 	f.Add("stack overflow", "fatal error: x\n\ngoroutine 1 [running]:\n")
+	f.Add("wasm error: unreachable\nwasm stack trace:\n\t.__rust_start_panic(i32) i32\n\t.f()", "thread '<unnamed>' panicked at lib.rs:1:2:\nboom\n")
 	f.Fuzz(func(t *testing.T, text, stderr string) {
 		out, fl, _ := classify(runEnd{err: errors.New(text), stderr: []byte(stderr)})
 		if out != Crash || fl == nil || fl.Kind == KindNone {
 			t.Fatalf("expected a classified crash, got %v %v", out, fl)
 		}
 		goFailure([]byte(stderr), 2)
+	})
+}
+
+// FuzzDemangleRust: any symbol demangles without panicking, and only
+// legacy Rust symbols change.
+func FuzzDemangleRust(f *testing.F) {
+	f.Add("_ZN3std9panicking11begin_panic17h0123456789abcdefE")
+	f.Add("_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$..$u7b$$u7b$closure$u7d$$u7d$$GT$17h1234567890abcdefE")
+	f.Add("_ZN3foo3barEv")
+	f.Add("malloc")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got := demangleRust(s); got != s && !strings.HasPrefix(s, "_ZN") {
+			t.Fatalf("demangleRust(%q) = %q: not a legacy Rust symbol", s, got)
+		}
 	})
 }

@@ -57,6 +57,7 @@ const (
 	// Failures outside the Wasm semantics.
 	KindGoPanic     // Go "panic: ..." on stderr, exit code 2
 	KindGoFatal     // Go "fatal error: ..." (deadlock, runtime out of memory), exit code 2
+	KindRustPanic   // Rust "thread '...' panicked at ..." on stderr, then a trap (panic=abort)
 	KindAbort       // C abort(): an unreachable trap inside abort, or assert
 	KindExit        // an exit code that is neither valid nor invalid
 	KindOutOfMemory // memory.grow past Config.MaxMemoryPages
@@ -66,12 +67,27 @@ const (
 )
 
 var kindNames = [...]string{
-	"none",
-	"unreachable", "out-of-bounds-memory", "table-out-of-bounds", "divide-by-zero",
-	"integer-overflow", "invalid-conversion", "indirect-call-mismatch", "null-reference",
-	"stack-exhausted", "unaligned-atomic", "uncaught-exception", "trap",
-	"go-panic", "go-fatal", "abort", "exit", "out-of-memory",
-	"fuel", "timeout",
+	KindNone:                 "none",
+	KindUnreachable:          "unreachable",
+	KindOutOfBoundsMemory:    "out-of-bounds-memory",
+	KindTableOutOfBounds:     "table-out-of-bounds",
+	KindDivideByZero:         "divide-by-zero",
+	KindIntegerOverflow:      "integer-overflow",
+	KindInvalidConversion:    "invalid-conversion",
+	KindIndirectCallMismatch: "indirect-call-mismatch",
+	KindNullReference:        "null-reference",
+	KindStackExhausted:       "stack-exhausted",
+	KindUnalignedAtomic:      "unaligned-atomic",
+	KindUncaughtException:    "uncaught-exception",
+	KindTrap:                 "trap",
+	KindGoPanic:              "go-panic",
+	KindGoFatal:              "go-fatal",
+	KindRustPanic:            "rust-panic",
+	KindAbort:                "abort",
+	KindExit:                 "exit",
+	KindOutOfMemory:          "out-of-memory",
+	KindFuel:                 "fuel",
+	KindTimeout:              "timeout",
 }
 
 func (k Kind) String() string {
@@ -98,6 +114,7 @@ var (
 	ErrTrap                 = errors.New("trap")
 	ErrGoPanic              = errors.New("go panic")
 	ErrGoFatal              = errors.New("go fatal error")
+	ErrRustPanic            = errors.New("rust panic")
 	ErrAbort                = errors.New("abort")
 	ErrExit                 = errors.New("abnormal exit")
 	ErrOutOfMemory          = errors.New("memory limit exceeded")
@@ -106,12 +123,26 @@ var (
 )
 
 var kindErrs = [...]error{
-	nil,
-	ErrUnreachable, ErrOutOfBoundsMemory, ErrTableOutOfBounds, ErrDivideByZero,
-	ErrIntegerOverflow, ErrInvalidConversion, ErrIndirectCallMismatch, ErrNullReference,
-	ErrStackExhausted, ErrUnalignedAtomic, ErrUncaughtException, ErrTrap,
-	ErrGoPanic, ErrGoFatal, ErrAbort, ErrExit, ErrOutOfMemory,
-	ErrHang, ErrHang,
+	KindUnreachable:          ErrUnreachable,
+	KindOutOfBoundsMemory:    ErrOutOfBoundsMemory,
+	KindTableOutOfBounds:     ErrTableOutOfBounds,
+	KindDivideByZero:         ErrDivideByZero,
+	KindIntegerOverflow:      ErrIntegerOverflow,
+	KindInvalidConversion:    ErrInvalidConversion,
+	KindIndirectCallMismatch: ErrIndirectCallMismatch,
+	KindNullReference:        ErrNullReference,
+	KindStackExhausted:       ErrStackExhausted,
+	KindUnalignedAtomic:      ErrUnalignedAtomic,
+	KindUncaughtException:    ErrUncaughtException,
+	KindTrap:                 ErrTrap,
+	KindGoPanic:              ErrGoPanic,
+	KindGoFatal:              ErrGoFatal,
+	KindRustPanic:            ErrRustPanic,
+	KindAbort:                ErrAbort,
+	KindExit:                 ErrExit,
+	KindOutOfMemory:          ErrOutOfMemory,
+	KindFuel:                 ErrHang,
+	KindTimeout:              ErrHang,
 }
 
 // Err is the sentinel of k (nil for KindNone).

@@ -218,6 +218,22 @@ func harnessOf(wasm []byte, cfg Config) Harness {
 	return HarnessAuto
 }
 
+// AsReactor returns wasm ready to be called as a libFuzzer-style target
+// when its linker made it a command: wasm-ld wraps every export of a
+// command (-nostartfiles --no-entry, Rust's wasm32-wasi cdylibs) in calls
+// to the static constructors and destructors, which then run around every
+// input. The exports are re-pointed to the functions they wrap and the
+// constructors become _initialize, run once per instance as a reactor's
+// (instrument.UnwrapCommandExports); unwrapped names the exports that
+// moved. Any other module, and any other harness, is returned as it is.
+// Call it before instrumenting: it recognises the wrappers by their code.
+func AsReactor(wasm []byte, cfg Config) (out []byte, unwrapped []string, err error) {
+	if harnessOf(wasm, cfg) != HarnessLibFuzzer || exportsFunction(wasm, exportInitialize) {
+		return wasm, nil, nil
+	}
+	return instrument.UnwrapCommandExports(wasm, exportInitialize)
+}
+
 // RestoresMemory reports whether Workers of wasm under cfg bring one
 // instance back to its snapshot between runs (Restore on a reactor; a
 // command gets a new instance per run): only then does instrumenting with
@@ -242,7 +258,7 @@ func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) 
 			return 0, fmt.Errorf("no harness export: expected %s", exportTest)
 		}
 		if !hasMalloc {
-			return 0, fmt.Errorf("no allocator export: expected %s beside %s (or a function of that name in the name section, which wafer exports)", cfg.malloc(), exportTest)
+			return 0, fmt.Errorf("no allocator export: expected %s beside %s, or a function of that name in the name section, which wafer exports (link with -Wl,--export=%[1]s, or name the target's allocator export with --malloc)", cfg.malloc(), exportTest)
 		}
 		if err := checkSig(exports[exportTest], []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}); err != nil {
 			return 0, err

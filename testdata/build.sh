@@ -16,9 +16,18 @@ reactor() { # out.wasm src.c [exports]
 	rm -f "$obj"
 }
 reactor clib/clib.wasm clib/fuzz.c
-# The same target without an allocator export (wafer places the input).
+# The same target without an allocator export (wafer exports the malloc
+# its name section names).
 reactor clib/nomalloc.wasm clib/fuzz.c --export=LLVMFuzzerTestOneInput
 reactor hostile/hostile.wasm hostile/hostile.c
+# A C++ target linked as a command, whose exports wasm-ld wraps in calls to
+# the constructors and destructors; and the same without its name section.
+obj=$(mktemp --suffix=.o)
+clang++-14 --target=wasm32-wasi --sysroot=/usr -O1 -fno-exceptions -c -o "$obj" cxxcommand/fuzz.cc
+clang++-14 --target=wasm32-wasi --sysroot=/usr -nostartfiles -Wl,--no-entry \
+	-Wl,--export=malloc,--export=LLVMFuzzerTestOneInput -o cxxcommand/command.wasm "$obj"
+rm -f "$obj"
+wasm-strip -o cxxcommand/stripped.wasm cxxcommand/command.wasm
 reactor hostile/initrap.wasm hostile/initrap.c
 wat2wasm --enable-all -o fake/fake.wasm fake/fake.wat
 wat2wasm --enable-all -o traps/traps.wasm traps/traps.wat
