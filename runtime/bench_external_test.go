@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -13,8 +14,9 @@ import (
 
 // BenchmarkExternal measures any libFuzzer-style or Go reactor target on
 // one input: the bare-wazero ceiling, Worker.Run per reset mode on the
-// instrumented module, and the ceiling's loop per instrumentation option. It runs only when WAFER_BENCH_WASM and
-// WAFER_BENCH_INPUT name the files:
+// instrumented module, and the ceiling's loop per instrumentation option.
+// It runs only when WAFER_BENCH_WASM and WAFER_BENCH_INPUT name the files
+// (a relative path is from the repository's root):
 //
 //	WAFER_BENCH_WASM=examples/gojson/gojson.wasm WAFER_BENCH_INPUT=examples/gojson/seeds/x \
 //	  go test ./runtime -run '^$' -bench External -count 6
@@ -23,6 +25,13 @@ func BenchmarkExternal(b *testing.B) {
 	if wasmPath == "" || inputPath == "" {
 		b.Skip("set WAFER_BENCH_WASM and WAFER_BENCH_INPUT")
 	}
+	fromRoot := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join("..", p) // go test runs in runtime/
+	}
+	wasmPath, inputPath = fromRoot(wasmPath), fromRoot(inputPath)
 	wasm, err := os.ReadFile(wasmPath)
 	if err != nil {
 		b.Fatal(err)
