@@ -32,11 +32,15 @@
 // does a crash or an error, unless the campaign is reproducible (below),
 // which then runs its issued batches to their end.
 //
-// Unique traces are exact: every run's trace is hashed and looked up, in
-// an open-addressing set behind a 16 KiB direct-mapped cache of recent
-// members (most runs repeat a recent trace), so Stats.UniqueTraces,
-// Feedback.NewTrace and Coverage.Abundance count every distinct bucketed
-// trace, not only those with new coverage as AFL's checksums do.
+// Unique traces are exact up to 4 million per set: every run's trace is
+// hashed and looked up, in an open-addressing set behind a 16 KiB
+// direct-mapped cache of recent members (most runs repeat a recent trace),
+// so Stats.UniqueTraces, Feedback.NewTrace and Coverage.Abundance count
+// every distinct bucketed trace, not only those with new coverage as AFL's
+// checksums do. Past 4 million (an hour or so of a fast target: campaigns
+// meet 10,000-20,000 new traces a second), a fixed 64 MiB Bloom filter
+// takes the rest, so memory stays bounded (128 MiB per set) and novelty is
+// undercounted by its false positives (traceSet).
 //
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull

@@ -15,15 +15,32 @@ package engine
 // tlv example, 69% on cexpr; 8 times the slots gain cexpr 9 points). The
 // cache only ever holds members, so a hit means "in the set".
 //
+// Memory is bounded: a long campaign meets tens of thousands of new traces
+// a second, and an exact set would grow by gigabytes an hour. Once the
+// table holds maxExact hashes, further ones go into a Bloom filter of
+// bloomBits bits (k = 4): still no false "new", but a new trace may read as
+// seen, with a probability that rises as the filter fills (under 1 % after
+// 50 million more, about a third after 200 million), so unique traces are
+// undercounted from then on. At most 128 MiB per set.
+//
 // The zero value is an empty set. Not safe for concurrent use.
 type traceSet struct {
 	slots  []uint64
 	n      int // hashes stored, zero included
 	zero   bool
 	recent [1 << recentBits]uint64
+	bloom  []uint64 // allocated when the table is full
+	// maxExact overrides defaultMaxExact (tests); bloomWords the filter's
+	// size in words (zero: defaultBloomBits/64).
+	maxExact, bloomWords int
 }
 
-const recentBits = 11
+const (
+	recentBits       = 11
+	defaultMaxExact  = 1 << 22 // hashes: a table of 2^23 slots, 64 MiB
+	defaultBloomBits = 1 << 29 // 64 MiB
+	bloomK           = 4
+)
 
 // has reports whether h is in the set.
 func (s *traceSet) has(h uint64) bool {
@@ -34,14 +51,13 @@ func (s *traceSet) has(h uint64) bool {
 	if *r == h {
 		return true
 	}
-	if len(s.slots) == 0 {
-		return false
+	if len(s.slots) > 0 {
+		if _, found := s.find(h); found {
+			*r = h
+			return true
+		}
 	}
-	if _, found := s.find(h); found {
-		*r = h
-		return true
-	}
-	return false
+	return s.bloom != nil && s.inBloom(h)
 }
 
 // add inserts h and reports whether it was new.
@@ -59,16 +75,71 @@ func (s *traceSet) add(h uint64) bool {
 		return false
 	}
 	*r = h
-	if 2*(s.n+1) > len(s.slots) {
-		s.rehash()
+	if s.bloom == nil && 2*(s.n+1) > len(s.slots) {
+		if s.n >= s.exactCap() {
+			words := s.bloomWords
+			if words == 0 {
+				words = defaultBloomBits / 64
+			}
+			s.bloom = make([]uint64, words)
+		} else {
+			s.rehash()
+		}
 	}
-	i, found := s.find(h)
-	if found {
-		return false
+	if len(s.slots) > 0 {
+		if _, found := s.find(h); found {
+			return false
+		}
 	}
+	if s.bloom != nil {
+		if !s.addBloom(h) {
+			return false
+		}
+		s.n++
+		return true
+	}
+	i, _ := s.find(h)
 	s.slots[i] = h
 	s.n++
 	return true
+}
+
+func (s *traceSet) exactCap() int {
+	if s.maxExact > 0 {
+		return s.maxExact
+	}
+	return defaultMaxExact
+}
+
+// bloomPos is the i-th bit of h in the filter (double hashing; the filter
+// has a power-of-two size).
+func (s *traceSet) bloomPos(h uint64, i int) uint64 {
+	step := (h>>32 | h<<32) | 1
+	return (h + uint64(i)*step) & uint64(len(s.bloom)*64-1)
+}
+
+func (s *traceSet) inBloom(h uint64) bool {
+	for i := range bloomK {
+		p := s.bloomPos(h, i)
+		if s.bloom[p>>6]&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// addBloom sets h's bits and reports whether any was clear (h was new, as
+// far as the filter can tell).
+func (s *traceSet) addBloom(h uint64) bool {
+	added := false
+	for i := range bloomK {
+		p := s.bloomPos(h, i)
+		if w := &s.bloom[p>>6]; *w&(1<<(p&63)) == 0 {
+			*w |= 1 << (p & 63)
+			added = true
+		}
+	}
+	return added
 }
 
 // find probes for h (non-zero) in a non-empty table: its slot, or the

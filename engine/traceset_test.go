@@ -60,3 +60,41 @@ func TestTraceSetZeroAlloc(t *testing.T) {
 		t.Fatalf("expected 0 allocations per lookup, got %v", a)
 	}
 }
+
+// TestTraceSetBounded: past maxExact hashes the table stops growing and a
+// Bloom filter takes the rest. Nothing added is ever forgotten (no false
+// "new"), a new hash reads as seen about as often as a filter of that size
+// predicts, and len counts what add reported new.
+func TestTraceSetBounded(t *testing.T) {
+	s := traceSet{maxExact: 1000, bloomWords: 1 << 12} // 2^18 bits
+	r := rand.New(rand.NewPCG(3, 4))
+	var added []uint64
+	newCount, falseSeen := 0, 0
+	const n = 20_000
+	for range n {
+		h := r.Uint64()
+		if s.add(h) {
+			newCount++
+		} else {
+			falseSeen++ // every h is distinct: "seen" is a false positive
+		}
+		added = append(added, h)
+	}
+	if len(s.slots) > 2048 || len(s.bloom) != 1<<12 {
+		t.Fatalf("memory: %d slots, %d filter words; expected at most 2,048 and 4,096", len(s.slots), len(s.bloom))
+	}
+	for _, h := range added {
+		if !s.has(h) || s.add(h) {
+			t.Fatalf("forgot %#x", h)
+		}
+	}
+	if s.len() != newCount {
+		t.Fatalf("len %d, expected %d", s.len(), newCount)
+	}
+	// 19,000 hashes in 2^18 bits with k = 4: the last ones see a false
+	// positive rate of (1 - e^(-4*19000/2^18))^4, about 0.4 %; on average
+	// over the fill, well under 1 %.
+	if falseSeen == 0 || falseSeen > n/100 {
+		t.Errorf("%d of %d new hashes read as seen; expected a few, under 1 %%", falseSeen, n)
+	}
+}
