@@ -15,8 +15,9 @@ package engine
 // tlv example, 69% on cexpr; 8 times the slots gain cexpr 9 points). The
 // cache only ever holds members, so a hit means "in the set".
 //
-// Memory is bounded: a long campaign meets tens of thousands of new traces
-// a second, and an exact set would grow by gigabytes an hour. Once the
+// Memory is bounded: a campaign can meet tens of thousands of new traces a
+// second (havoc on examples/cexpr: 1.85 million in its first minute), and
+// an exact set would grow by gigabytes an hour. Once the
 // table holds maxExact hashes, further ones go into a Bloom filter of
 // bloomBits bits (k = 4): still no false "new", but a new trace may read as
 // seen, with a probability that rises as the filter fills (under 1 % after
