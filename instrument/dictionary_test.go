@@ -21,6 +21,9 @@ func TestDictionaryCutsAtReferences(t *testing.T) {
 		activeData(2000, "foobar\x00lonely\x00"),
 		// A passive segment has no address: read whole.
 		{Flags: 1, Init: []byte("passive!")},
+		// A segment past 4 GiB - 1 (it traps at instantiation): no
+		// reference can point into it.
+		activeData(0xfffffffe, "\x00\x00highest"),
 	}
 	refs := []uint32{2003, 1010, 1004, 2000, 1004, 5} // unsorted, duplicated, one outside
 	got := dictionary(data, [][]byte{{1, 2, 3, 4}}, refs)
@@ -28,7 +31,7 @@ func TestDictionaryCutsAtReferences(t *testing.T) {
 		"\x01\x02\x03\x04",
 		"no key", "div", // "r.rs" is unreferenced: last
 		"foo", "bar", "foobar",
-		"r.rs", "lonely", "passive!",
+		"r.rs", "lonely", "passive!", "highest",
 	}
 	var gotS []string
 	for _, g := range got {

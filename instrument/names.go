@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"encoding/binary"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -310,7 +311,7 @@ func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
 			}
 			// The cuts: refs inside [s, e), in segment coordinates.
 			var cuts []int
-			if isConst {
+			if isConst && base+uint64(s) <= math.MaxUint32 {
 				lo, _ := slices.BinarySearch(refs, uint32(base+uint64(s)))
 				for _, r := range refs[lo:] {
 					if uint64(r) >= base+uint64(e) {
