@@ -10,27 +10,34 @@ func activeData(offset uint32, init string) Data {
 }
 
 // TestDictionaryCutsAtReferences: literals laid end to end (Rust, Go) are
-// separate tokens where code refers to them; a C string whose tail another
-// literal shares is kept whole as well; unreferenced strings come last.
+// separate tokens where code refers to them; a C string (NUL-ended) is also
+// kept whole and from each reference into it; unreferenced strings come
+// last.
 func TestDictionaryCutsAtReferences(t *testing.T) {
 	data := []Data{
-		// Rust-like: "r.rs", "no key" and "div" end to end, then padding.
-		activeData(1000, "r.rsno keydiv\x00\x00\x00\x00"),
+		// Rust-like: "r.rs", "no key" and "div" end to end, then binary
+		// data.
+		activeData(1000, "r.rsno keydiv\x01\x02"),
 		// C-like: "foobar" and its tail "bar" share bytes; "lonely" is
 		// never referenced.
-		activeData(2000, "foobar\x00lonely\x00"),
+		activeData(2000, "foobar\x00lonely\x00if\x00of\x00"),
+		// C++ copies "while" as 4 bytes and then its last through a
+		// pointer to it; the segment's end is its NUL.
+		activeData(3000, "while"),
 		// A passive segment has no address: read whole.
 		{Flags: 1, Init: []byte("passive!")},
 		// A segment past 4 GiB - 1 (it traps at instantiation): no
 		// reference can point into it.
 		activeData(0xfffffffe, "\x00\x00highest"),
 	}
-	refs := []uint32{2003, 1010, 1004, 2000, 1004, 5} // unsorted, duplicated, one outside
+	// Unsorted, duplicated, one outside; "if" is referenced, "of" is not.
+	refs := []uint32{2003, 1010, 1004, 2000, 1004, 5, 2014, 3000, 3004}
 	got := dictionary(data, [][]byte{{1, 2, 3, 4}}, refs)
 	want := []string{
 		"\x01\x02\x03\x04",
 		"no key", "div", // "r.rs" is unreferenced: last
-		"foo", "bar", "foobar",
+		"foo", "foobar", "bar", "if", // a referenced string may be 2 bytes
+		"whil", "while",
 		"r.rs", "lonely", "passive!", "highest",
 	}
 	var gotS []string
@@ -59,7 +66,7 @@ func TestDictionaryReadsTargetAddresses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]byte{[]byte("xyz"), []byte("abc")}
+	want := [][]byte{[]byte("xyz"), []byte("abcxyz")} // the segment's end is a NUL: a C string
 	if !reflect.DeepEqual(sm.Dictionary, want) {
 		t.Errorf("dictionary %q, want %q", sm.Dictionary, want)
 	}

@@ -225,8 +225,10 @@
 // name, else "func[N]") and, when .debug_info/.debug_line are present,
 // gives file:line via debug/dwarf (wasm DWARF addresses are code-section
 // offsets). MarshalBinary/UnmarshalBinary use a versioned format. The
-// Dictionary holds printable strings (>= 3 bytes) from data segments and
-// the i32/i64.const immediates that feed comparisons.
+// Dictionary holds printable strings from data segments (>= 3 bytes, or 2
+// where code refers to them; cut where code refers into a run, since Rust,
+// Go and Zig lay literals end to end) and the i32/i64.const immediates
+// that feed comparisons, without their high zero bytes.
 //
 // # Security
 //

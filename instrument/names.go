@@ -191,7 +191,8 @@ func lineTable(sec map[string][]byte) (table []LineEntry, files []string) {
 const (
 	dictMaxEntries = 4096
 	dictMaxLen     = 64
-	dictMinString  = 3
+	dictMinString  = 3 // a string nothing refers to
+	dictMinRef     = 2 // a string code refers to ("if", "or")
 )
 
 // cmpConsts appends the i32/i64.const immediates of e that feed a
@@ -249,7 +250,8 @@ func constAddrs(e *Expr, out []uint32) []uint32 {
 }
 
 // dictionary dedupes consts and the printable strings (at least
-// dictMinString bytes, cut to dictMaxLen) of data segments into at most
+// dictMinString bytes, or dictMinRef where code refers to them, cut to
+// dictMaxLen) of data segments into at most
 // dictMaxEntries entries: the consts, the strings that start where code
 // refers (refs), the strings nothing refers to, in that order, except that
 // consts fill at most half of the entries before the strings have theirs:
@@ -259,9 +261,10 @@ func constAddrs(e *Expr, out []uint32) []uint32 {
 // Code refers to a string literal by its address, and languages whose
 // strings carry a length instead of a NUL (Rust, Go, Zig) lay literals
 // end to end: a printable run such as "no keydiv" is two tokens, cut where
-// refs point into it. A referenced run that ends in a NUL is also kept
-// whole: a C string whose tail another literal shares ("foobar" and
-// "bar"). A segment whose offset is not a constant is read whole.
+// refs point into it. A run that ends in a NUL is also a C string, kept
+// whole and from each reference to its end (C++ copies a literal's tail
+// through a pointer into it; a literal may share another's tail, "bar" in
+// "foobar"). A segment whose offset is not a constant is read whole.
 func dictionary(data []Data, consts [][]byte, refs []uint32) [][]byte {
 	referenced, rest := dataStrings(data, refs)
 	seen := map[string]bool{}
@@ -305,7 +308,7 @@ func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
 			for e < len(d) && printable(d[e]) {
 				e++
 			}
-			if e-s < dictMinString {
+			if e-s < dictMinRef {
 				s = e
 				continue
 			}
@@ -320,23 +323,39 @@ func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
 					cuts = append(cuts, int(uint64(r)-base))
 				}
 			}
-			switch {
-			case len(cuts) == 0:
-				rest = append(rest, d[s:e])
-			case cuts[0]-s >= dictMinString:
-				rest = append(rest, d[s:cuts[0]]) // an unreferenced start
+			if len(cuts) == 0 {
+				if e-s >= dictMinString {
+					rest = append(rest, d[s:e])
+				}
+				s = e
+				continue
+			}
+			// A run that ends in a NUL (or the segment's end: linkers
+			// drop trailing zeros) is a C string: code also refers into
+			// it to copy its tail, or to a literal that shares the tail
+			// ("bar" in "foobar"), so each reference's suffix is a token
+			// and the whole run is one.
+			nulEnded := e == len(d) || d[e] == 0
+			if cuts[0] != s && (nulEnded || cuts[0]-s >= dictMinString) {
+				end := cuts[0] // an unreferenced start
+				if nulEnded {
+					end = e
+				}
+				if end-s >= dictMinString {
+					rest = append(rest, d[s:end])
+				}
 			}
 			for k, c := range cuts {
 				next := e
 				if k+1 < len(cuts) {
 					next = cuts[k+1]
 				}
-				if next-c >= dictMinString {
+				if next-c >= dictMinRef {
 					referenced = append(referenced, d[c:next])
 				}
-			}
-			if len(cuts) > 1 && cuts[0] == s && e < len(d) && d[e] == 0 {
-				referenced = append(referenced, d[s:e]) // a C string whose tail another literal shares
+				if nulEnded && next != e && e-c >= dictMinRef {
+					referenced = append(referenced, d[c:e])
+				}
 			}
 			s = e
 		}
