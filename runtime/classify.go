@@ -91,8 +91,10 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		return Crash, &Failure{Kind: KindExit, Message: msg, ExitCode: code}, code
 	}
 	// Go's c-shared runtime ends a panicking export with an unreachable trap
-	// after printing the panic: the stderr text is the better description.
-	if f := goFailure(e.stderr, 2); f != nil {
+	// after printing the panic and its goroutine trace: the stderr text is
+	// the better description. (Without the trace, "panic: " is some other
+	// program's text, e.g. a C target's message before abort.)
+	if f := goFailure(e.stderr, 2); f != nil && strings.Contains(string(e.stderr), "\ngoroutine ") {
 		f.ExitCode = 0
 		if len(f.Stack) == 0 {
 			f.Stack = wasmStack(e.err, e.funcs)

@@ -153,3 +153,17 @@ func TestSplitSource(t *testing.T) {
 		}
 	}
 }
+
+// TestPanicTextWithoutGo: a C target that prints "panic: ..." and aborts
+// is a C abort, not a Go panic: Go's panics come with a goroutine trace.
+func TestPanicTextWithoutGo(t *testing.T) {
+	trap := errors.New("wasm error: unreachable\nwasm stack trace:\n\t.abort()\n\t.parse(i32) i32")
+	out, f, _ := classify(runEnd{err: trap, stderr: []byte("panic: bad state\n")})
+	if out != Crash || f.Kind != KindAbort || f.Message != "abort: panic: bad state" || f.Top() != "abort" {
+		t.Errorf("got %v %v %q at %q; want a C abort", out, f.Kind, f.Message, f.Top())
+	}
+	goPanic := "panic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\tmain.go:3 +0x1\n"
+	if _, f, _ := classify(runEnd{err: trap, stderr: []byte(goPanic)}); f.Kind != KindGoPanic || f.Top() != "main.f" {
+		t.Errorf("a Go panic: got %v at %q", f.Kind, f.Top())
+	}
+}
