@@ -334,29 +334,41 @@ func checkStatLines(t *testing.T, stderr string) {
 	}
 }
 
+// TestFuzzFindsSeededBug: campaigns on the examples with a planted bug
+// find it, lay out their output directory, and the crash reproduces with
+// the planted bug named: tlv's divide-by-zero in parse_tlv (C), rustini's
+// panic (Rust, a cdylib whose exports wasm-ld wraps in constructor calls).
 func TestFuzzFindsSeededBug(t *testing.T) {
-	tlv := exampleDir(t, "tlv")
-	tmp := t.TempDir()
-	out := filepath.Join(tmp, "out")
-	r := wafer(t, tmp, "fuzz", "--max-total-time", "60", "--seed", "1", "-o", out,
-		filepath.Join(tlv, "tlv.wasm"), filepath.Join(tlv, "seeds"))
-	notLanded(t, r)
-	if r.code != 77 {
-		t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	crashes := files(t, filepath.Join(out, "crashes"))
-	if len(crashes) == 0 {
-		t.Fatalf("expected a file in %s/crashes", out)
-	}
-	for _, f := range []string{"fuzzer_stats", "plot_data", "queue"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
-			t.Errorf("output layout: %v", err)
-		}
-	}
-	// The crash reproduces, with the planted bug's function on top.
-	r = wafer(t, tmp, "repro", filepath.Join(tlv, "tlv.wasm"), filepath.Join(out, "crashes", crashes[0]))
-	if r.code != 77 || !strings.Contains(r.stdout, "parse_tlv") {
-		t.Errorf("repro: expected exit 77 and parse_tlv in the stack, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	for _, tc := range []struct {
+		example, budget, value, repro string
+	}{
+		{"tlv", "--max-total-time", "60", "parse_tlv"},
+		{"rustini", "--runs", "2000000", "rust-panic: attempt to divide by zero (lib.rs:37:51)"},
+	} {
+		t.Run(tc.example, func(t *testing.T) {
+			dir := exampleDir(t, tc.example)
+			wasm := filepath.Join(dir, tc.example+".wasm")
+			tmp := t.TempDir()
+			out := filepath.Join(tmp, "out")
+			r := wafer(t, tmp, "fuzz", tc.budget, tc.value, "--seed", "1", "-o", out, wasm, filepath.Join(dir, "seeds"))
+			notLanded(t, r)
+			if r.code != 77 {
+				t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+			}
+			crashes := files(t, filepath.Join(out, "crashes"))
+			if len(crashes) == 0 {
+				t.Fatalf("expected a file in %s/crashes", out)
+			}
+			for _, f := range []string{"fuzzer_stats", "plot_data", "queue"} {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Errorf("output layout: %v", err)
+				}
+			}
+			r = wafer(t, tmp, "repro", wasm, filepath.Join(out, "crashes", crashes[0]))
+			if r.code != 77 || !strings.Contains(r.stdout, tc.repro) {
+				t.Errorf("repro: expected exit 77 and %q, got %d\n%s%s", tc.repro, r.code, r.stdout, r.stderr)
+			}
+		})
 	}
 }
 
@@ -738,27 +750,4 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// TestFuzzFindsRustPanic: a campaign on examples/rustini (a Rust cdylib,
-// whose exports wasm-ld wraps in constructor calls) finds its planted
-// division by zero, and repro names it as a Rust panic with its message.
-func TestFuzzFindsRustPanic(t *testing.T) {
-	dir := exampleDir(t, "rustini")
-	tmp := t.TempDir()
-	out := filepath.Join(tmp, "out")
-	r := wafer(t, tmp, "fuzz", "--runs", "2000000", "--seed", "1", "-o", out,
-		filepath.Join(dir, "rustini.wasm"), filepath.Join(dir, "seeds"))
-	notLanded(t, r)
-	if r.code != 77 {
-		t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	crashes := files(t, filepath.Join(out, "crashes"))
-	if len(crashes) == 0 {
-		t.Fatalf("expected a file in %s/crashes", out)
-	}
-	r = wafer(t, tmp, "repro", filepath.Join(dir, "rustini.wasm"), filepath.Join(out, "crashes", crashes[0]))
-	if r.code != 77 || !strings.Contains(r.stdout, "rust-panic: attempt to divide by zero (lib.rs:37:51)") {
-		t.Errorf("repro: expected exit 77 and the Rust panic, got %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
 }
