@@ -176,15 +176,16 @@ func (rw *rewriter) run() error {
 	// constants that feed comparisons before code is inserted.
 	var consts [][]byte
 	var refs []uint32
+	dataLo, dataHi := dataSpan(m.Data)
 	for i := range m.Code {
 		if !rw.skip[i] {
 			rw.nsites += countSites(&m.Code[i].Body)
 		}
 		consts = cmpConsts(&m.Code[i].Body, consts)
-		refs = constAddrs(&m.Code[i].Body, refs)
+		refs = constAddrs(&m.Code[i].Body, refs, dataLo, dataHi)
 	}
 	for i := range m.Globals {
-		refs = constAddrs(&m.Globals[i].Init, refs)
+		refs = constAddrs(&m.Globals[i].Init, refs, dataLo, dataHi)
 	}
 	rw.funcOff = make([]uint32, len(m.Code))
 	var codeSize int

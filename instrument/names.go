@@ -238,15 +238,35 @@ func isCompare(op Op) bool {
 	return op >= OpI32Eq && op <= OpI32GeU || op >= OpI64Eq && op <= OpI64GeU
 }
 
-// constAddrs appends the i32/i64.const immediates of e that can be
-// addresses in a 32-bit memory (1 to 2^32-1): where code refers to data.
-func constAddrs(e *Expr, out []uint32) []uint32 {
+// constAddrs appends the i32/i64.const immediates of e that lie in
+// [lo, hi), the addresses active data segments span: where code refers to
+// data.
+func constAddrs(e *Expr, out []uint32, lo, hi uint64) []uint32 {
 	for _, in := range e.Instrs {
-		if (in.Op == OpI32Const || in.Op == OpI64Const) && in.A != 0 && (in.Op == OpI32Const || in.A < 1<<32) {
-			out = append(out, uint32(in.A))
+		if in.Op != OpI32Const && in.Op != OpI64Const {
+			continue
+		}
+		v := in.A
+		if in.Op == OpI32Const {
+			v = uint64(uint32(v))
+		}
+		if v >= lo && v < hi {
+			out = append(out, uint32(v))
 		}
 	}
 	return out
+}
+
+// dataSpan is the smallest address range that holds every active data
+// segment with a constant offset (lo > hi when there is none).
+func dataSpan(data []Data) (lo, hi uint64) {
+	lo, hi = math.MaxUint64, 0
+	for i := range data {
+		if s, e, ok := constRange(&data[i]); ok && e > s {
+			lo, hi = min(lo, s), max(hi, e)
+		}
+	}
+	return lo, hi
 }
 
 // dictionary dedupes consts and the printable strings (at least
