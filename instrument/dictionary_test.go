@@ -71,3 +71,26 @@ func TestDictionaryReadsTargetAddresses(t *testing.T) {
 		t.Errorf("dictionary %q, want %q", sm.Dictionary, want)
 	}
 }
+
+// TestSwitchConsts: a br_table on a value minus a constant yields the
+// values of the arms that do not go where the default does.
+func TestSwitchConsts(t *testing.T) {
+	e := Expr{
+		Instrs: []Instr{
+			{Op: OpLocalGet, A: 0}, {Op: OpI32Const, A: uint64(0xffffffff_ffffffdf)}, {Op: OpI32Add}, // c - 33 ('!')
+			{Op: OpBrTable, A: 0, B: 5},
+			{Op: OpLocalGet, A: 0}, {Op: OpI32Const, A: 300}, {Op: OpI32Sub},
+			{Op: OpBrTable, A: 5, B: 3},
+			{Op: OpLocalGet, A: 0}, {Op: OpBrTable, A: 8, B: 3}, // no base: not a switch on a value
+			{Op: OpEnd},
+		},
+		// arms of the first table: '!' -> 1, '"' -> default 2, '#' -> 0,
+		// '$' -> 1; default 2. Second: 300 -> 0, 301 -> 1, default 0.
+		Pool: []uint64{1, 2, 0, 1, 2, 0, 1, 0, 0, 1, 2},
+	}
+	got := switchConsts(&e, nil)
+	want := [][]byte{{'!'}, {'#'}, {'$'}, {0x2d, 0x01}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("switchConsts: %q, want %q", got, want)
+	}
+}

@@ -227,8 +227,9 @@
 // offsets). MarshalBinary/UnmarshalBinary use a versioned format. The
 // Dictionary holds printable strings from data segments (>= 3 bytes, or 2
 // where code refers to them; cut where code refers into a run, since Rust,
-// Go and Zig lay literals end to end) and the i32/i64.const immediates
-// that feed comparisons, without their high zero bytes.
+// Go and Zig lay literals end to end), the i32/i64.const immediates that
+// feed comparisons, without their high zero bytes, and the case values of
+// switches (a br_table on a value minus a constant).
 //
 // # Security
 //

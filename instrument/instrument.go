@@ -182,6 +182,7 @@ func (rw *rewriter) run() error {
 			rw.nsites += countSites(&m.Code[i].Body)
 		}
 		consts = cmpConsts(&m.Code[i].Body, consts)
+		consts = switchConsts(&m.Code[i].Body, consts)
 		refs = constAddrs(&m.Code[i].Body, refs, dataLo, dataHi)
 	}
 	for i := range m.Globals {

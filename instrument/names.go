@@ -193,6 +193,7 @@ const (
 	dictMaxLen     = 64
 	dictMinString  = 3 // a string nothing refers to
 	dictMinRef     = 2 // a string code refers to ("if", "or")
+	switchMaxCases = 256
 )
 
 // cmpConsts appends the i32/i64.const immediates of e that feed a
@@ -230,6 +231,51 @@ func cmpConsts(e *Expr, out [][]byte) [][]byte {
 			}
 		}
 		out = append(out, b)
+	}
+	return out
+}
+
+// switchConsts appends the case values of e's switches: a br_table whose
+// index is a value minus a constant (`i32.const -K; i32.add` or `i32.const
+// K; i32.sub` right before it, as clang compiles `switch (c)`) compares
+// that value with K+j for every arm j that does not go where the default
+// does. Values are little-endian without their high zero bytes, like
+// cmpConsts'; at most switchMaxCases per table.
+func switchConsts(e *Expr, out [][]byte) [][]byte {
+	ins := e.Instrs
+	for i := 2; i < len(ins); i++ {
+		if ins[i].Op != OpBrTable {
+			continue
+		}
+		var base int64
+		switch c := int64(int32(uint32(ins[i-2].A))); {
+		case ins[i-2].Op == OpI32Const && ins[i-1].Op == OpI32Add:
+			base = -c
+		case ins[i-2].Op == OpI32Const && ins[i-1].Op == OpI32Sub:
+			base = c
+		default:
+			continue
+		}
+		start, n := ins[i].A, ins[i].B
+		if n == 0 || start+n > uint64(len(e.Pool)) {
+			continue
+		}
+		labels := e.Pool[start : start+n]
+		def := labels[n-1]
+		cases := 0
+		for j, l := range labels[:n-1] {
+			if l == def {
+				continue
+			}
+			if cases++; cases > switchMaxCases {
+				break
+			}
+			b := binary.LittleEndian.AppendUint32(nil, uint32(base+int64(j)))
+			for len(b) > 1 && b[len(b)-1] == 0 {
+				b = b[:len(b)-1]
+			}
+			out = append(out, b)
+		}
 	}
 	return out
 }
