@@ -95,6 +95,9 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, i
 			cfg.MaxInputLen = max(cfg.MaxInputLen, len(s.Data))
 		}
 	}
+	if wasm, _, err = instrument.OwnMemory(wasm); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if wasm, _, err = runtime.AsReactor(wasm, cfg); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

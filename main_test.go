@@ -751,3 +751,25 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestImportedMemory: a target linked with --import-memory
+// (testdata/clib/importmem.wasm) runs with a memory wafer defines, both
+// as it is (repro) and instrumented (fuzz), with its traps classified.
+func TestImportedMemory(t *testing.T) {
+	tmp := t.TempDir()
+	wasm := filepath.Join(repoDir(t), "testdata", "clib", "importmem.wasm")
+	in := filepath.Join(tmp, "divide")
+	if err := os.WriteFile(in, []byte("D\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := wafer(t, tmp, "repro", wasm, in)
+	notLanded(t, r)
+	if r.code != 77 || !strings.Contains(r.stdout, "divide-by-zero") {
+		t.Fatalf("repro: expected exit 77 and divide-by-zero, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = wafer(t, tmp, "fuzz", "--runs", "3000", "--seed", "1", "-o", filepath.Join(tmp, "out"), wasm, in)
+	notLanded(t, r)
+	if r.code != 77 || !strings.Contains(r.stdout+r.stderr, "divide-by-zero") {
+		t.Fatalf("fuzz: expected the seed's divide-by-zero (exit 77), got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -19,6 +19,8 @@ reactor clib/clib.wasm clib/fuzz.c
 # The same target without an allocator export (wafer exports the malloc
 # its name section names).
 reactor clib/nomalloc.wasm clib/fuzz.c --export=LLVMFuzzerTestOneInput
+# The same target importing its memory (--import-memory): wafer defines it.
+reactor clib/importmem.wasm clib/fuzz.c --export=malloc,--export=LLVMFuzzerTestOneInput,--import-memory
 reactor hostile/hostile.wasm hostile/hostile.c
 # A C++ target linked as a command, whose exports wasm-ld wraps in calls to
 # the constructors and destructors; and the same without its name section.

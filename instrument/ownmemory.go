@@ -1,0 +1,26 @@
+package instrument
+
+// OwnMemory returns wasm with its imported memory turned into a memory it
+// defines, with the same limits (and sharing), when the module imports its
+// only memory: a target linked with --import-memory expects its host to
+// supply the memory, and wafer, the host, has nothing else to put in it.
+// The memory keeps index 0 and every export and data segment that names
+// it. changed reports whether it did; any other module is returned as it
+// is. A malformed module is an error (*FormatError).
+func OwnMemory(wasm []byte) (out []byte, changed bool, err error) {
+	m, err := Decode(wasm)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(m.Memories) != 0 || m.NumImported(ExternMemory) != 1 {
+		return wasm, false, nil
+	}
+	for i, im := range m.Imports {
+		if im.Kind == ExternMemory {
+			m.Memories = append(m.Memories, im.Memory)
+			m.Imports = append(m.Imports[:i], m.Imports[i+1:]...)
+			break
+		}
+	}
+	return m.Encode(), true, nil
+}
