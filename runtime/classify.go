@@ -232,7 +232,7 @@ func wasmStack(err error, funcs map[string]Frame) []Frame {
 			frames[len(frames)-1].File, frames[len(frames)-1].Line = file, line
 		case strings.HasPrefix(l, "\t"):
 			name := frameName(l[1:])
-			fr := Frame{Func: demangleRust(name)}
+			fr := Frame{Func: demangled(name)}
 			if sf, ok := funcs[name]; ok {
 				fr.File, fr.Line = sf.File, sf.Line
 			}

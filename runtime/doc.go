@@ -64,9 +64,9 @@
 // call type mismatch, null reference, stack exhausted, unaligned atomic,
 // uncaught exception), a Go panic or fatal error (parsed from stderr), a
 // Rust panic (its message and location from stderr; the stack starts at
-// the first frame outside std, core and alloc; legacy-mangled Rust names
-// are demangled in every stack), a C abort (an unreachable trap whose innermost frame is wasi-libc's abort;
-// the message is stderr's last line, e.g. a failed assert), an exit code
+// the first frame outside std, core and alloc), a C abort (an unreachable
+// trap whose innermost frame is wasi-libc's abort; the message is
+// stderr's last line, e.g. a failed assert), an exit code
 // that is neither valid nor invalid, a memory.grow beyond the cap
 // (KindOutOfMemory), and the two hangs: fuel (deterministic) and the
 // wall-clock backstop, which says "wall-clock timeout (backstop)". Failure
@@ -74,8 +74,9 @@
 // ErrHang for both hangs).
 //
 // Stacks come from wazero's "wasm stack trace" (function names from the name
-// section; file:line from the SiteMap's functions, else from the DWARF
-// wazero reads), or from the Go trace for Go panics. wazero reports a stack
+// section, C++ and Rust names demangled; file:line from the SiteMap's
+// functions, else from the DWARF wazero reads), or from the Go trace for
+// Go panics. wazero reports a stack
 // overflow without a trace, so KindStackExhausted from the engine has no
 // frames. C code keeps big locals on a shadow stack in linear memory, whose
 // overflow is an out-of-bounds store: a truncated trace whose innermost

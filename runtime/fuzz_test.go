@@ -39,16 +39,16 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// FuzzDemangleRust: any symbol demangles without panicking, and only
-// legacy Rust symbols change.
-func FuzzDemangleRust(f *testing.F) {
+// FuzzDemangled: any name demangles without panicking, and only mangled
+// names (_Z..., _R...) change.
+func FuzzDemangled(f *testing.F) {
 	f.Add("_ZN3std9panicking11begin_panic17h0123456789abcdefE")
-	f.Add("_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$..$u7b$$u7b$closure$u7d$$u7d$$GT$17h1234567890abcdefE")
-	f.Add("_ZN3foo3barEv")
+	f.Add("_ZNSt3__16vectorIiNS_9allocatorIiEEE9push_backERKi")
+	f.Add("_RNvCs1234_7rustini5parse")
 	f.Add("malloc")
 	f.Fuzz(func(t *testing.T, s string) {
-		if got := demangleRust(s); got != s && !strings.HasPrefix(s, "_ZN") {
-			t.Fatalf("demangleRust(%q) = %q: not a legacy Rust symbol", s, got)
+		if got := demangled(s); got != s && !strings.HasPrefix(s, "_Z") && !strings.HasPrefix(s, "_R") {
+			t.Fatalf("demangled(%q) = %q: not a mangled name", s, got)
 		}
 	})
 }
