@@ -28,12 +28,7 @@ func UnwrapCommandExports(wasm []byte, initName string) (out []byte, unwrapped [
 		return nil, nil, err
 	}
 	nimp := m.NumImported(ExternFunc)
-	names := make([]string, int(nimp)+len(m.Funcs))
-	for i := range m.Customs {
-		if m.Customs[i].Name == "name" {
-			parseNameSection(m.Customs[i].Data(), names)
-		}
-	}
+	names := nameSectionFuncs(m)
 	type wrapper struct {
 		export              int
 		ctors, inner, dtors uint32

@@ -16,12 +16,7 @@ func ExportFunction(wasm []byte, name string) (out []byte, added bool, err error
 			return wasm, false, nil
 		}
 	}
-	names := make([]string, int(m.NumImported(ExternFunc))+len(m.Funcs))
-	for i := range m.Customs {
-		if m.Customs[i].Name == "name" {
-			parseNameSection(m.Customs[i].Data(), names)
-		}
-	}
+	names := nameSectionFuncs(m)
 	idx := -1
 	for i, n := range names {
 		if n != name {

@@ -16,13 +16,8 @@ import (
 // funcNames returns a name for every function index (imports first): the
 // name section's, else an export name, else "func[N]".
 func funcNames(m *Module) []string {
-	n := int(m.NumImported(ExternFunc)) + len(m.Funcs)
-	names := make([]string, n)
-	for i := range m.Customs {
-		if m.Customs[i].Name == "name" {
-			parseNameSection(m.Customs[i].Data(), names)
-		}
-	}
+	names := nameSectionFuncs(m)
+	n := len(names)
 	for _, e := range m.Exports {
 		if e.Kind == ExternFunc && int64(e.Index) < int64(n) && names[e.Index] == "" {
 			names[e.Index] = e.Name
@@ -31,6 +26,18 @@ func funcNames(m *Module) []string {
 	for i := range names {
 		if names[i] == "" {
 			names[i] = "func[" + strconv.Itoa(i) + "]"
+		}
+	}
+	return names
+}
+
+// nameSectionFuncs returns the name section's name for every function index
+// (imports first), "" where it has none.
+func nameSectionFuncs(m *Module) []string {
+	names := make([]string, int(m.NumImported(ExternFunc))+len(m.Funcs))
+	for i := range m.Customs {
+		if m.Customs[i].Name == "name" {
+			parseNameSection(m.Customs[i].Data(), names)
 		}
 	}
 	return names
@@ -226,9 +233,7 @@ func cmpConsts(e *Expr, out [][]byte) [][]byte {
 			b = binary.LittleEndian.AppendUint64(nil, uint64(v))
 		}
 		if v > 0 {
-			for len(b) > 1 && b[len(b)-1] == 0 {
-				b = b[:len(b)-1]
-			}
+			b = trimHighZeros(b)
 		}
 		out = append(out, b)
 	}
@@ -270,14 +275,19 @@ func switchConsts(e *Expr, out [][]byte) [][]byte {
 			if cases++; cases > switchMaxCases {
 				break
 			}
-			b := binary.LittleEndian.AppendUint32(nil, uint32(base+int64(j)))
-			for len(b) > 1 && b[len(b)-1] == 0 {
-				b = b[:len(b)-1]
-			}
-			out = append(out, b)
+			out = append(out, trimHighZeros(binary.LittleEndian.AppendUint32(nil, uint32(base+int64(j)))))
 		}
 	}
 	return out
+}
+
+// trimHighZeros drops the high zero bytes of a little-endian value,
+// keeping at least one byte.
+func trimHighZeros(b []byte) []byte {
+	for len(b) > 1 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 func isCompare(op Op) bool {
