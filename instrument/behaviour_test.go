@@ -392,7 +392,7 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	if d := got.Describe(k); !strings.Contains(d, "a.c:42 if-then") {
 		t.Errorf("Describe(%d) = %q", k, d)
 	}
-	for _, bad := range [][]byte{nil, []byte("wafer sitemap v2\n"), b[:len(b)-1], append(append([]byte{}, b...), 0)} {
+	for _, bad := range [][]byte{nil, []byte(siteMapMagicV2), []byte(siteMapMagic), b[:len(b)-1], append(append([]byte{}, b...), 0)} {
 		var x SiteMap
 		if err := x.UnmarshalBinary(bad); err == nil {
 			t.Errorf("UnmarshalBinary(%q...) succeeded", bad[:min(len(bad), 20)])

@@ -23,6 +23,7 @@ func FuzzInstrument(f *testing.F) {
 		}
 	}
 	f.Add(memWasm, uint8(7))
+	f.Add(compareWasm, uint8(11))
 	f.Add(branchesWasm, uint8(3))
 	f.Add(dwWasm, uint8(1))
 	ctx := context.Background()
@@ -32,7 +33,7 @@ func FuzzInstrument(f *testing.F) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(feats))
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte, flags uint8) {
-		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0}
+		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0, Compares: flags&8 != 0}
 		if flags&4 != 0 {
 			opts.Skip = []string{"*"}
 		}

@@ -27,6 +27,13 @@ type Options struct {
 	// Skip holds path.Match patterns on function names: matching functions
 	// get no counters (memory addressing is still rewritten everywhere).
 	Skip []string
+	// Compares logs the operands of comparisons (compare.go) in a region of
+	// the reserved pages (Layout.CompareOffset), for input-to-state
+	// mutation: integer comparisons of counted functions, and the buffers
+	// of libc's memcmp/strcmp family. A module built with it is slower;
+	// it is meant for a few runs per queue entry, beside the one built
+	// without it.
+	Compares bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -115,6 +122,11 @@ type rewriter struct {
 	fuelGlobal uint32
 	baseGlobal uint32
 	markFunc   uint32
+	cmpFunc    uint32   // $cmp32; $cmp64 and $cmpmem follow (compare.go)
+	cmpOff     uint32   // real address of the comparison log
+	cmpInts    int      // integer log entries
+	cmpMems    []int8   // by defined function: 1+kind of its memory comparison hook, 0 for none
+	ncmp, nmem int      // entries placed so far
 	skip       []bool   // by defined function
 	funcOff    []uint32 // code-relative offset of each defined function's first instruction
 	typeIdx    map[string]uint32
@@ -181,6 +193,9 @@ func (rw *rewriter) run() error {
 		if !rw.skip[i] {
 			rw.nsites += countSites(&m.Code[i].Body)
 		}
+		if rw.opts.Compares && !rw.skip[i] {
+			rw.cmpInts += countCompares(&m.Code[i].Body)
+		}
 		consts = cmpConsts(&m.Code[i].Body, consts)
 		consts = switchConsts(&m.Code[i].Body, consts)
 		refs = constAddrs(&m.Code[i].Body, refs, dataLo, dataHi)
@@ -199,6 +214,25 @@ func (rw *rewriter) run() error {
 	if rw.opts.DirtyPages {
 		rw.dirtyOff = uint32(counterPages << 16)
 		rw.rp += dirtyMapBytes >> 16
+	}
+	var cmpMems int
+	if rw.opts.Compares {
+		rw.cmpInts = min(rw.cmpInts, maxCompares)
+		rw.cmpMems = make([]int8, len(m.Code))
+		for i := range m.Code {
+			if int(m.Funcs[i]) >= len(m.Types) {
+				continue // reported by pass 2
+			}
+			if kind, sized, ok := memCompareKind(names[nimp+uint32(i)], &m.Types[m.Funcs[i]]); ok {
+				rw.cmpMems[i] = int8(kind)
+				if sized {
+					rw.cmpMems[i] |= 4
+				}
+				cmpMems++
+			}
+		}
+		rw.cmpOff = rw.rp << 16
+		rw.rp += uint32((compareLogBytes(rw.cmpInts, cmpMems) + 0xffff) >> 16)
 	}
 	if rw.rp == 0 {
 		rw.rp = 1
@@ -228,9 +262,12 @@ func (rw *rewriter) run() error {
 		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true},
 			Init: Expr{Instrs: []Instr{{Op: OpI64Const, A: 1<<63 - 1}, {Op: OpEnd}}}})
 	}
+	helpers := nimp + uint32(len(m.Code))
 	if rw.opts.DirtyPages {
-		rw.markFunc = nimp + uint32(len(m.Code))
+		rw.markFunc = helpers
+		helpers++
 	}
+	rw.cmpFunc = helpers
 
 	// The dictionary reads the segments as the target has them: before
 	// they move up by the reserved bytes and merge.
@@ -258,6 +295,9 @@ func (rw *rewriter) run() error {
 	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
+	}
+	if rw.opts.Compares {
+		rw.addCompareFuncs()
 	}
 
 	// Exports.
@@ -291,6 +331,9 @@ func (rw *rewriter) run() error {
 	}
 	if rw.opts.Fuel {
 		l.FuelExport = FuelExport
+	}
+	if rw.opts.Compares {
+		l.CompareOffset, l.Compares, l.CompareMems = rw.cmpOff, uint32(rw.cmpInts), uint32(cmpMems)
 	}
 	rw.sm.Layout = l
 	rw.sm.Funcs = make([]Func, 0, len(names))
@@ -599,6 +642,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
+	if rw.cmpMems != nil && rw.cmpMems[i] != 0 {
+		rw.memCompare(uint32(rw.cmpMems[i]&3), rw.cmpMems[i]&4 != 0)
+	}
 	if rw.opts.Fuel && mayRunLong(body) && !loopsFirst(body) {
 		rw.fuel()
 	}
@@ -681,6 +727,10 @@ func mayRunLong(body []Instr) bool {
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
+	if rw.cmpInts > 0 && rw.count && isCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
+		rw.compare(in)
+		return nil
+	}
 	info := opinfo(in.Op)
 	switch in.Op {
 	case OpBlock, OpTry, OpTryTable:

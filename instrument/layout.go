@@ -22,6 +22,8 @@ import "math/bits"
 //	                                           set non-zero when a store, bulk op or
 //	                                           memory.grow touched it (only when
 //	                                           Options.DirtyPages)
+//	[CompareOffset, +CompareLogBytes())        the comparison log (only when
+//	                                           Options.Compares)
 type Layout struct {
 	// ReservedPages is the number of 64 KiB pages below the target's memory.
 	ReservedPages uint32
@@ -44,6 +46,12 @@ type Layout struct {
 	// module traps with `unreachable` after storing a negative value in it,
 	// so a trap with FuelExport < 0 is a hang, not a target crash.
 	FuelExport string
+	// CompareOffset is the real address of the comparison log
+	// (Options.Compares, compare.go): Compares integer entries of
+	// CompareEntryBytes, then CompareMems memory entries of
+	// CompareMemEntryBytes. All three are 0 without it. Comparisons reads
+	// the log; the host zeroes it before a run.
+	CompareOffset, Compares, CompareMems uint32
 	// GlobalExportPrefix: every mutable global the module defines is also
 	// exported as GlobalExportPrefix+decimal global index ("wafer.g12"), so
 	// the host can snapshot and restore instance state through api.Global.
@@ -95,3 +103,6 @@ func (l Layout) DirtyShift() uint {
 // ReservedBytes is the distance between a target address and the real
 // address in the instrumented module's memory.
 func (l Layout) ReservedBytes() uint64 { return uint64(l.ReservedPages) << 16 }
+
+// CompareLogBytes is the size of the comparison log.
+func (l Layout) CompareLogBytes() uint64 { return compareLogBytes(int(l.Compares), int(l.CompareMems)) }

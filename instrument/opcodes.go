@@ -111,6 +111,9 @@ const (
 	OpI64Add             Op = 0x7c
 	OpI64Sub             Op = 0x7d
 	OpI64ShrU            Op = 0x88
+	OpI64Shl             Op = 0x86
+	OpI64GtU             Op = 0x56
+	OpI32LtU             Op = 0x49
 	OpI32WrapI64         Op = 0xa7
 	OpI64ExtendI32U      Op = 0xad
 	OpRefNull            Op = 0xd0

@@ -42,6 +42,7 @@ func realVariants() []realVariant {
 		{"counters", &instrument.Options{}},
 		{"fuel", &instrument.Options{Fuel: true}},
 		{"dirty", &instrument.Options{Fuel: true, DirtyPages: true}},
+		{"compares", &instrument.Options{Fuel: true, DirtyPages: true, Compares: true}},
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -115,7 +116,12 @@ func (m *SiteMap) Describe(id int) string {
 	return out
 }
 
-const siteMapMagic = "wafer sitemap v2\n"
+// siteMapMagic heads what MarshalBinary writes; v3 added the comparison
+// log's layout. UnmarshalBinary also reads v2 (no comparison log).
+const (
+	siteMapMagic   = "wafer sitemap v3\n"
+	siteMapMagicV2 = "wafer sitemap v2\n"
+)
 
 // MarshalBinary encodes the SiteMap: a version line, then uvarints and
 // length-prefixed strings.
@@ -124,7 +130,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
 	s := func(x string) { u(uint64(len(x))); b = append(b, x...) }
 	l := m.Layout
-	for _, v := range []uint32{l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages} {
+	for _, v := range []uint32{l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages, l.CompareOffset, l.Compares, l.CompareMems} {
 		u(uint64(v))
 	}
 	s(l.MemoryExport)
@@ -221,13 +227,17 @@ func (r *smReader) count(min int) int {
 // UnmarshalBinary decodes what MarshalBinary wrote. Any other input is an
 // error, never a panic.
 func (m *SiteMap) UnmarshalBinary(data []byte) error {
-	if len(data) < len(siteMapMagic) || string(data[:len(siteMapMagic)]) != siteMapMagic {
+	v2 := bytes.HasPrefix(data, []byte(siteMapMagicV2))
+	if !v2 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
 	var out SiteMap
 	l := &out.Layout
 	l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages = r.u32(), r.u32(), r.u32(), r.u32(), r.u32()
+	if !v2 {
+		l.CompareOffset, l.Compares, l.CompareMems = r.u32(), r.u32(), r.u32()
+	}
 	l.MemoryExport, l.FuelExport, l.GlobalExportPrefix = r.s(), r.s(), r.s()
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)

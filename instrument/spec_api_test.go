@@ -23,6 +23,7 @@ func specTransforms() (ts []specTransform, note string) {
 		{name: "counters", apply: specInstrument(instrument.Options{}), features: specInstrumentFeatures},
 		{name: "fuel", apply: specInstrument(instrument.Options{Fuel: true}), features: specInstrumentFeatures},
 		{name: "dirty", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true}), features: specInstrumentFeatures},
+		{name: "compares", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true, Compares: true}), features: specInstrumentFeatures},
 	}, ""
 }
 

@@ -1,0 +1,268 @@
+package instrument
+
+import (
+	"encoding/binary"
+	"iter"
+)
+
+// Comparison logging (Options.Compares): the operands the target compares,
+// for input-to-state mutation (Redqueen, AFL++'s cmplog, libFuzzer's
+// table of recent compares). A module built with it is meant for a few
+// runs per queue entry, not for every execution: each logged comparison
+// costs a call.
+//
+// Every i32/i64 eq, ne, lt, gt, le and ge in a counted function (not eqz:
+// a compare with zero teaches nothing) gets an entry of the integer log;
+// before the comparison its operands go to $cmp32/$cmp64, which keep the
+// last CompareSlots unequal pairs. Functions named like libc's byte
+// comparisons (memcmp, bcmp, strcmp, strncmp, strcasecmp, strncasecmp:
+// wasi-libc's, and what Rust's and C++'s standard libraries call) get an
+// entry of the memory log; at their entry $cmpmem copies the first
+// CompareMemBytes bytes of both buffers. Only core 1.0 instructions are
+// added, so the module needs no feature the original did not. Reading the buffers never traps:
+// a range that runs past the end of memory is not logged.
+
+// Sizes of the comparison log (Layout.CompareOffset). An integer entry is
+// an 8-byte header (uint32 count of unequal pairs logged, uint32 operand
+// width 4 or 8) and CompareSlots slots of two little-endian uint64 (the
+// pair of hit count%CompareSlots). A memory entry is an 8-byte header
+// (count, CompareMem kind) and CompareSlots slots of a uint32 length, 4
+// bytes of padding and two CompareMemBytes buffers.
+const (
+	CompareSlots         = 4
+	CompareEntryBytes    = 8 + CompareSlots*16
+	CompareMemBytes      = 32
+	compareMemSlot       = 8 + 2*CompareMemBytes
+	CompareMemEntryBytes = 8 + CompareSlots*compareMemSlot
+	// maxCompares caps the integer entries (a Go program has ~100k
+	// comparisons; later ones are not logged).
+	maxCompares = 1 << 17
+)
+
+// Memory comparison kinds (the header's second word).
+const (
+	cmpMemBytes  = 1 // memcmp, bcmp: the first n bytes
+	cmpMemString = 2 // strcmp and kin: up to a NUL
+)
+
+// Comparison is one logged pair of operands.
+type Comparison struct {
+	// Size is the width of integer operands in bytes (4 or 8), 0 for a
+	// memory comparison.
+	Size int
+	// A and B are integer operands (zero-extended to 64 bits).
+	A, B uint64
+	// MemA and MemB are the compared bytes of a memory comparison (a
+	// string's up to its NUL); they alias the view passed to Comparisons.
+	MemA, MemB []byte
+}
+
+// Comparisons yields the pairs logged in mem, the instance's memory (real
+// addresses), in entry order. An entry yields at most CompareSlots pairs.
+func (l Layout) Comparisons(mem []byte) iter.Seq[Comparison] {
+	return func(yield func(Comparison) bool) {
+		end := uint64(l.CompareOffset) + uint64(l.Compares)*CompareEntryBytes + uint64(l.CompareMems)*CompareMemEntryBytes
+		if l.Compares+l.CompareMems == 0 || end > uint64(len(mem)) {
+			return
+		}
+		off := int(l.CompareOffset)
+		for range l.Compares {
+			e := mem[off : off+CompareEntryBytes]
+			off += CompareEntryBytes
+			n := min(binary.LittleEndian.Uint32(e), CompareSlots)
+			size := int(binary.LittleEndian.Uint32(e[4:]))
+			for s := range n {
+				p := e[8+16*s:]
+				if !yield(Comparison{Size: size, A: binary.LittleEndian.Uint64(p), B: binary.LittleEndian.Uint64(p[8:])}) {
+					return
+				}
+			}
+		}
+		for range l.CompareMems {
+			e := mem[off : off+CompareMemEntryBytes]
+			off += CompareMemEntryBytes
+			n := min(binary.LittleEndian.Uint32(e), CompareSlots)
+			kind := binary.LittleEndian.Uint32(e[4:])
+			for s := range n {
+				p := e[8+compareMemSlot*s:]
+				k := min(binary.LittleEndian.Uint32(p), CompareMemBytes)
+				a, b := p[8:8+k:8+k], p[8+CompareMemBytes:8+CompareMemBytes+k:8+CompareMemBytes+k]
+				if kind == cmpMemString {
+					a, b = cString(a), cString(b)
+				}
+				if !yield(Comparison{MemA: a, MemB: b}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// cString cuts b at its first NUL.
+func cString(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i:i]
+		}
+	}
+	return b
+}
+
+// compareLogBytes is the size of the log for the given entry counts.
+func compareLogBytes(ints, mems int) uint64 {
+	return uint64(ints)*CompareEntryBytes + uint64(mems)*CompareMemEntryBytes
+}
+
+// countCompares counts the comparisons of a body.
+func countCompares(e *Expr) int {
+	n := 0
+	for i := range e.Instrs {
+		if isCompare(e.Instrs[i].Op) {
+			n++
+		}
+	}
+	return n
+}
+
+// memCompareKind says whether a function named name of type ft is one of
+// libc's byte comparisons, and which kind: (p, q, n) → i32 for the memcmp
+// and strncmp families, (p, q) → i32 for strcmp and strcasecmp.
+func memCompareKind(name string, ft *FuncType) (kind uint32, sized bool, ok bool) {
+	switch name {
+	case "memcmp", "bcmp":
+		kind, sized = cmpMemBytes, true
+	case "strncmp", "strncasecmp":
+		kind, sized = cmpMemString, true
+	case "strcmp", "strcasecmp":
+		kind = cmpMemString
+	default:
+		return 0, false, false
+	}
+	want := 2
+	if sized {
+		want = 3
+	}
+	if len(ft.Params) != want || len(ft.Results) != 1 || ft.Results[0] != TI32 {
+		return 0, false, false
+	}
+	for _, p := range ft.Params {
+		if p != TI32 {
+			return 0, false, false
+		}
+	}
+	return kind, sized, true
+}
+
+// compare logs the operands of the comparison in (unless the log is
+// full), then performs it.
+func (rw *rewriter) compare(in *Instr) {
+	if rw.ncmp >= rw.cmpInts {
+		rw.keep(in)
+		return
+	}
+	entry := uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
+	rw.ncmp++
+	t, fn := TI32, rw.cmpFunc
+	if in.Op >= OpI64Eq {
+		t, fn = TI64, rw.cmpFunc+1
+	}
+	a, b := rw.local(t, 200), rw.local(t, 201)
+	rw.emit(OpLocalSet, uint64(b))
+	rw.emit(OpLocalTee, uint64(a))
+	rw.emit(OpLocalGet, uint64(b))
+	rw.i32(int64(entry))
+	rw.emit(OpCall, uint64(fn))
+	rw.emit(OpLocalGet, uint64(a))
+	rw.emit(OpLocalGet, uint64(b))
+	rw.keep(in)
+}
+
+// memCompare logs the buffers of a libc byte comparison at its entry.
+func (rw *rewriter) memCompare(kind uint32, sized bool) {
+	entry := uint64(rw.cmpOff) + uint64(rw.cmpInts)*CompareEntryBytes + uint64(rw.nmem)*CompareMemEntryBytes
+	rw.nmem++
+	rw.emit(OpLocalGet, 0)
+	rw.emit(OpLocalGet, 1)
+	if sized {
+		rw.emit(OpLocalGet, 2)
+	} else {
+		rw.i32(CompareMemBytes)
+	}
+	rw.i32(int64(kind))
+	rw.i32(int64(entry))
+	rw.emit(OpCall, uint64(rw.cmpFunc+2))
+}
+
+// addCompareFuncs appends $cmp32(a, b i32, entry i32), $cmp64(a, b i64,
+// entry i32) and $cmpmem(p, q, n, kind, entry i32), in that order, at
+// function index rw.cmpFunc. Their memory accesses address the reserved
+// region directly (they are not rewritten).
+func (rw *rewriter) addCompareFuncs() {
+	m := rw.m
+	for _, t := range []ValType{TI32, TI64} {
+		ti := rw.typeIndex([]ValType{t, t, TI32}, nil)
+		const a, b, e, n = 0, 1, 2, 3
+		eq, ext := OpI32Eq, []Instr{{Op: OpI64ExtendI32U}}
+		size := 4
+		if t == TI64 {
+			eq, ext, size = OpI64Eq, nil, 8
+		}
+		body := []Instr{
+			{Op: OpLocalGet, A: a}, {Op: OpLocalGet, A: b}, {Op: eq}, {Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
+			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: e}, {Op: OpI32Load, B: 2}, {Op: OpLocalTee, A: n},
+			{Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpI32Store, B: 2},
+			{Op: OpLocalGet, A: e}, {Op: OpI32Const, A: uint64(size)}, {Op: OpI32Store, A: 4, B: 2},
+			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareSlots - 1}, {Op: OpI32And},
+			{Op: OpI32Const, A: 4}, {Op: OpI32Shl}, {Op: OpI32Add}, {Op: OpLocalSet, A: e},
+			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: a},
+		}
+		body = append(body, ext...)
+		body = append(body, Instr{Op: OpI64Store, A: 8, B: 3}, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: b})
+		body = append(body, ext...)
+		body = append(body, Instr{Op: OpI64Store, A: 16, B: 3}, Instr{Op: OpEnd})
+		m.Funcs = append(m.Funcs, ti)
+		m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}}, Body: Expr{Instrs: body}})
+	}
+	ti := rw.typeIndex([]ValType{TI32, TI32, TI32, TI32, TI32}, nil)
+	const p, q, n, kind, e, c, lim, i, x = 0, 1, 2, 3, 4, 5, 6, 7, 8
+	rb := int64(rw.rb)
+	// outOfRange: [x] -> [x+rb+n > memory bytes]
+	outOfRange := func(x uint64) []Instr {
+		return []Instr{
+			{Op: OpLocalGet, A: x}, {Op: OpI64ExtendI32U}, {Op: OpI64Const, A: uint64(rb)}, {Op: OpI64Add},
+			{Op: OpLocalGet, A: n}, {Op: OpI64ExtendI32U}, {Op: OpI64Add}, {Op: OpLocalGet, A: lim}, {Op: OpI64GtU},
+			{Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
+		}
+	}
+	body := []Instr{
+		{Op: OpMemorySize}, {Op: OpI64ExtendI32U}, {Op: OpI64Const, A: 16}, {Op: OpI64Shl}, {Op: OpLocalSet, A: lim},
+		{Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes},
+		{Op: OpI32LtU}, {Op: OpSelect}, {Op: OpLocalSet, A: n},
+	}
+	body = append(body, outOfRange(p)...)
+	body = append(body, outOfRange(q)...)
+	body = append(body,
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpI32Load, B: 2}, Instr{Op: OpLocalTee, A: c},
+		Instr{Op: OpI32Const, A: 1}, Instr{Op: OpI32Add}, Instr{Op: OpI32Store, B: 2},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: kind}, Instr{Op: OpI32Store, A: 4, B: 2},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: c}, Instr{Op: OpI32Const, A: CompareSlots - 1}, Instr{Op: OpI32And},
+		Instr{Op: OpI32Const, A: compareMemSlot}, Instr{Op: OpI32Mul}, Instr{Op: OpI32Add}, Instr{Op: OpLocalSet, A: e},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: n}, Instr{Op: OpI32Store, A: 8, B: 2},
+		// copy n bytes of each buffer, a byte at a time (core 1.0 has no
+		// memory.copy); the loads reach target addresses through offset rb
+		Instr{Op: OpBlock, C: 0x40}, Instr{Op: OpLoop, C: 0x40},
+		Instr{Op: OpLocalGet, A: i}, Instr{Op: OpLocalGet, A: n}, Instr{Op: OpI32GeU}, Instr{Op: OpBrIf, A: 1},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpLocalTee, A: x},
+		Instr{Op: OpLocalGet, A: p}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpI32Load8U, A: uint64(rb)},
+		Instr{Op: OpI32Store8, A: 16},
+		Instr{Op: OpLocalGet, A: x},
+		Instr{Op: OpLocalGet, A: q}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpI32Load8U, A: uint64(rb)},
+		Instr{Op: OpI32Store8, A: 16 + CompareMemBytes},
+		Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Const, A: 1}, Instr{Op: OpI32Add}, Instr{Op: OpLocalSet, A: i},
+		Instr{Op: OpBr, A: 0},
+		Instr{Op: OpEnd}, Instr{Op: OpEnd},
+		Instr{Op: OpEnd},
+	)
+	m.Funcs = append(m.Funcs, ti)
+	m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}, {Count: 1, Type: TI64}, {Count: 2, Type: TI32}}, Body: Expr{Instrs: body}})
+}

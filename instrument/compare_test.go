@@ -1,0 +1,130 @@
+package instrument
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+//go:embed testdata/compare.wasm
+var compareWasm []byte
+
+// compareCalls exercise every function of compare.wasm; the pointers are
+// target addresses, some at the very end of the 1-page memory.
+var compareCalls = []coreCall{
+	call("store", 100, 0x43494741_4d), // "MAGIC" at 100
+	call("store", 200, 0x64726f7779656b),
+	call("store", 65528, 0x00646e65), // "end\0" in the last 8 bytes
+	call("eq32", 0x4d414749), call("eq32", 7),
+	call("lt64", 5), call("lt64", 1<<50),
+	call("magic", 100), call("magic", 16), call("magic", 65533), call("magic", 65534),
+	call("keyword", 32), call("keyword", 200), call("keyword", 65528), call("keyword", 65536),
+	call("memcmp", 65535, 0, 0), call("memcmp", 65536, 0, 1),
+	call("strcmp", 65535, 65535),
+	call("dead", 3),
+}
+
+func TestComparesBehaviour(t *testing.T) {
+	for _, opts := range []Options{{Compares: true}, {Compares: true, Fuel: true, DirtyPages: true}} {
+		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
+			out, sm, err := Instrument(compareWasm, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameResults(t, compareWasm, out, compareCalls)
+			l := sm.Layout
+			// integers: memcmp's, strcmp's, eq32's, lt64's and dead's
+			// (whose entry stays empty); memory: $memcmp and $strcmp, and
+			// the exports named memcmp and strcmp
+			if l.Compares != 5 || l.CompareMems != 4 {
+				t.Errorf("log entries: %d integer, %d memory; want 5, 4", l.Compares, l.CompareMems)
+			}
+			if l.CompareOffset < l.DirtyOffset+l.DirtyPages || uint64(l.CompareOffset)+l.CompareLogBytes() > l.ReservedBytes() {
+				t.Errorf("log at %d+%d outside the reserved %d bytes or overlapping the dirty map", l.CompareOffset, l.CompareLogBytes(), l.ReservedBytes())
+			}
+		})
+	}
+}
+
+// logged instantiates out, runs calls and returns the comparisons logged.
+func logged(t *testing.T, out []byte, sm *SiteMap, calls ...coreCall) []string {
+	t.Helper()
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		if _, err := mod.ExportedFunction(c.fn).Call(ctx, c.args...); err != nil {
+			t.Fatalf("%s%v: %v", c.fn, c.args, err)
+		}
+	}
+	return comparisons(mod.ExportedMemory(MemoryExport), sm)
+}
+
+func comparisons(mem api.Memory, sm *SiteMap) []string {
+	view, _ := mem.Read(0, mem.Size())
+	var got []string
+	for c := range sm.Layout.Comparisons(view) {
+		if c.Size == 0 {
+			got = append(got, fmt.Sprintf("%q %q", c.MemA, c.MemB))
+		} else {
+			got = append(got, fmt.Sprintf("%d:%#x %#x", c.Size, c.A, c.B))
+		}
+	}
+	return got
+}
+
+func TestComparesLog(t *testing.T) {
+	out, sm, err := Instrument(compareWasm, Options{Compares: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		calls []coreCall
+		want  []string
+	}{
+		{"equal operands are not logged", []coreCall{call("eq32", 0x4d414749), call("lt64", 1000000000000)}, nil},
+		{"i32", []coreCall{call("eq32", 7)}, []string{"4:0x7 0x4d414749"}},
+		{"i64", []coreCall{call("lt64", 1<<50)}, []string{"8:0x4000000000000 0xe8d4a51000"}},
+		{"the last pairs of an entry", []coreCall{call("eq32", 1), call("eq32", 2), call("eq32", 3), call("eq32", 4), call("eq32", 5), call("eq32", 6)},
+			[]string{"4:0x5 0x4d414749", "4:0x6 0x4d414749", "4:0x3 0x4d414749", "4:0x4 0x4d414749"}},
+		{"memcmp: n bytes, and the loop's byte comparison",
+			[]coreCall{call("store", 100, 0x4349474158), call("magic", 100)},
+			[]string{"4:0x58 0x4d", `"XAGIC" "MAGIC"`}},
+		{"strcmp: up to the NUL",
+			[]coreCall{call("store", 200, 0x64726f77), call("keyword", 200)},
+			[]string{"4:0x77 0x6b", `"word" "keyword"`}},
+		{"a buffer past the end of memory is not logged", []coreCall{call("keyword", 65528)}, []string{"4:0x0 0x6b"}},
+		{"dead code", []coreCall{call("dead", 1)}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := logged(t, out, sm, c.calls...)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("logged %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestComparesOff(t *testing.T) {
+	_, sm, err := Instrument(compareWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := sm.Layout; l.Compares != 0 || l.CompareMems != 0 || l.CompareOffset != 0 {
+		t.Errorf("layout without Compares: %+v", l)
+	}
+	for c := range sm.Layout.Comparisons(make([]byte, 1<<16)) {
+		t.Errorf("Comparisons yielded %+v without a log", c)
+	}
+}
