@@ -26,14 +26,15 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 	t.Helper()
 	instrumented.Lock()
 	im, ok := instrumented.m[rel]
-	if !ok || opts.Fuel != fullOpts.Fuel || opts.DirtyPages != fullOpts.DirtyPages || len(opts.Skip) > 0 {
+	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && len(opts.Skip) == 0 && !opts.Compares
+	if !ok || !memo {
 		out, sm, err := instrument.Instrument(fixture(t, rel), opts)
 		if err != nil {
 			instrumented.Unlock()
 			t.Fatalf("instrument %s: %v", rel, err)
 		}
 		im = instrumentedModule{out, sm}
-		if opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && len(opts.Skip) == 0 {
+		if memo {
 			instrumented.m[rel] = im
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 
@@ -423,6 +424,27 @@ func (w *Worker) clearDirty() {
 	}
 }
 
+// clearCompares zeroes the comparison log (instrument.Options.Compares)
+// before a run; views must be fresh.
+func (w *Worker) clearCompares() {
+	lay := &w.t.meta.layout
+	if lay.Compares+lay.CompareMems == 0 {
+		return
+	}
+	if end := uint64(lay.CompareOffset) + lay.CompareLogBytes(); end <= uint64(len(w.view)) {
+		clear(w.view[lay.CompareOffset:end])
+	}
+}
+
+// Comparisons yields the operand pairs the last run logged, for a target
+// instrumented with instrument.Options.Compares (nothing otherwise). The
+// pairs' byte slices alias the instance's memory: valid until the next
+// Run on w.
+func (w *Worker) Comparisons() iter.Seq[instrument.Comparison] {
+	w.views()
+	return w.t.meta.layout.Comparisons(w.view)
+}
+
 // counters is the zero-copy view of the counters.
 func (w *Worker) counters() []byte {
 	w.views()
@@ -497,6 +519,7 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	if !w.callerClears {
 		clear(w.ctrs)
 	}
+	w.clearCompares()
 	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
@@ -643,6 +666,8 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 		return Result{}, err
 	}
 	w.used = true
+	w.views()
+	w.clearCompares()
 	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
