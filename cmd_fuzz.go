@@ -50,6 +50,7 @@ type fuzzFlags struct {
 	jobs          int
 	strategy      string
 	generator     string
+	useCmp        int
 	keepGoing     bool
 	deterministic bool
 	noShrink      bool
@@ -88,7 +89,7 @@ var libfuzzerIgnored = []string{
 	"create_missing_dirs", "purge_allocator_interval", "trace_malloc",
 	"handle_segv", "handle_bus", "handle_abrt", "handle_ill", "handle_fpe",
 	"handle_int", "handle_term", "handle_xfsz", "handle_usr1", "handle_usr2",
-	"use_cmp", "use_memmem", "keep_seed", "focus_function", "data_flow_trace",
+	"use_memmem", "keep_seed", "focus_function", "data_flow_trace",
 	"collect_data_flow", "experimental_len_control", "max_number_of_runs",
 	"ignore_remaining_args", "features_dir", "reduce_depth", "entropic_feature_frequency_threshold",
 	"entropic_number_of_rarest_features", "entropic_scale_per_exec_time",
@@ -109,6 +110,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
+	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry a worker mutates; 0: off (libFuzzer)")
 
 	f.target.register(fs)
 

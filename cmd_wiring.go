@@ -72,10 +72,17 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 	return cfg, nil
 }
 
-// loadTarget compiles the module for running: instrumented (counters,
-// fuel, and dirty pages when runs restore memory) when coverage is wanted,
-// as it is otherwise.
-func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, instrumented bool, maxInput int) (*runtime.Target, *instrument.SiteMap, error) {
+// build says how loadTarget instruments a module.
+type build int
+
+const (
+	buildPlain    build = iota // as it is
+	buildCounters              // counters, fuel, and dirty pages when runs restore memory
+	buildCompares              // buildCounters plus comparison logging (input-to-state)
+)
+
+// loadTarget compiles the module for running, built as b.
+func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b build, maxInput int) (*runtime.Target, *instrument.SiteMap, error) {
 	cfg, err := t.runtimeConfig(maxInput)
 	if err != nil {
 		return nil, nil, err
@@ -102,8 +109,9 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, i
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var sm *instrument.SiteMap
-	if instrumented {
-		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip})
+	if b != buildPlain {
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares}
+		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -204,7 +212,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
 		f.target.timeout = 0
 	}
-	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, true, max(f.maxLen, maxSeedLen(seeds)))
+	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, max(f.maxLen, maxSeedLen(seeds)))
 	if err != nil {
 		return err
 	}
@@ -237,6 +245,15 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	} else {
 		for _, s := range seeds {
 			deps.Seeds = append(deps.Seeds, s.Data)
+		}
+		if f.useCmp != 0 {
+			// Input-to-state mutation: a second build logs comparisons.
+			ct, _, err := loadTarget(ctx, target, wasm, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
+			if err != nil {
+				return fmt.Errorf("--use-cmp: %w", err)
+			}
+			defer ct.Close(context.WithoutCancel(ctx))
+			deps.NewComparer = engine.RuntimeComparers(ct)
 		}
 	}
 	var dir *corpus.Dir
@@ -442,7 +459,11 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 	}
 	// With an explicit --fuel, run instrumented so a fuel hang reproduces
 	// exactly; otherwise run the module unchanged (exact file:line stacks).
-	tgt, _, err := loadTarget(ctx, target, wasm, &tf, t.fuel != 0, maxSeedLen(seeds))
+	b := buildPlain
+	if t.fuel != 0 {
+		b = buildCounters
+	}
+	tgt, _, err := loadTarget(ctx, target, wasm, &tf, b, maxSeedLen(seeds))
 	if err != nil {
 		return 0, err
 	}
@@ -545,7 +566,7 @@ func (c *cli) shrink(ctx context.Context, target string, wasm []byte, t *targetF
 		return nil, sh, "", fmt.Errorf("%s: expected one input file", path)
 	}
 	orig = seeds[0].Data
-	tgt, _, err := loadTarget(ctx, target, wasm, t, true, len(orig))
+	tgt, _, err := loadTarget(ctx, target, wasm, t, buildCounters, len(orig))
 	if err != nil {
 		return nil, sh, "", err
 	}
@@ -654,7 +675,7 @@ func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target 
 	if err != nil {
 		return err
 	}
-	tgt, _, err := loadTarget(ctx, target, wasm, t, true, max(maxSeedLen(base), maxSeedLen(cands)))
+	tgt, _, err := loadTarget(ctx, target, wasm, t, buildCounters, max(maxSeedLen(base), maxSeedLen(cands)))
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,11 @@ type Deps struct {
 	// with a Close(context.Context) error method is closed when Fuzz is
 	// done with it.
 	NewExecutor func(ctx context.Context, w int) (Executor, error)
+	// NewComparer, when set in raw mode, returns worker w's Comparer: the
+	// build of the target that logs its comparisons, for input-to-state
+	// mutation (compares.go). Called like NewExecutor, and closed the same
+	// way. Its runs are not counted as executions.
+	NewComparer func(ctx context.Context, w int) (Comparer, error)
 	// Generator turns choice sequences into inputs; nil is raw mode (the
 	// choice sequence is the input). If it has a ForWorker(w int) Generator
 	// method (FromGenerator's adapter does), each worker gets its own.

@@ -60,6 +60,12 @@ func (m *havocMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 		return freshChoices(dst, m.env, r)
 	}
 	b := append(dst[:0], j.Parent.Choices...)
+	if rs := j.Parent.replacements(); rs != nil && len(rs.r) > 0 && r.IntN(replaceOdds) == 0 {
+		// input-to-state (compares.go): one replacement alone
+		if c := rs.r[r.IntN(len(rs.r))].apply(b); c != nil {
+			return c
+		}
+	}
 	var ops int
 	if m.stackPow2 > 0 {
 		ops = 1 << (1 + r.IntN(m.stackPow2))
@@ -91,10 +97,21 @@ var havocOps = [...]havocOp{
 }
 
 // havocOnce applies one applicable operation (up to 16 draws; b unchanged
-// if none applied).
+// if none applied). A parent with input-to-state replacements adds
+// opReplace to the draw.
 func havocOnce(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
+	n := len(havocOps)
+	if j.Parent != nil {
+		if rs := j.Parent.replacements(); rs != nil && len(rs.r) > 0 {
+			n++
+		}
+	}
 	for range 16 {
-		if c := havocOps[r.IntN(len(havocOps))](b, r, env, j); c != nil {
+		op := opReplace
+		if k := r.IntN(n); k < len(havocOps) {
+			op = havocOps[k]
+		}
+		if c := op(b, r, env, j); c != nil {
 			return c
 		}
 	}

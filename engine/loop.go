@@ -92,6 +92,7 @@ type batchResult struct {
 type worker struct {
 	id        int
 	exec      Executor
+	cmp       Comparer // nil: no input-to-state mutation
 	gen       Generator
 	sgen      StructuredGenerator // gen, when structured
 	reuse     bool                // the mutator keeps execution indexes
@@ -182,6 +183,12 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 
 func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
+	if w.cmp != nil && j.Parent != nil && !j.replay && j.Parent.replacements() == nil && !w.halted {
+		if err := w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
+			res.err = err
+			w.halted = true
+		}
+	}
 	w.rng.Seed(w.seed, j.Seq)
 	done := ctx.Done()
 	for i := 0; i < j.N && !w.halted; i++ {
@@ -297,6 +304,17 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	return res
 }
 
+// inputToState runs e on the comparer and memoises its replacements
+// (compares.go).
+func (w *worker) inputToState(ctx context.Context, e *Entry) error {
+	ops, err := w.cmp.Compare(ctx, e.Input)
+	if err != nil {
+		return fmt.Errorf("comparer: %w", err)
+	}
+	e.i2s.CompareAndSwap(nil, inputToState(e.Input, ops))
+	return nil
+}
+
 type coordinator struct {
 	cfg   Config
 	deps  Deps
@@ -386,14 +404,22 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	workers := make([]*worker, cfg.Workers)
 	for i := range workers {
 		ex, err := deps.NewExecutor(ctx, i)
+		var cmp Comparer
+		if err == nil && deps.NewComparer != nil && deps.Generator == nil {
+			if cmp, err = deps.NewComparer(ctx, i); err != nil {
+				closeExecutor(ctx, ex)
+				err = fmt.Errorf("comparer: %w", err)
+			}
+		}
 		if err != nil {
 			for _, w := range workers[:i] {
 				closeExecutor(ctx, w.exec)
+				closeExecutor(ctx, w.cmp)
 			}
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		w := &worker{
-			id: i, exec: ex, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
+			id: i, exec: ex, cmp: cmp, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
 			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, onRun: deps.OnRun,
 			yield: cfg.Workers >= goruntime.GOMAXPROCS(0),
@@ -499,6 +525,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	wg.Wait()
 	for _, w := range workers {
 		closeExecutor(ctx, w.exec)
+		closeExecutor(ctx, w.cmp)
 	}
 	if c.stop == "" {
 		c.stop = "runs"

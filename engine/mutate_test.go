@@ -216,16 +216,16 @@ func TestNumCandidates(t *testing.T) {
 	st := &State{Cov: &Coverage{Branches: 40}}
 	c := &Cycle{}
 	tests := []struct {
-		e    Entry
+		e    *Entry
 		want int
 	}{
-		{Entry{Branches: 40}, 50},
-		{Entry{Branches: 20}, 25},
-		{Entry{Branches: 20, Favored: true}, 500},
-		{Entry{Branches: 0}, 1},
+		{&Entry{Branches: 40}, 50},
+		{&Entry{Branches: 20}, 25},
+		{&Entry{Branches: 20, Favored: true}, 500},
+		{&Entry{Branches: 0}, 1},
 	}
 	for _, tc := range tests {
-		if got := c.NumCandidates(st, &tc.e); got != tc.want {
+		if got := c.NumCandidates(st, tc.e); got != tc.want {
 			t.Errorf("cov %d favored %v: expected %d, got %d", tc.e.Branches, tc.e.Favored, tc.want, got)
 		}
 	}

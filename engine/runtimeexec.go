@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 
 	"github.com/wafer-fuzz/wafer/runtime"
@@ -57,3 +58,33 @@ func FailureOf(r runtime.Result) *Failure {
 	}
 	return f
 }
+
+// RuntimeComparers returns a Deps.NewComparer that makes one runtime
+// Worker of t per engine worker; t must be instrumented with
+// instrument.Options.Compares.
+func RuntimeComparers(t *runtime.Target) func(ctx context.Context, w int) (Comparer, error) {
+	return func(ctx context.Context, _ int) (Comparer, error) {
+		w, err := t.NewWorker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &runtimeComparer{w: w}, nil
+	}
+}
+
+type runtimeComparer struct{ w *runtime.Worker }
+
+// Compare runs input and copies out the log: whatever the outcome (a crash
+// or hang still logged what it compared before it).
+func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]Operands, error) {
+	if _, err := c.w.Run(ctx, input); err != nil {
+		return nil, err
+	}
+	var ops []Operands
+	for x := range c.w.Comparisons() {
+		ops = append(ops, Operands{Size: x.Size, A: x.A, B: x.B, MemA: bytes.Clone(x.MemA), MemB: bytes.Clone(x.MemB)})
+	}
+	return ops, nil
+}
+
+func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ctx) }

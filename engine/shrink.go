@@ -18,7 +18,7 @@ func workerGenerator(g Generator, w int) Generator {
 	return g
 }
 
-func closeExecutor(ctx context.Context, e Executor) {
+func closeExecutor(ctx context.Context, e any) {
 	if c, ok := e.(interface{ Close(context.Context) error }); ok {
 		c.Close(context.WithoutCancel(ctx)) //nolint:errcheck // nothing to do about it at shutdown
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Rand is the randomness a mutator uses. *math/rand/v2.Rand satisfies it;
@@ -47,7 +48,15 @@ type Entry struct {
 	Op     string
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
+	// i2s memoises the entry's input-to-state replacements (compares.go):
+	// the first worker to mutate the entry computes them, a function of
+	// its input only, so which worker does cannot change any child.
+	i2s atomic.Pointer[replacements]
 }
+
+// replacements returns the entry's input-to-state replacements, nil
+// before a worker computed them.
+func (e *Entry) replacements() *replacements { return e.i2s.Load() }
 
 // Job is one unit of work the coordinator hands a worker: N children of
 // Parent. Immutable once issued.

@@ -1,0 +1,181 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"slices"
+)
+
+// Input-to-state mutation (Redqueen's; AFL++'s cmplog, libFuzzer's table
+// of recent compares): many checks compare input bytes, barely
+// transformed, with a value the target holds (a magic number, a keyword,
+// a length). A second build of the target logs the operands of its
+// comparisons (instrument.Options.Compares); the engine runs a queue
+// entry on it once, finds each operand among the entry's bytes (as 1, 2,
+// 4 or 8-byte little or big-endian integers, or as the bytes memcmp and
+// strcmp saw) and keeps "put the other operand there" as a replacement.
+// A havoc child of the entry is then, one time in replaceOdds, the entry
+// with one replacement applied and nothing else, and havoc's stacked
+// operations include one replacement as one more operator. Multi-byte
+// magic values that coverage alone finds only by chance (1 in 2^32 for a
+// 4-byte one) become one execution away.
+//
+// Only raw mode: with a generator the input's bytes are not the choices.
+
+// Comparer runs an input on the comparison-logging build of the target.
+type Comparer interface {
+	// Compare returns the comparisons the target made running input. The
+	// result is a function of input only; its slices are the caller's.
+	Compare(ctx context.Context, input []byte) ([]Operands, error)
+}
+
+// Operands are the two sides of one comparison.
+type Operands struct {
+	// Size is the width of integer operands in bytes (4 or 8); 0 for
+	// memory comparisons.
+	Size int
+	// A and B are integer operands (zero-extended).
+	A, B uint64
+	// MemA and MemB are the bytes a memcmp/strcmp compared.
+	MemA, MemB []byte
+}
+
+// Limits on an entry's replacements: a loop's comparison logs many pairs,
+// and a 1-byte operand matches everywhere.
+const (
+	maxReplacements = 256
+	maxOccurrences  = 4  // places one replacement is kept for
+	replaceOdds     = 4  // 1 child in replaceOdds is one replacement alone
+	minMemOperand   = 2  // shorter memory operands are not looked for
+	maxMemOperand   = 32 // = instrument.CompareMemBytes
+)
+
+// replacement puts to at pos in place of from (the bytes there).
+type replacement struct {
+	pos      int32
+	from, to []byte
+}
+
+// replacements are what input-to-state found for one entry.
+type replacements struct {
+	r []replacement
+}
+
+// inputToState finds the operands of ops in input and returns the
+// replacements, larger operands first, at most maxReplacements.
+func inputToState(input []byte, ops []Operands) *replacements {
+	var out []replacement
+	type key struct {
+		pos      int
+		from, to string
+	}
+	seen := map[key]bool{}
+	add := func(from, to []byte) {
+		if len(from) == 0 || bytes.Equal(from, to) || len(from) > len(input) {
+			return
+		}
+		n := 0
+		for i := 0; n < maxOccurrences; n++ {
+			k := bytes.Index(input[i:], from)
+			if k < 0 {
+				break
+			}
+			pos := i + k
+			if k := (key{pos, string(from), string(to)}); !seen[k] {
+				seen[k] = true
+				out = append(out, replacement{pos: int32(pos), from: from, to: to})
+			}
+			i = pos + 1
+		}
+	}
+	for _, op := range ops {
+		if op.Size == 0 {
+			a, b := op.MemA, op.MemB
+			if len(a) < minMemOperand && len(b) < minMemOperand {
+				continue
+			}
+			a, b = a[:min(len(a), maxMemOperand)], b[:min(len(b), maxMemOperand)]
+			add(a, b)
+			add(b, a)
+			continue
+		}
+		for _, w := range [...]int{8, 4, 2, 1} {
+			if w > op.Size {
+				continue
+			}
+			a, aok := narrow(op.A, op.Size, w)
+			b, bok := narrow(op.B, op.Size, w)
+			if !aok || !bok {
+				continue
+			}
+			for _, d := range [...]uint64{0, 1, ^uint64(0)} { // b, b+1, b-1: ordering comparisons
+				le := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v)[:w] }
+				be := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v)[8-w:] }
+				add(le(a), le(b+d))
+				add(le(b), le(a+d))
+				if w > 1 {
+					add(be(a), be(b+d))
+					add(be(b), be(a+d))
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return &replacements{}
+	}
+	slices.SortStableFunc(out, func(x, y replacement) int { return cmp.Compare(len(y.from), len(x.from)) })
+	if len(out) > maxReplacements {
+		out = out[:maxReplacements]
+	}
+	return &replacements{r: slices.Clip(out)}
+}
+
+// narrow returns v, an operand of size bytes, as a w-byte value when it
+// fits: zero-extended, or sign-extended from w bytes.
+func narrow(v uint64, size, w int) (uint64, bool) {
+	if w >= size {
+		return v, true
+	}
+	bits := uint(8 * w)
+	lo := v & (1<<bits - 1)
+	if v == lo {
+		return lo, true
+	}
+	top := uint(8 * size)
+	mask := uint64(1)<<top - 1
+	if size == 8 {
+		mask = ^uint64(0)
+	}
+	if lo>>(bits-1) == 1 && v|(1<<bits-1) == mask { // sign-extended
+		return lo, true
+	}
+	return 0, false
+}
+
+// apply returns b with r applied when b still holds r.from at r.pos (nil
+// otherwise).
+func (r *replacement) apply(b []byte) []byte {
+	p := int(r.pos)
+	if p+len(r.from) > len(b) || !bytes.Equal(b[p:p+len(r.from)], r.from) {
+		return nil
+	}
+	if len(r.to) == len(r.from) {
+		copy(b[p:], r.to)
+		return b
+	}
+	return slices.Replace(b, p, p+len(r.from), r.to...)
+}
+
+// opReplace applies one of the parent's input-to-state replacements.
+func opReplace(b []byte, r Rand, _ *MutatorEnv, j *Job) []byte {
+	if j.Parent == nil {
+		return nil
+	}
+	rs := j.Parent.replacements()
+	if rs == nil || len(rs.r) == 0 {
+		return nil
+	}
+	return rs.r[r.IntN(len(rs.r))].apply(b)
+}

@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
+)
+
+// applied returns every child the replacements make of input.
+func applied(input []byte, rs *replacements) []string {
+	var out []string
+	for _, r := range rs.r {
+		if c := r.apply(slices.Clone(input)); c != nil {
+			out = append(out, string(c))
+		}
+	}
+	return out
+}
+
+func TestInputToState(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		ops   []Operands
+		want  []string // children that must be among the replacements
+		not   []string // and children that must not
+	}{
+		{"32-bit little-endian", "xxABCDyy", []Operands{{Size: 4, A: 0x44434241, B: 0x52464157}},
+			[]string{"xxWAFRyy", "xxXAFRyy", "xxVAFRyy"}, nil},
+		{"32-bit big-endian", "xxABCDyy", []Operands{{Size: 4, A: 0x41424344, B: 0x57414652}},
+			[]string{"xxWAFRyy"}, nil},
+		{"the other operand is in the input", "xxABCDyy", []Operands{{Size: 4, A: 0x52464157, B: 0x44434241}},
+			[]string{"xxWAFRyy"}, nil},
+		{"narrowed to 2 bytes", "..\x34\x12..", []Operands{{Size: 8, A: 0x1234, B: 0xbeef}},
+			[]string{"..\xef\xbe..", "..\x12\x34.."[:0] + "..\xef\xbe.."}, nil},
+		{"sign-extended", "a\xfe\xffb", []Operands{{Size: 4, A: 0xfffffffe, B: 7}},
+			[]string{"a\x07\x00b"}, nil},
+		{"a value that does not fit is not narrowed", "a\x01b", []Operands{{Size: 4, A: 1, B: 0x10000}},
+			nil, []string{"a\x00b"}},
+		{"memory operands, different lengths", "key=dix;", []Operands{{MemA: []byte("dix"), MemB: []byte("divide")}},
+			[]string{"key=divide;"}, nil},
+		{"equal operands teach nothing", "abcd", []Operands{{Size: 4, A: 0x64636261, B: 0x64636261}, {MemA: []byte("ab"), MemB: []byte("ab")}},
+			nil, []string{"abcd"}},
+		{"every occurrence up to the limit", "AAxAAxAAxAAxAA", []Operands{{MemA: []byte("AA"), MemB: []byte("BB")}},
+			[]string{"BBxAAxAAxAAxAA", "AAxAAxAAxBBxAA"}, []string{"AAxAAxAAxAAxBB"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := applied([]byte(tc.input), inputToState([]byte(tc.input), tc.ops))
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("%q missing from %q", w, got)
+				}
+			}
+			for _, n := range tc.not {
+				if slices.Contains(got, n) {
+					t.Errorf("%q among %q", n, got)
+				}
+			}
+		})
+	}
+}
+
+func TestInputToStateLimit(t *testing.T) {
+	input := make([]byte, 512)
+	for i := range input {
+		input[i] = byte(i*i*7 + i>>3)
+	}
+	var ops []Operands
+	for v := range uint64(300) {
+		ops = append(ops, Operands{Size: 8, A: v % 9, B: v + 1000}, Operands{MemA: input[v : v+8], MemB: []byte("replaced")})
+	}
+	rs := inputToState(input, ops)
+	if len(rs.r) != maxReplacements {
+		t.Fatalf("%d replacements, want the limit %d", len(rs.r), maxReplacements)
+	}
+	for i := 1; i < len(rs.r); i++ {
+		if len(rs.r[i].from) > len(rs.r[i-1].from) {
+			t.Fatalf("replacement %d (%d bytes) after one of %d: larger operands must come first", i, len(rs.r[i].from), len(rs.r[i-1].from))
+		}
+	}
+}
+
+func TestReplacementApply(t *testing.T) {
+	r := replacement{pos: 2, from: []byte("cd"), to: []byte("XYZ")}
+	if got := r.apply([]byte("abcdef")); string(got) != "abXYZef" {
+		t.Errorf("grow: %q", got)
+	}
+	r = replacement{pos: 2, from: []byte("cde"), to: []byte("X")}
+	if got := r.apply([]byte("abcdef")); string(got) != "abXf" {
+		t.Errorf("shrink: %q", got)
+	}
+	// The bytes moved (an earlier operation changed them): no child.
+	if got := r.apply([]byte("abXdef")); got != nil {
+		t.Errorf("stale position applied: %q", got)
+	}
+	if got := r.apply([]byte("abc")); got != nil {
+		t.Errorf("past the end applied: %q", got)
+	}
+}
+
+func FuzzInputToState(f *testing.F) {
+	f.Add([]byte("xxABCDyy"), uint64(0x44434241), uint64(0x52464157), []byte("dix"), []byte("divide"))
+	f.Fuzz(func(t *testing.T, input []byte, a, b uint64, ma, mb []byte) {
+		for _, size := range []int{4, 8} {
+			rs := inputToState(input, []Operands{{Size: size, A: a, B: b}, {MemA: ma, MemB: mb}})
+			if len(rs.r) > maxReplacements {
+				t.Fatalf("%d replacements", len(rs.r))
+			}
+			for _, r := range rs.r {
+				c := r.apply(slices.Clone(input))
+				if c == nil {
+					t.Fatalf("replacement %+v does not apply to its own input", r)
+				}
+				if len(c) != len(input)-len(r.from)+len(r.to) || !bytes.Equal(c[int(r.pos):int(r.pos)+len(r.to)], r.to) {
+					t.Fatalf("replacement %+v made %q of %q", r, c, input)
+				}
+			}
+		}
+	})
+}
+
+// TestInputToStateFindsMagic: magic.wasm crashes only on "WAFR", a 64-bit
+// check value computed from it and memcmp(…, "zap!", 4). Havoc with a
+// comparer finds it from a seed of 16 dots; the same campaign without one
+// does not (its constant dictionary has "WAFR" and "zap!", but not the
+// check value).
+func TestInputToStateFindsMagic(t *testing.T) {
+	wasm, err := os.ReadFile("testdata/magic.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	load := func(opts instrument.Options) (*runtime.Target, *instrument.SiteMap) {
+		out, sm, err := instrument.Instrument(wasm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: 4096})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close(ctx) })
+		return tg, sm
+	}
+	tgt, sm := load(instrument.Options{Fuel: true, DirtyPages: true})
+	cmpTgt, _ := load(instrument.Options{Fuel: true, DirtyPages: true, Compares: true})
+	const runs = 20_000
+	for _, withCmp := range []bool{true, false} {
+		t.Run(fmt.Sprintf("comparer=%v", withCmp), func(t *testing.T) {
+			deps := Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("................")}, TargetDict: sm.Dictionary}
+			if withCmp {
+				deps.NewComparer = RuntimeComparers(cmpTgt)
+			}
+			sum, err := Fuzz(ctx, Config{Seed: 3, Runs: runs, NoShrink: true}, deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("stop %s after %d runs, queue %d", sum.Stop, sum.Stats.Execs, sum.Stats.Queue)
+			found := sum.Stop == "crash"
+			if found != withCmp {
+				t.Errorf("crash found: %v, want %v (within %d runs)", found, withCmp, runs)
+			}
+			if found && !bytes.HasPrefix(sum.Failures[0].Input, []byte("WAFR\x23\x80\x8f\xd3\x78\x21\x41\x8ezap!")) {
+				t.Errorf("crashing input %q", sum.Failures[0].Input)
+			}
+		})
+	}
+}
+
+// TestInputToStateDeterministic: with a comparer, a deterministic campaign
+// runs the same children on one worker and on two (which worker first
+// computes an entry's replacements must not matter).
+func TestInputToStateDeterministic(t *testing.T) {
+	tgt, sm := loadTarget(t, tlvWasm, false)
+	wasm, err := os.ReadFile(tlvWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, csm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, Compares: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cmpTgt, err := runtime.New(ctx, out, csm, runtime.Config{MaxInputLen: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmpTgt.Close(ctx)
+	seed, err := os.ReadFile("../examples/tlv/seeds/valid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func(workers int) map[[2]uint64]string {
+		var mu sync.Mutex
+		got := map[[2]uint64]string{}
+		_, err := Fuzz(ctx, Config{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true},
+			Deps{NewExecutor: RuntimeExecutors(tgt), NewComparer: RuntimeComparers(cmpTgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
+				OnRun: func(job uint64, child int, in []byte) {
+					mu.Lock()
+					got[[2]uint64{job, uint64(child)}] = string(in)
+					mu.Unlock()
+				}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	one, two := runs(1), runs(2)
+	if !maps.Equal(one, two) {
+		t.Fatalf("1 worker ran %d children, 2 workers %d, not the same", len(one), len(two))
+	}
+}
