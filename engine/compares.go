@@ -47,10 +47,12 @@ type Operands struct {
 const (
 	maxReplacements = 256
 	maxOccurrences  = 4  // places one replacement is kept for
-	replaceOdds     = 4  // 1 child in replaceOdds is one replacement alone
 	minMemOperand   = 2  // shorter memory operands are not looked for
 	maxMemOperand   = 32 // = instrument.CompareMemBytes
 )
+
+// opInputToState is the Op of queue entries and findings from a stage job.
+const opInputToState = "i2s"
 
 // replacement puts to at pos in place of from (the bytes there).
 type replacement struct {

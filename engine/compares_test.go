@@ -178,7 +178,9 @@ func TestInputToStateFindsMagic(t *testing.T) {
 
 // TestInputToStateDeterministic: with a comparer, a deterministic campaign
 // runs the same children on one worker and on two (which worker first
-// computes an entry's replacements must not matter).
+// computes an entry's replacements must not matter), exactly Runs of
+// them (stage jobs give back the budget they do not use), and stage jobs
+// save entries.
 func TestInputToStateDeterministic(t *testing.T) {
 	tgt, sm := loadTarget(t, tlvWasm, false)
 	wasm, err := os.ReadFile(tlvWasm)
@@ -202,7 +204,7 @@ func TestInputToStateDeterministic(t *testing.T) {
 	runs := func(workers int) map[[2]uint64]string {
 		var mu sync.Mutex
 		got := map[[2]uint64]string{}
-		_, err := Fuzz(ctx, Config{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true},
+		sum, err := Fuzz(ctx, Config{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true},
 			Deps{NewExecutor: RuntimeExecutors(tgt), NewComparer: RuntimeComparers(cmpTgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
 				OnRun: func(job uint64, child int, in []byte) {
 					mu.Lock()
@@ -211,6 +213,18 @@ func TestInputToStateDeterministic(t *testing.T) {
 				}})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if sum.Stats.Execs != 5000 || len(got) != 5000 {
+			t.Errorf("%d workers: %d executions, %d children run, want 5000", workers, sum.Stats.Execs, len(got))
+		}
+		staged := 0
+		for _, e := range sum.Queue {
+			if e.Op == opInputToState {
+				staged++
+			}
+		}
+		if staged == 0 {
+			t.Errorf("%d workers: no queue entry from input-to-state in %d", workers, len(sum.Queue))
 		}
 		return got
 	}

@@ -60,12 +60,6 @@ func (m *havocMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 		return freshChoices(dst, m.env, r)
 	}
 	b := append(dst[:0], j.Parent.Choices...)
-	if rs := j.Parent.replacements(); rs != nil && len(rs.r) > 0 && r.IntN(replaceOdds) == 0 {
-		// input-to-state (compares.go): one replacement alone
-		if c := rs.r[r.IntN(len(rs.r))].apply(b); c != nil {
-			return c
-		}
-	}
 	var ops int
 	if m.stackPow2 > 0 {
 		ops = 1 << (1 + r.IntN(m.stackPow2))

@@ -207,6 +207,13 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		var child []byte
 		if j.replay {
 			child = j.Parent.Choices
+		} else if j.stage {
+			rs := j.Parent.replacements()
+			if rs == nil || i >= len(rs.r) {
+				break
+			}
+			child = rs.r[i].apply(append(w.buf[:0], j.Parent.Choices...))
+			w.buf = child[:0]
 		} else {
 			child = w.mut.Mutate(w.buf[:0], j, w.rng)
 			if len(child) > w.maxLen {
@@ -287,7 +294,9 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			}
 			res.children = append(res.children, c)
 		}
-		w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace})
+		if !j.stage {
+			w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace})
+		}
 		if timed {
 			t4 := time.Now()
 			w.sampled++
@@ -300,7 +309,9 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			w.halted = true
 		}
 	}
-	res.note = w.mut.Done(j)
+	if !j.stage {
+		res.note = w.mut.Done(j)
+	}
 	return res
 }
 
@@ -325,10 +336,14 @@ type coordinator struct {
 	rng   *rand.Rand
 
 	seeds [][]byte // to replay, in order
-	cur   *Entry   // current parent
-	param any
-	left  int // children of cur still to issue
-	seq   uint64
+	// staged[id]: entry id had its input-to-state stage (stageJobs: there
+	// is a comparer).
+	staged    []bool
+	stageJobs bool
+	cur       *Entry // current parent
+	param     any
+	left      int // children of cur still to issue
+	seq       uint64
 	// batches counts batches issued.
 	batches uint64
 	// donors[i] is st.Queue[i].Choices (see Job.donors).
@@ -371,6 +386,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		rep:      reporter{w: deps.Status, tty: deps.StatusTTY},
 	}
 	c.st.Cov = c.cov
+	c.stageJobs = deps.NewComparer != nil && deps.Generator == nil
 	if cy, ok := strat.(interface{ cycles() int }); ok {
 		c.cycleOf = cy.cycles
 	}
@@ -584,6 +600,25 @@ func (c *coordinator) next() *Job {
 		if c.left <= 0 {
 			c.cur, c.left, c.param = c.strat.Next(&c.st)
 			c.left = max(c.left, 1)
+			if e := c.cur; c.stageJobs && e != nil && e.ID >= 0 {
+				for len(c.staged) <= e.ID {
+					c.staged = append(c.staged, false)
+				}
+				if !c.staged[e.ID] {
+					// Input-to-state first: once per entry, every
+					// replacement (the unused budget is given back when
+					// the job is merged).
+					c.staged[e.ID] = true
+					j.Parent, j.stage = e, true
+					j.N = maxReplacements
+					if budget >= 0 && int64(j.N) > budget {
+						j.N = int(budget)
+					}
+					c.seq++
+					c.issued += int64(j.N)
+					return j
+				}
+			}
 		}
 		j.Parent, j.Param = c.cur, c.param
 		j.N = min(c.left, c.cfg.JobSize)
@@ -666,6 +701,9 @@ func (c *coordinator) merge(ctx context.Context, br *batchResult) {
 // mergeJob folds one job's results into the coordinator's state, children
 // in order.
 func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
+	if r.job.stage {
+		c.issued -= int64(r.job.N) - r.execs
+	}
 	c.execs += r.execs
 	c.st.Execs = c.execs
 	c.valid += r.valid
@@ -705,6 +743,8 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			}
 			if r.job.replay {
 				e.Op = "seed"
+			} else if r.job.stage {
+				e.Op, e.Parent = opInputToState, r.job.Parent.ID
 			} else if r.job.Parent != nil {
 				e.Parent = r.job.Parent.ID
 			}
@@ -718,7 +758,9 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 		}
 		c.cov.merge(&fb)
 	}
-	c.strat.JobDone(&c.st, r.job, r.note)
+	if !r.job.stage {
+		c.strat.JobDone(&c.st, r.job, r.note)
+	}
 }
 
 func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
@@ -733,6 +775,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1, Op: c.cfg.Strategy}
 		if job.replay {
 			fd.Op = "seed"
+		} else if job.stage {
+			fd.Op = opInputToState
 		}
 		c.failures[id] = fd
 		c.findings = append(c.findings, fd)

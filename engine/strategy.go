@@ -76,6 +76,10 @@ type Job struct {
 	Param any
 	// replay runs Parent's own choices unchanged (seeds, resume).
 	replay bool
+	// stage runs Parent's input-to-state replacements, child i applying
+	// replacement i (compares.go), up to N; the job ends early when there
+	// are fewer. The strategy's Mutator takes no part.
+	stage bool
 	// donors, when len(donors) == len(Queue), holds Queue[i].Choices: the
 	// slice headers side by side, so splicing reads a random donor's
 	// choices without a cache miss on its Entry first (Entries lie

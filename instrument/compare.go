@@ -3,6 +3,7 @@ package instrument
 import (
 	"encoding/binary"
 	"iter"
+	"slices"
 )
 
 // Comparison logging (Options.Compares): the operands the target compares,
@@ -16,9 +17,10 @@ import (
 // before the comparison its operands go to $cmp32/$cmp64, which keep the
 // last CompareSlots unequal pairs. Functions named like libc's byte
 // comparisons (memcmp, bcmp, strcmp, strncmp, strcasecmp, strncasecmp:
-// wasi-libc's, and what Rust's and C++'s standard libraries call) get an
-// entry of the memory log; at their entry $cmpmem copies the first
-// CompareMemBytes bytes of both buffers. Only core 1.0 instructions are
+// wasi-libc's, and what Rust's and C++'s standard libraries call) and Go's
+// (memeqbody, cmpbody: what string == and < come down to) get an entry of
+// the memory log; at their entry $cmpmem copies the first CompareMemBytes
+// bytes of both buffers. Only core 1.0 instructions are
 // added, so the module needs no feature the original did not. Reading the buffers never traps:
 // a range that runs past the end of memory is not logged.
 
@@ -26,8 +28,8 @@ import (
 // an 8-byte header (uint32 count of unequal pairs logged, uint32 operand
 // width 4 or 8) and CompareSlots slots of two little-endian uint64 (the
 // pair of hit count%CompareSlots). A memory entry is an 8-byte header
-// (count, CompareMem kind) and CompareSlots slots of a uint32 length, 4
-// bytes of padding and two CompareMemBytes buffers.
+// (count, kind) and CompareSlots slots of two uint32 lengths and two
+// CompareMemBytes buffers.
 const (
 	CompareSlots         = 4
 	CompareEntryBytes    = 8 + CompareSlots*16
@@ -85,8 +87,9 @@ func (l Layout) Comparisons(mem []byte) iter.Seq[Comparison] {
 			kind := binary.LittleEndian.Uint32(e[4:])
 			for s := range n {
 				p := e[8+compareMemSlot*s:]
-				k := min(binary.LittleEndian.Uint32(p), CompareMemBytes)
-				a, b := p[8:8+k:8+k], p[8+CompareMemBytes:8+CompareMemBytes+k:8+CompareMemBytes+k]
+				ka := min(binary.LittleEndian.Uint32(p), CompareMemBytes)
+				kb := min(binary.LittleEndian.Uint32(p[4:]), CompareMemBytes)
+				a, b := p[8:8+ka:8+ka], p[8+CompareMemBytes:8+CompareMemBytes+kb:8+CompareMemBytes+kb]
 				if kind == cmpMemString {
 					a, b = cString(a), cString(b)
 				}
@@ -124,33 +127,49 @@ func countCompares(e *Expr) int {
 	return n
 }
 
-// memCompareKind says whether a function named name of type ft is one of
-// libc's byte comparisons, and which kind: (p, q, n) → i32 for the memcmp
-// and strncmp families, (p, q) → i32 for strcmp and strcasecmp.
-func memCompareKind(name string, ft *FuncType) (kind uint32, sized bool, ok bool) {
+// memHook says how to log a byte comparison function's buffers at its
+// entry: the locals holding the two pointers and their lengths.
+type memHook struct {
+	kind   uint32 // cmpMemBytes or cmpMemString; 0: no hook
+	p, q   uint32 // parameters holding the pointers
+	na, nb int    // parameters holding the lengths; -1: CompareMemBytes (a C string)
+	wide   bool   // the parameters are i64 (Go's internal/bytealg)
+}
+
+// memCompareHook says whether a function named name of type ft is a byte
+// comparison wafer logs, and how: libc's memcmp and bcmp (p, q, n) and
+// strncmp, strncasecmp (p, q, n), strcmp and strcasecmp (p, q), all →
+// i32; Go's memeqbody (a, b, n i64) → i64, which runtime.memequal and
+// string == call, and cmpbody (a, alen, b, blen i64) → i64, which
+// runtime.cmpstring and bytes.Compare call (internal/bytealg's wasm
+// assembly).
+func memCompareHook(name string, ft *FuncType) (memHook, bool) {
+	var h memHook
+	var params []ValType
+	i32s := func(n int) []ValType { return slices.Repeat([]ValType{TI32}, n) }
+	i64s := func(n int) []ValType { return slices.Repeat([]ValType{TI64}, n) }
 	switch name {
 	case "memcmp", "bcmp":
-		kind, sized = cmpMemBytes, true
+		h, params = memHook{kind: cmpMemBytes, p: 0, q: 1, na: 2, nb: 2}, i32s(3)
 	case "strncmp", "strncasecmp":
-		kind, sized = cmpMemString, true
+		h, params = memHook{kind: cmpMemString, p: 0, q: 1, na: 2, nb: 2}, i32s(3)
 	case "strcmp", "strcasecmp":
-		kind = cmpMemString
+		h, params = memHook{kind: cmpMemString, p: 0, q: 1, na: -1, nb: -1}, i32s(2)
+	case "memeqbody":
+		h, params = memHook{kind: cmpMemBytes, p: 0, q: 1, na: 2, nb: 2, wide: true}, i64s(3)
+	case "cmpbody":
+		h, params = memHook{kind: cmpMemBytes, p: 0, q: 2, na: 1, nb: 3, wide: true}, i64s(4)
 	default:
-		return 0, false, false
+		return memHook{}, false
 	}
-	want := 2
-	if sized {
-		want = 3
+	want := TI32
+	if h.wide {
+		want = TI64
 	}
-	if len(ft.Params) != want || len(ft.Results) != 1 || ft.Results[0] != TI32 {
-		return 0, false, false
+	if !slices.Equal(ft.Params, params) || len(ft.Results) != 1 || ft.Results[0] != want {
+		return memHook{}, false
 	}
-	for _, p := range ft.Params {
-		if p != TI32 {
-			return 0, false, false
-		}
-	}
-	return kind, sized, true
+	return h, true
 }
 
 // compare logs the operands of the comparison in (unless the log is
@@ -177,24 +196,31 @@ func (rw *rewriter) compare(in *Instr) {
 	rw.keep(in)
 }
 
-// memCompare logs the buffers of a libc byte comparison at its entry.
-func (rw *rewriter) memCompare(kind uint32, sized bool) {
+// memCompare logs the buffers of a byte comparison at its entry.
+func (rw *rewriter) memCompare(h memHook) {
 	entry := uint64(rw.cmpOff) + uint64(rw.cmpInts)*CompareEntryBytes + uint64(rw.nmem)*CompareMemEntryBytes
 	rw.nmem++
-	rw.emit(OpLocalGet, 0)
-	rw.emit(OpLocalGet, 1)
-	if sized {
-		rw.emit(OpLocalGet, 2)
-	} else {
-		rw.i32(CompareMemBytes)
+	get := func(local int) {
+		if local < 0 {
+			rw.i32(CompareMemBytes)
+			return
+		}
+		rw.emit(OpLocalGet, uint64(local))
+		if h.wide {
+			rw.emit(OpI32WrapI64, 0)
+		}
 	}
-	rw.i32(int64(kind))
+	get(int(h.p))
+	get(int(h.q))
+	get(h.na)
+	get(h.nb)
+	rw.i32(int64(h.kind))
 	rw.i32(int64(entry))
 	rw.emit(OpCall, uint64(rw.cmpFunc+2))
 }
 
 // addCompareFuncs appends $cmp32(a, b i32, entry i32), $cmp64(a, b i64,
-// entry i32) and $cmpmem(p, q, n, kind, entry i32), in that order, at
+// entry i32) and $cmpmem(p, q, na, nb, kind, entry i32), in that order, at
 // function index rw.cmpFunc. Their memory accesses address the reserved
 // region directly (they are not rewritten).
 func (rw *rewriter) addCompareFuncs() {
@@ -223,46 +249,57 @@ func (rw *rewriter) addCompareFuncs() {
 		m.Funcs = append(m.Funcs, ti)
 		m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}}, Body: Expr{Instrs: body}})
 	}
-	ti := rw.typeIndex([]ValType{TI32, TI32, TI32, TI32, TI32}, nil)
-	const p, q, n, kind, e, c, lim, i, x = 0, 1, 2, 3, 4, 5, 6, 7, 8
+	ti := rw.typeIndex([]ValType{TI32, TI32, TI32, TI32, TI32, TI32}, nil)
+	const p, q, na, nb, kind, e, c, lim, i = 0, 1, 2, 3, 4, 5, 6, 7, 8
 	rb := int64(rw.rb)
-	// outOfRange: [x] -> [x+rb+n > memory bytes]
-	outOfRange := func(x uint64) []Instr {
+	// clamp: n = min(n, CompareMemBytes), unsigned
+	clamp := func(n uint64) []Instr {
+		return []Instr{
+			{Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes},
+			{Op: OpI32LtU}, {Op: OpSelect}, {Op: OpLocalSet, A: n},
+		}
+	}
+	// outOfRange returns when target bytes [x, x+n) run past the memory
+	outOfRange := func(x, n uint64) []Instr {
 		return []Instr{
 			{Op: OpLocalGet, A: x}, {Op: OpI64ExtendI32U}, {Op: OpI64Const, A: uint64(rb)}, {Op: OpI64Add},
 			{Op: OpLocalGet, A: n}, {Op: OpI64ExtendI32U}, {Op: OpI64Add}, {Op: OpLocalGet, A: lim}, {Op: OpI64GtU},
 			{Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
 		}
 	}
-	body := []Instr{
-		{Op: OpMemorySize}, {Op: OpI64ExtendI32U}, {Op: OpI64Const, A: 16}, {Op: OpI64Shl}, {Op: OpLocalSet, A: lim},
-		{Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareMemBytes},
-		{Op: OpI32LtU}, {Op: OpSelect}, {Op: OpLocalSet, A: n},
+	// copyBytes copies n target bytes from x to the slot's buffer at off,
+	// a byte at a time (core 1.0 has no memory.copy; the loads reach
+	// target addresses through offset rb)
+	copyBytes := func(x, n, off uint64) []Instr {
+		return []Instr{
+			{Op: OpI32Const}, {Op: OpLocalSet, A: i},
+			{Op: OpBlock, C: 0x40}, {Op: OpLoop, C: 0x40},
+			{Op: OpLocalGet, A: i}, {Op: OpLocalGet, A: n}, {Op: OpI32GeU}, {Op: OpBrIf, A: 1},
+			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: i}, {Op: OpI32Add},
+			{Op: OpLocalGet, A: x}, {Op: OpLocalGet, A: i}, {Op: OpI32Add}, {Op: OpI32Load8U, A: uint64(rb)},
+			{Op: OpI32Store8, A: off},
+			{Op: OpLocalGet, A: i}, {Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpLocalSet, A: i},
+			{Op: OpBr, A: 0},
+			{Op: OpEnd}, {Op: OpEnd},
+		}
 	}
-	body = append(body, outOfRange(p)...)
-	body = append(body, outOfRange(q)...)
+	body := []Instr{{Op: OpMemorySize}, {Op: OpI64ExtendI32U}, {Op: OpI64Const, A: 16}, {Op: OpI64Shl}, {Op: OpLocalSet, A: lim}}
+	body = append(body, clamp(na)...)
+	body = append(body, clamp(nb)...)
+	body = append(body, outOfRange(p, na)...)
+	body = append(body, outOfRange(q, nb)...)
 	body = append(body,
 		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpI32Load, B: 2}, Instr{Op: OpLocalTee, A: c},
 		Instr{Op: OpI32Const, A: 1}, Instr{Op: OpI32Add}, Instr{Op: OpI32Store, B: 2},
 		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: kind}, Instr{Op: OpI32Store, A: 4, B: 2},
 		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: c}, Instr{Op: OpI32Const, A: CompareSlots - 1}, Instr{Op: OpI32And},
 		Instr{Op: OpI32Const, A: compareMemSlot}, Instr{Op: OpI32Mul}, Instr{Op: OpI32Add}, Instr{Op: OpLocalSet, A: e},
-		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: n}, Instr{Op: OpI32Store, A: 8, B: 2},
-		// copy n bytes of each buffer, a byte at a time (core 1.0 has no
-		// memory.copy); the loads reach target addresses through offset rb
-		Instr{Op: OpBlock, C: 0x40}, Instr{Op: OpLoop, C: 0x40},
-		Instr{Op: OpLocalGet, A: i}, Instr{Op: OpLocalGet, A: n}, Instr{Op: OpI32GeU}, Instr{Op: OpBrIf, A: 1},
-		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpLocalTee, A: x},
-		Instr{Op: OpLocalGet, A: p}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpI32Load8U, A: uint64(rb)},
-		Instr{Op: OpI32Store8, A: 16},
-		Instr{Op: OpLocalGet, A: x},
-		Instr{Op: OpLocalGet, A: q}, Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Add}, Instr{Op: OpI32Load8U, A: uint64(rb)},
-		Instr{Op: OpI32Store8, A: 16 + CompareMemBytes},
-		Instr{Op: OpLocalGet, A: i}, Instr{Op: OpI32Const, A: 1}, Instr{Op: OpI32Add}, Instr{Op: OpLocalSet, A: i},
-		Instr{Op: OpBr, A: 0},
-		Instr{Op: OpEnd}, Instr{Op: OpEnd},
-		Instr{Op: OpEnd},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: na}, Instr{Op: OpI32Store, A: 8, B: 2},
+		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: nb}, Instr{Op: OpI32Store, A: 12, B: 2},
 	)
+	body = append(body, copyBytes(p, na, 16)...)
+	body = append(body, copyBytes(q, nb, 16+CompareMemBytes)...)
+	body = append(body, Instr{Op: OpEnd})
 	m.Funcs = append(m.Funcs, ti)
-	m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}, {Count: 1, Type: TI64}, {Count: 2, Type: TI32}}, Body: Expr{Instrs: body}})
+	m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}, {Count: 1, Type: TI64}, {Count: 1, Type: TI32}}, Body: Expr{Instrs: body}})
 }

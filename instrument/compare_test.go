@@ -27,6 +27,8 @@ var compareCalls = []coreCall{
 	call("memcmp", 65535, 0, 0), call("memcmp", 65536, 0, 1),
 	call("strcmp", 65535, 65535),
 	call("dead", 3),
+	call("goeq", 100, 16, 5), call("goeq", 65530, 16, 40),
+	call("gocmp", 200, 4, 32, 7), call("gocmp", 65535, 1, 32, 100),
 }
 
 func TestComparesBehaviour(t *testing.T) {
@@ -39,10 +41,10 @@ func TestComparesBehaviour(t *testing.T) {
 			sameResults(t, compareWasm, out, compareCalls)
 			l := sm.Layout
 			// integers: memcmp's, strcmp's, eq32's, lt64's and dead's
-			// (whose entry stays empty); memory: $memcmp and $strcmp, and
-			// the exports named memcmp and strcmp
-			if l.Compares != 5 || l.CompareMems != 4 {
-				t.Errorf("log entries: %d integer, %d memory; want 5, 4", l.Compares, l.CompareMems)
+			// (whose entry stays empty); memory: $memcmp, $strcmp,
+			// $memeqbody, $cmpbody and the exports named memcmp and strcmp
+			if l.Compares != 5 || l.CompareMems != 6 {
+				t.Errorf("log entries: %d integer, %d memory; want 5, 6", l.Compares, l.CompareMems)
 			}
 			if l.CompareOffset < l.DirtyOffset+l.DirtyPages || uint64(l.CompareOffset)+l.CompareLogBytes() > l.ReservedBytes() {
 				t.Errorf("log at %d+%d outside the reserved %d bytes or overlapping the dirty map", l.CompareOffset, l.CompareLogBytes(), l.ReservedBytes())
@@ -105,6 +107,8 @@ func TestComparesLog(t *testing.T) {
 			[]string{"4:0x77 0x6b", `"word" "keyword"`}},
 		{"a buffer past the end of memory is not logged", []coreCall{call("keyword", 65528)}, []string{"4:0x0 0x6b"}},
 		{"dead code", []coreCall{call("dead", 1)}, nil},
+		{"Go's memeqbody", []coreCall{call("goeq", 100, 16, 5)}, []string{`"\x00\x00\x00\x00\x00" "MAGIC"`}},
+		{"Go's cmpbody: each side its length", []coreCall{call("store", 200, 0x64726f77), call("gocmp", 200, 4, 32, 7)}, []string{`"word" "keyword"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

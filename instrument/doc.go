@@ -218,6 +218,17 @@
 // name matches get no counters but keep every memory rewrite. Every mutable
 // global the module defines is exported as "wafer.g<index>".
 //
+// Compares (compare.go): the module logs, in reserved pages after the
+// dirty map, the last CompareSlots unequal operand pairs of every i32/i64
+// eq/ne/lt/gt/le/ge in a counted function (a call to an added helper
+// before the comparison) and the first CompareMemBytes bytes of both
+// buffers at the entry of functions named memcmp, bcmp, strcmp, strncmp,
+// strcasecmp and strncasecmp (a range past the end of memory is not
+// read). Layout.Comparisons reads the log. Each comparison costs a call,
+// so the host runs a separate build with it, a few times per queue entry
+// (input-to-state mutation, package engine), and never the one it runs
+// for coverage.
+//
 // # SiteMap
 //
 // SiteMap maps each id to function index, code-section-relative offset,

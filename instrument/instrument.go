@@ -125,7 +125,7 @@ type rewriter struct {
 	cmpFunc    uint32   // $cmp32; $cmp64 and $cmpmem follow (compare.go)
 	cmpOff     uint32   // real address of the comparison log
 	cmpInts    int      // integer log entries
-	cmpMems    []int8   // by defined function: 1+kind of its memory comparison hook, 0 for none
+	cmpMems    []memHook // by defined function: its memory comparison hook (kind 0: none)
 	ncmp, nmem int      // entries placed so far
 	skip       []bool   // by defined function
 	funcOff    []uint32 // code-relative offset of each defined function's first instruction
@@ -218,16 +218,13 @@ func (rw *rewriter) run() error {
 	var cmpMems int
 	if rw.opts.Compares {
 		rw.cmpInts = min(rw.cmpInts, maxCompares)
-		rw.cmpMems = make([]int8, len(m.Code))
+		rw.cmpMems = make([]memHook, len(m.Code))
 		for i := range m.Code {
 			if int(m.Funcs[i]) >= len(m.Types) {
 				continue // reported by pass 2
 			}
-			if kind, sized, ok := memCompareKind(names[nimp+uint32(i)], &m.Types[m.Funcs[i]]); ok {
-				rw.cmpMems[i] = int8(kind)
-				if sized {
-					rw.cmpMems[i] |= 4
-				}
+			if h, ok := memCompareHook(names[nimp+uint32(i)], &m.Types[m.Funcs[i]]); ok {
+				rw.cmpMems[i] = h
 				cmpMems++
 			}
 		}
@@ -642,8 +639,8 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
-	if rw.cmpMems != nil && rw.cmpMems[i] != 0 {
-		rw.memCompare(uint32(rw.cmpMems[i]&3), rw.cmpMems[i]&4 != 0)
+	if rw.cmpMems != nil && rw.cmpMems[i].kind != 0 {
+		rw.memCompare(rw.cmpMems[i])
 	}
 	if rw.opts.Fuel && mayRunLong(body) && !loopsFirst(body) {
 		rw.fuel()

@@ -47,6 +47,15 @@
   ;; keyword(p): strcmp(p, "keyword") == 0
   (func (export "keyword") (param i32) (result i32)
     (i32.eqz (call $strcmp (local.get 0) (i32.const 32))))
+;; Go's internal/bytealg shapes: memeqbody(a, b, n) and
+  ;; cmpbody(a, alen, b, blen), all i64; bodies that only answer
+  (func $memeqbody (param i64 i64 i64) (result i64) (i64.const 0))
+  (func $cmpbody (param i64 i64 i64 i64) (result i64) (i64.sub (local.get 1) (local.get 3)))
+  (func (export "goeq") (param i32 i32 i32) (result i64)
+    (call $memeqbody (i64.extend_i32_u (local.get 0)) (i64.extend_i32_u (local.get 1)) (i64.extend_i32_u (local.get 2))))
+  (func (export "gocmp") (param i32 i32 i32 i32) (result i64)
+    (call $cmpbody (i64.extend_i32_u (local.get 0)) (i64.extend_i32_u (local.get 1))
+                   (i64.extend_i32_u (local.get 2)) (i64.extend_i32_u (local.get 3))))
   (func (export "store") (param i32 i64) (i64.store (local.get 0) (local.get 1)))
   ;; dead code after a return keeps its comparison unlogged
   (func (export "dead") (param i32) (result i32)
