@@ -233,3 +233,39 @@ func TestInputToStateDeterministic(t *testing.T) {
 		t.Fatalf("1 worker ran %d children, 2 workers %d, not the same", len(one), len(two))
 	}
 }
+
+// fakeComparer reports the same comparisons for every input.
+type fakeComparer []Operands
+
+func (f fakeComparer) Compare(context.Context, []byte) ([]Operands, error) { return f, nil }
+
+// TestStageMaxLen: a replacement longer than what it replaces never takes
+// a child past Config.MaxLen.
+func TestStageMaxLen(t *testing.T) {
+	const maxLen = 8
+	var longest int
+	var mu sync.Mutex
+	deps := Deps{
+		NewExecutor: magicTarget.executors(func(int) func([]byte) {
+			return func(in []byte) {
+				mu.Lock()
+				longest = max(longest, len(in))
+				mu.Unlock()
+			}
+		}),
+		NewComparer: func(context.Context, int) (Comparer, error) {
+			return fakeComparer{{MemA: []byte("FU"), MemB: []byte("FUZZFUZZ")}}, nil
+		},
+		Seeds: [][]byte{[]byte("FUxxxxxx")},
+	}
+	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 2000, MaxLen: maxLen}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if longest > maxLen {
+		t.Errorf("an input of %d bytes ran, MaxLen %d", longest, maxLen)
+	}
+	if sum.Stop != "crash" || sum.Failures[0].Op != opInputToState {
+		t.Errorf("stop %q; want the crash FUZZ… from input-to-state", sum.Stop)
+	}
+}

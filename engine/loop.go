@@ -213,11 +213,12 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 				break
 			}
 			child = rs.r[i].apply(append(w.buf[:0], j.Parent.Choices...))
-			w.buf = child[:0]
 		} else {
 			child = w.mut.Mutate(w.buf[:0], j, w.rng)
+		}
+		if !j.replay {
 			if len(child) > w.maxLen {
-				child = child[:w.maxLen]
+				child = child[:w.maxLen] // a replacement may grow it too
 			}
 			w.buf = child[:0]
 		}
