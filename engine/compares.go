@@ -11,16 +11,18 @@ import (
 // Input-to-state mutation (Redqueen's; AFL++'s cmplog, libFuzzer's table
 // of recent compares): many checks compare input bytes, barely
 // transformed, with a value the target holds (a magic number, a keyword,
-// a length). A second build of the target logs the operands of its
+// a check value). A second build of the target logs the operands of its
 // comparisons (instrument.Options.Compares); the engine runs a queue
-// entry on it once, finds each operand among the entry's bytes (as 1, 2,
-// 4 or 8-byte little or big-endian integers, or as the bytes memcmp and
+// entry on it once, finds each operand among the entry's bytes (as 2, 4
+// or 8-byte little or big-endian integers, or as the bytes memcmp and
 // strcmp saw) and keeps "put the other operand there" as a replacement.
-// A havoc child of the entry is then, one time in replaceOdds, the entry
-// with one replacement applied and nothing else, and havoc's stacked
-// operations include one replacement as one more operator. Multi-byte
-// magic values that coverage alone finds only by chance (1 in 2^32 for a
-// 4-byte one) become one execution away.
+// The coordinator gives every entry, the first time its strategy picks
+// it, a stage job (Job.stage) before the strategy's: one child per
+// replacement, each the entry with that replacement alone, as Redqueen's
+// and AFL++'s input-to-state stage. Later, havoc draws a replacement as
+// one more stacked operator (as libFuzzer uses its table of recent
+// compares). Multi-byte magic values that coverage alone finds only by
+// chance (1 in 2^32 for a 4-byte one) become one execution away.
 //
 // Only raw mode: with a generator the input's bytes are not the choices.
 
@@ -66,7 +68,11 @@ type replacements struct {
 }
 
 // inputToState finds the operands of ops in input and returns the
-// replacements, larger operands first, at most maxReplacements.
+// replacements, larger operands first, at most maxReplacements. Integer
+// operands are looked for as 2, 4 and 8-byte values of either byte order;
+// comparisons of two values below 256 (a byte against a character) are
+// left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
+// narrower than 16 bits: in a text input each would match everywhere.
 func inputToState(input []byte, ops []Operands) *replacements {
 	var out []replacement
 	type key struct {
@@ -87,12 +93,24 @@ func inputToState(input []byte, ops []Operands) *replacements {
 			pos := i + k
 			if k := (key{pos, string(from), string(to)}); !seen[k] {
 				seen[k] = true
-				out = append(out, replacement{pos: int32(pos), from: from, to: to})
+				out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to)})
 			}
 			i = pos + 1
 		}
 	}
+	type pair struct {
+		size int
+		a, b uint64
+		ma   string
+		mb   string
+	}
+	done := map[pair]bool{}
 	for _, op := range ops {
+		p := pair{op.Size, op.A, op.B, string(op.MemA), string(op.MemB)}
+		if done[p] {
+			continue
+		}
+		done[p] = true
 		if op.Size == 0 {
 			a, b := op.MemA, op.MemB
 			if len(a) < minMemOperand && len(b) < minMemOperand {
@@ -103,7 +121,11 @@ func inputToState(input []byte, ops []Operands) *replacements {
 			add(b, a)
 			continue
 		}
-		for _, w := range [...]int{8, 4, 2, 1} {
+		if op.A < 256 && op.B < 256 {
+			continue
+		}
+		var la, lb, ba, bb [8]byte
+		for _, w := range [...]int{8, 4, 2} {
 			if w > op.Size {
 				continue
 			}
@@ -112,16 +134,14 @@ func inputToState(input []byte, ops []Operands) *replacements {
 			if !aok || !bok {
 				continue
 			}
-			for _, d := range [...]uint64{0, 1, ^uint64(0)} { // b, b+1, b-1: ordering comparisons
-				le := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v)[:w] }
-				be := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v)[8-w:] }
-				add(le(a), le(b+d))
-				add(le(b), le(a+d))
-				if w > 1 {
-					add(be(a), be(b+d))
-					add(be(b), be(a+d))
-				}
-			}
+			binary.LittleEndian.PutUint64(la[:], a)
+			binary.LittleEndian.PutUint64(lb[:], b)
+			binary.BigEndian.PutUint64(ba[:], a)
+			binary.BigEndian.PutUint64(bb[:], b)
+			add(la[:w], lb[:w])
+			add(lb[:w], la[:w])
+			add(ba[8-w:], bb[8-w:])
+			add(bb[8-w:], ba[8-w:])
 		}
 	}
 	if len(out) == 0 {
