@@ -248,12 +248,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 		if f.useCmp != 0 {
 			// Input-to-state mutation: a second build logs comparisons.
+			// The campaign does not need it: without it, say why and go on.
 			ct, _, err := loadTarget(ctx, target, wasm, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
 			if err != nil {
-				return fmt.Errorf("--use-cmp: %w", err)
+				if ctx.Err() != nil {
+					return err
+				}
+				fmt.Fprintf(c.stderr, "INFO: --use-cmp: no input-to-state mutation: %v\n", err)
+			} else {
+				defer ct.Close(context.WithoutCancel(ctx))
+				deps.NewComparer = engine.RuntimeComparers(ct)
 			}
-			defer ct.Close(context.WithoutCancel(ctx))
-			deps.NewComparer = engine.RuntimeComparers(ct)
 		}
 	}
 	var dir *corpus.Dir

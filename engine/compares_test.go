@@ -271,3 +271,50 @@ func TestStageMaxLen(t *testing.T) {
 		t.Errorf("stop %q; want the crash FUZZ… from input-to-state", sum.Stop)
 	}
 }
+
+// TestStageSavesNewBranchesOnly: a replacement that only changes a loop's
+// hit count (a length set to the limit it is checked against) does not
+// join the queue from the stage.
+func TestStageSavesNewBranchesOnly(t *testing.T) {
+	loopTarget := &fakeTarget{sites: 4, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+		c.hit(0)
+		if len(in) < 2 {
+			return Invalid, nil
+		}
+		n := int(in[0]) | int(in[1])<<8
+		if n > 1000 {
+			c.hit(1)
+			return Invalid, nil
+		}
+		for range n {
+			c.hit(2)
+		}
+		return Valid, nil
+	}}
+	deps := Deps{
+		NewExecutor: loopTarget.executors(nil),
+		NewComparer: func(context.Context, int) (Comparer, error) {
+			return comparerFunc(func(in []byte) []Operands {
+				if len(in) < 2 {
+					return nil
+				}
+				return []Operands{{Size: 4, A: uint64(in[0]) | uint64(in[1])<<8, B: 1000}}
+			}), nil
+		},
+		Seeds: [][]byte{{3, 1}},
+	}
+	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 3000, Strategy: "havoc"}, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range sum.Queue {
+		if e.Op == opInputToState {
+			t.Errorf("entry %d (%v) saved from the stage without a new branch", e.ID, e.Input)
+		}
+	}
+}
+
+// comparerFunc computes the comparisons from the input.
+type comparerFunc func([]byte) []Operands
+
+func (f comparerFunc) Compare(_ context.Context, in []byte) ([]Operands, error) { return f(in), nil }

@@ -61,6 +61,11 @@ type scanner struct {
 	trace   []byte   // the last run's sparse trace (reused)
 	zeros   []byte   // skipBlock zero bytes (maps of at least that size)
 	hot     []bool   // per skipBlock block: the last scan found hits in it
+	// probe: scan reports fresh only for a site never hit before (or a
+	// first valid hit) and marks nothing (input-to-state stage children:
+	// the coordinator merges one only if it saves it, and leaving the
+	// filter smaller than what was merged only sends a few more runs).
+	probe bool
 }
 
 // skipBlock is the size of the zero blocks the scan skips with one
@@ -137,11 +142,17 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		}
 		p.hits++
 		if mark && p.total&bk == 0 {
-			p.total |= bk
-			fresh = true
+			if !s.probe {
+				p.total |= bk
+				fresh = true
+			} else if p.total == 0 {
+				fresh = true
+			}
 		}
 		if isValid && p.valid == 0 {
-			p.valid = 1
+			if !s.probe {
+				p.valid = 1
+			}
 			fresh = true
 		}
 	}
@@ -209,7 +220,7 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	}
 	s.trace = tr[:k]
 	hash = xxhash.Sum64(s.trace)
-	if s.traces.add(hash) {
+	if !s.probe && s.traces.add(hash) {
 		fresh = true
 	}
 	return hash, fresh
