@@ -129,12 +129,10 @@ func FuzzInputToState(f *testing.F) {
 	})
 }
 
-// TestInputToStateFindsMagic: magic.wasm crashes only on "WAFR", a 64-bit
-// check value computed from it and memcmp(…, "zap!", 4). Havoc with a
-// comparer finds it from a seed of 16 dots; the same campaign without one
-// does not (its constant dictionary has "WAFR" and "zap!", but not the
-// check value).
-func TestInputToStateFindsMagic(t *testing.T) {
+// loadMagic loads testdata/magic.wasm built for coverage and built to log
+// comparisons.
+func loadMagic(t *testing.T) (tgt *runtime.Target, sm *instrument.SiteMap, cmpTgt *runtime.Target) {
+	t.Helper()
 	wasm, err := os.ReadFile("testdata/magic.wasm")
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +150,19 @@ func TestInputToStateFindsMagic(t *testing.T) {
 		t.Cleanup(func() { tg.Close(ctx) })
 		return tg, sm
 	}
-	tgt, sm := load(instrument.Options{Fuel: true, DirtyPages: true})
-	cmpTgt, _ := load(instrument.Options{Fuel: true, DirtyPages: true, Compares: true})
+	tgt, sm = load(instrument.Options{Fuel: true, DirtyPages: true})
+	cmpTgt, _ = load(instrument.Options{Fuel: true, DirtyPages: true, Compares: true})
+	return tgt, sm, cmpTgt
+}
+
+// TestInputToStateFindsMagic: magic.wasm crashes only on "WAFR", a 64-bit
+// check value computed from it and memcmp(…, "zap!", 4). Havoc with a
+// comparer finds it from a seed of 16 dots; the same campaign without one
+// does not (its constant dictionary has "WAFR" and "zap!", but not the
+// check value).
+func TestInputToStateFindsMagic(t *testing.T) {
+	ctx := context.Background()
+	tgt, sm, cmpTgt := loadMagic(t)
 	const runs = 20_000
 	for _, withCmp := range []bool{true, false} {
 		t.Run(fmt.Sprintf("comparer=%v", withCmp), func(t *testing.T) {
@@ -183,25 +192,8 @@ func TestInputToStateFindsMagic(t *testing.T) {
 // them (stage jobs give back the budget they do not use), and stage jobs
 // save entries.
 func TestInputToStateDeterministic(t *testing.T) {
-	wasm, err := os.ReadFile("testdata/magic.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	load := func(opts instrument.Options) *runtime.Target {
-		out, sm, err := instrument.Instrument(wasm, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: 4096})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { tg.Close(ctx) })
-		return tg
-	}
-	tgt := load(instrument.Options{Fuel: true, DirtyPages: true})
-	cmpTgt := load(instrument.Options{Fuel: true, DirtyPages: true, Compares: true})
+	tgt, _, cmpTgt := loadMagic(t)
 	seed := []byte("................")
 	runs := func(workers int) map[[2]uint64]string {
 		var mu sync.Mutex

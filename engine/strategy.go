@@ -49,10 +49,18 @@ type Entry struct {
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
 	// i2s memoises the entry's input-to-state replacements (compares.go):
-	// the first worker to mutate the entry computes them, a function of
-	// its input only, so which worker does cannot change any child.
+	// the first worker to run a job of a stageable entry computes them, a
+	// function of its input only, so which worker does cannot change any
+	// child; nil for an entry without a stage.
 	i2s atomic.Pointer[replacements]
 }
+
+// stageable reports whether the entry gets an input-to-state stage: a
+// queued seed, or an entry that covered a new branch (see
+// coordinator.next). Workers compute the replacements of such a parent
+// before mutating it, whichever job comes first, so havoc's children of
+// it do not depend on scheduling.
+func (e *Entry) stageable() bool { return e.ID >= 0 && (e.NewCov || e.Op == "seed") }
 
 // replacements returns the entry's input-to-state replacements, nil
 // before a worker computed them.
