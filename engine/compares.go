@@ -48,6 +48,11 @@ type Operands struct {
 // and a 1-byte operand matches everywhere.
 const (
 	maxReplacements = 256
+	// maxStage caps the children of a stage job: its first replacements,
+	// the largest operands (a 2-byte operand often matches text by chance;
+	// havoc still draws from all). csqlite's staged entries have 21 on
+	// average, each a full run.
+	maxStage = 16
 	maxOccurrences  = 4  // places one replacement is kept for
 	minMemOperand   = 2  // shorter memory operands are not looked for
 	maxMemOperand   = 32 // = instrument.CompareMemBytes

@@ -617,7 +617,7 @@ func (c *coordinator) next() *Job {
 					// executions.
 					c.staged[e.ID] = true
 					j.Parent, j.stage = e, true
-					j.N = maxReplacements
+					j.N = maxStage
 					if budget >= 0 && int64(j.N) > budget {
 						j.N = int(budget)
 					}
