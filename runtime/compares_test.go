@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -43,5 +44,27 @@ func TestComparisons(t *testing.T) {
 	run(t, w, "Habc")
 	for c := range w.Comparisons() {
 		t.Fatalf("comparison %+v logged without instrument.Options.Compares", c)
+	}
+}
+
+// TestComparisonsCommand: a command target's log is read after its
+// instance is closed, and is a function of the input.
+func TestComparisonsCommand(t *testing.T) {
+	opts := fullOpts
+	opts.Compares = true
+	opts.DirtyPages = false
+	w := worker(t, loadInstrumented(t, "gocmd/gocmd.wasm", opts, Config{}))
+	logs := make([][]string, 2)
+	for i := range logs {
+		run(t, w, "hello")
+		for c := range w.Comparisons() {
+			logs[i] = append(logs[i], fmt.Sprintf("%d %x %x %q %q", c.Size, c.A, c.B, c.MemA, c.MemB))
+		}
+	}
+	if len(logs[0]) == 0 {
+		t.Fatal("nothing logged")
+	}
+	if !slices.Equal(logs[0], logs[1]) {
+		t.Errorf("two runs of one input logged %d and %d comparisons, not the same", len(logs[0]), len(logs[1]))
 	}
 }
