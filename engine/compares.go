@@ -53,10 +53,10 @@ const (
 	// the largest operands (a 2-byte operand often matches text by chance;
 	// havoc still draws from all). csqlite's staged entries have 21 on
 	// average, each a full run.
-	maxStage = 16
-	maxOccurrences  = 4  // places one replacement is kept for
-	minMemOperand   = 2  // shorter memory operands are not looked for
-	maxMemOperand   = 32 // = instrument.CompareMemBytes
+	maxStage       = 16
+	maxOccurrences = 4  // places one replacement is kept for
+	minMemOperand  = 2  // shorter memory operands are not looked for
+	maxMemOperand  = 32 // = instrument.CompareMemBytes
 )
 
 // opInputToState is the Op of queue entries and findings from a stage job.

@@ -122,13 +122,13 @@ type rewriter struct {
 	fuelGlobal uint32
 	baseGlobal uint32
 	markFunc   uint32
-	cmpFunc    uint32   // $cmp32; $cmp64 and $cmpmem follow (compare.go)
-	cmpOff     uint32   // real address of the comparison log
-	cmpInts    int      // integer log entries
+	cmpFunc    uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
+	cmpOff     uint32    // real address of the comparison log
+	cmpInts    int       // integer log entries
 	cmpMems    []memHook // by defined function: its memory comparison hook (kind 0: none)
-	ncmp, nmem int      // entries placed so far
-	skip       []bool   // by defined function
-	funcOff    []uint32 // code-relative offset of each defined function's first instruction
+	ncmp, nmem int       // entries placed so far
+	skip       []bool    // by defined function
+	funcOff    []uint32  // code-relative offset of each defined function's first instruction
 	typeIdx    map[string]uint32
 
 	// per function
