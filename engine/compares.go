@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/binary"
 	"slices"
-	"strconv"
 )
 
 // Input-to-state mutation (Redqueen's; AFL++'s cmplog, libFuzzer's table
@@ -15,8 +14,8 @@ import (
 // a check value). A second build of the target logs the operands of its
 // comparisons (instrument.Options.Compares); the engine runs a queue
 // entry on it once, finds each operand among the entry's bytes (as 2, 4
-// or 8-byte little or big-endian integers, as decimal text, or as the
-// bytes memcmp and strcmp saw) and keeps "put the other operand there" as a replacement.
+// or 8-byte little or big-endian integers, or as the bytes memcmp and
+// strcmp saw) and keeps "put the other operand there" as a replacement.
 // The coordinator gives every entry, the first time its strategy picks
 // it, a stage job (Job.stage) before the strategy's: one child per
 // replacement, each the entry with that replacement alone, as Redqueen's
@@ -75,8 +74,7 @@ type replacements struct {
 
 // inputToState finds the operands of ops in input and returns the
 // replacements, larger operands first, at most maxReplacements. Integer
-// operands are looked for as 2, 4 and 8-byte values of either byte order,
-// and as whole decimal numbers of two or more characters;
+// operands are looked for as 2, 4 and 8-byte values of either byte order;
 // comparisons of two values below 256 (a byte against a character) are
 // left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
 // narrower than 16 bits: in a text input each would match everywhere.
@@ -87,9 +85,7 @@ func inputToState(input []byte, ops []Operands) *replacements {
 		from, to string
 	}
 	seen := map[key]bool{}
-	// add keeps from -> to at up to maxOccurrences places of from; number:
-	// only where from is a whole decimal number (no digit on either side).
-	add := func(from, to []byte, number bool) {
+	add := func(from, to []byte) {
 		if len(from) == 0 || bytes.Equal(from, to) || len(from) > len(input) {
 			return
 		}
@@ -100,15 +96,11 @@ func inputToState(input []byte, ops []Operands) *replacements {
 				break
 			}
 			pos := i + k
-			i = pos + 1
-			if number && (pos > 0 && isDigit(input[pos-1]) || pos+len(from) < len(input) && isDigit(input[pos+len(from)])) {
-				n--
-				continue
-			}
 			if k := (key{pos, string(from), string(to)}); !seen[k] {
 				seen[k] = true
 				out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to)})
 			}
+			i = pos + 1
 		}
 	}
 	type pair struct {
@@ -130,18 +122,9 @@ func inputToState(input []byte, ops []Operands) *replacements {
 				continue
 			}
 			a, b = a[:min(len(a), maxMemOperand)], b[:min(len(b), maxMemOperand)]
-			add(a, b, false)
-			add(b, a, false)
+			add(a, b)
+			add(b, a)
 			continue
-		}
-		// Text formats hold numbers in decimal: "8080" compared as 8080.
-		for _, f := range decimals(op) {
-			if len(f[0]) >= 2 {
-				add(f[0], f[1], true)
-			}
-			if len(f[1]) >= 2 {
-				add(f[1], f[0], true)
-			}
 		}
 		if op.A < 256 && op.B < 256 {
 			continue
@@ -160,10 +143,10 @@ func inputToState(input []byte, ops []Operands) *replacements {
 			binary.LittleEndian.PutUint64(lb[:], b)
 			binary.BigEndian.PutUint64(ba[:], a)
 			binary.BigEndian.PutUint64(bb[:], b)
-			add(la[:w], lb[:w], false)
-			add(lb[:w], la[:w], false)
-			add(ba[8-w:], bb[8-w:], false)
-			add(bb[8-w:], ba[8-w:], false)
+			add(la[:w], lb[:w])
+			add(lb[:w], la[:w])
+			add(ba[8-w:], bb[8-w:])
+			add(bb[8-w:], ba[8-w:])
 		}
 	}
 	if len(out) == 0 {
@@ -175,25 +158,6 @@ func inputToState(input []byte, ops []Operands) *replacements {
 	}
 	return &replacements{r: slices.Clip(out)}
 }
-
-// decimals returns the operands of an integer comparison as decimal text:
-// signed at their width, and unsigned too where that differs.
-func decimals(op Operands) [][2][]byte {
-	signed := func(v uint64) int64 {
-		if op.Size == 4 {
-			return int64(int32(uint32(v)))
-		}
-		return int64(v)
-	}
-	a, b := signed(op.A), signed(op.B)
-	out := [][2][]byte{{strconv.AppendInt(nil, a, 10), strconv.AppendInt(nil, b, 10)}}
-	if a < 0 || b < 0 {
-		out = append(out, [2][]byte{strconv.AppendUint(nil, op.A, 10), strconv.AppendUint(nil, op.B, 10)})
-	}
-	return out
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // narrow returns v, an operand of size bytes, as a w-byte value when it
 // fits: zero-extended, or sign-extended from w bytes.
