@@ -71,14 +71,13 @@
 // randomness and assert exact children.
 //
 // Input-to-state (compares.go): with Deps.NewComparer in raw mode, each
-// seed and each entry that covered a new branch is run once on the
-// target's comparison-logging build, by the first worker to run a job of
-// it, which memoises on the Entry where the operands of its comparisons
-// appear in its bytes; a stage job then runs every replacement of one
-// operand by the other, and havoc draws them as one more operator. The
-// replacements are a function of the entry's input, so the campaign
-// stays a function of the seed; the comparer's runs are not counted as
-// executions.
+// seed and each entry that covered a new branch gets a stage job before
+// its first strategy job: the worker runs the entry once on the target's
+// comparison-logging build, finds where the operands of its comparisons
+// appear in its bytes, and runs each replacement of one operand by the
+// other as a child. The replacements are a function of the entry's input,
+// so the campaign stays a function of the seed; the comparer's runs are
+// not counted as executions.
 //
 // # Failures
 //

@@ -91,21 +91,10 @@ var havocOps = [...]havocOp{
 }
 
 // havocOnce applies one applicable operation (up to 16 draws; b unchanged
-// if none applied). A parent with input-to-state replacements adds
-// opReplace to the draw.
+// if none applied).
 func havocOnce(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
-	n := len(havocOps)
-	if j.Parent != nil {
-		if rs := j.Parent.replacements(); rs != nil && len(rs.r) > 0 {
-			n++
-		}
-	}
 	for range 16 {
-		op := opReplace
-		if k := r.IntN(n); k < len(havocOps) {
-			op = havocOps[k]
-		}
-		if c := op(b, r, env, j); c != nil {
+		if c := havocOps[r.IntN(len(havocOps))](b, r, env, j); c != nil {
 			return c
 		}
 	}

@@ -183,8 +183,10 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 
 func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
-	if w.cmp != nil && j.Parent != nil && !j.replay && j.Parent.stageable() && j.Parent.replacements() == nil && !w.halted {
-		if err := w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
+	var rs *replacements
+	if j.stage && !w.halted {
+		var err error
+		if rs, err = w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
 			res.err = err
 			w.halted = true
 		}
@@ -208,7 +210,6 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		if j.replay {
 			child = j.Parent.Choices
 		} else if j.stage {
-			rs := j.Parent.replacements()
 			if rs == nil || i >= len(rs.r) {
 				break
 			}
@@ -318,15 +319,14 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	return res
 }
 
-// inputToState runs e on the comparer and memoises its replacements
+// inputToState runs e on the comparer and returns its replacements
 // (compares.go).
-func (w *worker) inputToState(ctx context.Context, e *Entry) error {
+func (w *worker) inputToState(ctx context.Context, e *Entry) (*replacements, error) {
 	ops, err := w.cmp.Compare(ctx, e.Input)
 	if err != nil {
-		return fmt.Errorf("comparer: %w", err)
+		return nil, fmt.Errorf("comparer: %w", err)
 	}
-	e.i2s.CompareAndSwap(nil, inputToState(e.Input, ops))
-	return nil
+	return inputToState(e.Input, ops), nil
 }
 
 type coordinator struct {
@@ -608,13 +608,9 @@ func (c *coordinator) next() *Job {
 					c.staged = append(c.staged, false)
 				}
 				if !c.staged[e.ID] {
-					// Input-to-state first: once per entry that covered
-					// a new branch (or is a seed), every replacement (the
+					// Input-to-state first, once per stageable entry (the
 					// unused budget is given back when the job is
-					// merged). Entries that only changed hit counts are
-					// most of a queue and variations of one that did:
-					// staging them cost csqlite a fifth of its
-					// executions.
+					// merged).
 					c.staged[e.ID] = true
 					j.Parent, j.stage = e, true
 					j.N = maxStage

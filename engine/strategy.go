@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync/atomic"
 )
 
 // Rand is the randomness a mutator uses. *math/rand/v2.Rand satisfies it;
@@ -48,23 +47,14 @@ type Entry struct {
 	Op     string
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
-	// i2s memoises the entry's input-to-state replacements (compares.go):
-	// the first worker to run a job of a stageable entry computes them, a
-	// function of its input only, so which worker does cannot change any
-	// child; nil for an entry without a stage.
-	i2s atomic.Pointer[replacements]
 }
 
-// stageable reports whether the entry gets an input-to-state stage: a
-// queued seed, or an entry that covered a new branch (see
-// coordinator.next). Workers compute the replacements of such a parent
-// before mutating it, whichever job comes first, so havoc's children of
-// it do not depend on scheduling.
+// stageable reports whether the entry gets an input-to-state stage
+// (compares.go): a queued seed, or an entry that covered a new branch.
+// Entries that only changed hit counts are most of a queue and variations
+// of one that did: staging them too cost csqlite a fifth of its
+// executions.
 func (e *Entry) stageable() bool { return e.ID >= 0 && (e.NewCov || e.Op == "seed") }
-
-// replacements returns the entry's input-to-state replacements, nil
-// before a worker computed them.
-func (e *Entry) replacements() *replacements { return e.i2s.Load() }
 
 // Job is one unit of work the coordinator hands a worker: N children of
 // Parent. Immutable once issued.
