@@ -1,13 +1,12 @@
 package instrument
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -56,16 +55,10 @@ func TestComparesBehaviour(t *testing.T) {
 // logged instantiates out, runs calls and returns the comparisons logged.
 func logged(t *testing.T, out []byte, sm *SiteMap, calls ...coreCall) []string {
 	t.Helper()
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	t.Cleanup(func() { rt.Close(ctx) })
-	mod, err := rt.Instantiate(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range calls {
-		if _, err := mod.ExportedFunction(c.fn).Call(ctx, c.args...); err != nil {
-			t.Fatalf("%s%v: %v", c.fn, c.args, err)
+	res, mod := coreRun(t, out, calls, nil)
+	for _, r := range res {
+		if strings.Contains(r, "trap") {
+			t.Fatal(r)
 		}
 	}
 	return comparisons(mod.ExportedMemory(MemoryExport), sm)
