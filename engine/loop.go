@@ -322,6 +322,9 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 // inputToState runs e on the comparer and returns its replacements
 // (compares.go).
 func (w *worker) inputToState(ctx context.Context, e *Entry) (*replacements, error) {
+	if w.cmp == nil {
+		return nil, nil // a NewComparer that returned none
+	}
 	ops, err := w.cmp.Compare(ctx, e.Input)
 	if err != nil {
 		return nil, fmt.Errorf("comparer: %w", err)
