@@ -773,3 +773,28 @@ func TestImportedMemory(t *testing.T) {
 		t.Fatalf("fuzz: expected the seed's divide-by-zero (exit 77), got %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestFuzzUseCmp: the fuzz command wires input-to-state: engine's
+// magic.wasm (a crash behind "WAFR", a 64-bit check value computed from it
+// and memcmp with "zap!") crashes within 20,000 runs by default, and not
+// with --use-cmp 0 (libFuzzer's spelling, -use_cmp=0).
+func TestFuzzUseCmp(t *testing.T) {
+	tmp := t.TempDir()
+	seed := filepath.Join(tmp, "seed")
+	if err := os.WriteFile(seed, []byte("................"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := filepath.Abs(filepath.Join("engine", "testdata", "magic.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag string
+		code int
+	}{{"-use_cmp=1", 77}, {"-use_cmp=0", 0}} {
+		r := wafer(t, tmp, "fuzz", tc.flag, "--runs", "20000", "--seed", "3", "-o", filepath.Join(tmp, tc.flag), wasm, seed)
+		if r.code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s", tc.flag, r.code, tc.code, r.stderr)
+		}
+	}
+}

@@ -7,10 +7,16 @@
   (memory (export "memory") 2)
   (global $heap (mut i32) (i32.const 4096))
   (data (i32.const 1024) "zap!")
+  ;; a bump allocator that grows memory as needed
   (func (export "malloc") (param $n i32) (result i32)
     (local $p i32)
     (local.set $p (global.get $heap))
     (global.set $heap (i32.add (local.get $p) (local.get $n)))
+    (if (i32.gt_u (global.get $heap) (i32.shl (memory.size) (i32.const 16)))
+      (then
+        (if (i32.eq (memory.grow (i32.sub (i32.shr_u (i32.add (global.get $heap) (i32.const 0xffff)) (i32.const 16)) (memory.size)))
+                    (i32.const -1))
+          (then (return (i32.const 0))))))
     (local.get $p))
   (func $memcmp (param $p i32) (param $q i32) (param $n i32) (result i32)
     (local $a i32) (local $b i32)
