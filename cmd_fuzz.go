@@ -110,7 +110,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
-	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per seed and per queue entry with a new branch; 0: off (libFuzzer's -use_cmp)")
+	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
 
 	f.target.register(fs)
 

@@ -16,10 +16,11 @@ import (
 // entry on it once, finds each operand among the entry's bytes (as 2, 4
 // or 8-byte little or big-endian integers, or as the bytes memcmp and
 // strcmp saw) and keeps "put the other operand there" as a replacement.
-// The coordinator gives each seed and each entry that covered a new
-// branch, the first time its strategy picks it, a stage job (Job.stage)
-// before the strategy's: one child per replacement, each the entry with
-// that replacement alone, as Redqueen's and AFL++'s input-to-state stage.
+// The coordinator gives each entry that covered a new branch when it was
+// merged (seeds included), the first time its strategy picks it, a stage
+// job (Job.stage) before the strategy's: one child per replacement, each
+// the entry with that replacement alone, as Redqueen's and AFL++'s
+// input-to-state stage.
 // Multi-byte magic values that coverage alone finds only by chance (1 in
 // 2^32 for a 4-byte one) become one execution away.
 //

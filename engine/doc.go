@@ -71,7 +71,7 @@
 // randomness and assert exact children.
 //
 // Input-to-state (compares.go): with Deps.NewComparer in raw mode, each
-// seed and each entry that covered a new branch gets a stage job before
+// entry that covered a new branch when merged gets a stage job before
 // its first strategy job: the worker runs the entry once on the target's
 // comparison-logging build, finds where the operands of its comparisons
 // appear in its bytes, and runs each replacement of one operand by the

@@ -50,11 +50,13 @@ type Entry struct {
 }
 
 // stageable reports whether the entry gets an input-to-state stage
-// (compares.go): a queued seed, or an entry that covered a new branch.
-// Entries that only changed hit counts are most of a queue and variations
-// of one that did: staging them too cost csqlite a fifth of its
-// executions.
-func (e *Entry) stageable() bool { return e.ID >= 0 && (e.NewCov || e.Op == "seed") }
+// (compares.go): whether it covered a new branch when it was merged (a
+// seed too: a resumed queue replays as seeds, and staging all of it again
+// at every resume would cost a compare run and up to maxStage runs per
+// entry). Entries that only changed hit counts are most of a queue and
+// variations of one that did: staging them too cost csqlite a fifth of
+// its executions.
+func (e *Entry) stageable() bool { return e.ID >= 0 && e.NewCov }
 
 // Job is one unit of work the coordinator hands a worker: N children of
 // Parent. Immutable once issued.
