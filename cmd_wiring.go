@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -212,6 +213,31 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
 		f.target.timeout = 0
 	}
+	gen, useGen := generators.Lookup(f.generator)
+	useGen = useGen && f.generator != "raw"
+	// Input-to-state mutation (raw mode): a second build logs comparisons.
+	// It compiles on another goroutine meanwhile (compiling is one core's
+	// work: on gojson, 2.5 s of a cold start).
+	type loaded struct {
+		t   *runtime.Target
+		err error
+	}
+	var cmpTarget chan loaded
+	if !useGen && f.useCmp != 0 {
+		cmpTarget = make(chan loaded, 1)
+		cctx, cancel := context.WithCancel(ctx)
+		own := bytes.Clone(wasm) // its own copy: nothing is shared with the main build
+		go func() {
+			ct, _, err := loadTarget(cctx, target, own, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
+			cmpTarget <- loaded{ct, err}
+		}()
+		defer func() {
+			if l := <-cmpTarget; l.t != nil {
+				l.t.Close(context.WithoutCancel(ctx))
+			}
+		}()
+		defer cancel() // first: an early return need not wait for the whole compile
+	}
 	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, max(f.maxLen, maxSeedLen(seeds)))
 	if err != nil {
 		return err
@@ -237,8 +263,8 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		Status:      c.stderr,
 		StatusTTY:   isTerminal(c.stderr),
 	}
-	if g, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
-		deps.Generator = engine.FromGenerator(g, generators.Options{Dictionary: sm.Dictionary})
+	if useGen {
+		deps.Generator = engine.FromGenerator(gen, generators.Options{Dictionary: sm.Dictionary})
 		if len(seeds) > 0 {
 			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
 		}
@@ -246,18 +272,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		for _, s := range seeds {
 			deps.Seeds = append(deps.Seeds, s.Data)
 		}
-		if f.useCmp != 0 {
-			// Input-to-state mutation: a second build logs comparisons.
+		if cmpTarget != nil {
 			// The campaign does not need it: without it, say why and go on.
-			ct, _, err := loadTarget(ctx, target, wasm, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
-			if err != nil {
-				if ctx.Err() != nil {
-					return err
-				}
-				fmt.Fprintf(c.stderr, "INFO: --use-cmp: no input-to-state mutation: %v\n", err)
-			} else {
-				defer ct.Close(context.WithoutCancel(ctx))
-				deps.NewComparer = engine.RuntimeComparers(ct)
+			l := <-cmpTarget
+			cmpTarget <- l // for the deferred Close
+			switch {
+			case l.err != nil && ctx.Err() != nil:
+				return l.err
+			case l.err != nil:
+				fmt.Fprintf(c.stderr, "INFO: --use-cmp: no input-to-state mutation: %v\n", l.err)
+			default:
+				deps.NewComparer = engine.RuntimeComparers(l.t)
 			}
 		}
 	}
