@@ -20,9 +20,9 @@ import (
 // wasi-libc's, and what Rust's and C++'s standard libraries call) and Go's
 // (memeqbody, cmpbody: what string == and < come down to) get an entry of
 // the memory log; at their entry $cmpmem copies the first CompareMemBytes
-// bytes of both buffers. Only core 1.0 instructions are
-// added, so the module needs no feature the original did not. Reading the buffers never traps:
-// a range that runs past the end of memory is not logged.
+// bytes of both buffers. Reading the buffers never traps: a range that
+// runs past the end of memory is not logged. Only core 1.0 instructions
+// are added, so the module needs no feature the original did not.
 
 // Sizes of the comparison log (Layout.CompareOffset). An integer entry is
 // an 8-byte header (uint32 count of unequal pairs logged, uint32 operand
@@ -36,8 +36,8 @@ const (
 	CompareMemBytes      = 32
 	compareMemSlot       = 8 + 2*CompareMemBytes
 	CompareMemEntryBytes = 8 + CompareSlots*compareMemSlot
-	// maxCompares caps the integer entries (a Go program has ~100k
-	// comparisons; later ones are not logged).
+	// maxCompares caps the integer entries, so a huge module's log stays
+	// bounded (9 MiB); later comparisons are not logged. gojson has 9,373.
 	maxCompares = 1 << 17
 )
 
