@@ -15,7 +15,9 @@
 // compilation cache (Config.CacheDir, default os.UserCacheDir()/wafer/wazero)
 // so a second campaign does not recompile. A nil SiteMap runs the module
 // as it is: no counters, no fuel (the bare-wazero ceiling, and `wafer
-// repro`). Each Worker owns one module instance.
+// repro`). Each Worker owns one module instance. For a module built with
+// instrument.Options.Compares, Worker.Comparisons yields the operands the
+// last run compared (the log is cleared before each run).
 //
 // # Harnesses
 //
