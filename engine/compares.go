@@ -61,9 +61,8 @@ const (
 	// chance). csqlite's staged entries have 21 on average, each a full
 	// run.
 	maxStage       = 16
-	maxOccurrences = 4  // places one replacement is kept for
-	minMemOperand  = 2  // shorter memory operands are not looked for
-	maxMemOperand  = 32 // = instrument.CompareMemBytes
+	maxOccurrences = 4 // places one replacement is kept for
+	minMemOperand  = 2 // shorter memory operands are not looked for
 )
 
 // opInputToState is the Op of queue entries and findings from a stage job.
@@ -75,18 +74,13 @@ type replacement struct {
 	from, to []byte
 }
 
-// replacements are what input-to-state found for one entry.
-type replacements struct {
-	r []replacement
-}
-
 // inputToState finds the operands of ops in input and returns the
 // replacements, larger operands first, at most maxReplacements. Integer
 // operands are looked for as 2, 4 and 8-byte values of either byte order;
 // comparisons of two values below 256 (a byte against a character) are
 // left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
 // narrower than 16 bits: in a text input each would match everywhere.
-func inputToState(input []byte, ops []Operands) *replacements {
+func inputToState(input []byte, ops []Operands) []replacement {
 	var out []replacement
 	type key struct {
 		pos      int
@@ -125,13 +119,11 @@ func inputToState(input []byte, ops []Operands) *replacements {
 		}
 		done[p] = true
 		if op.Size == 0 {
-			a, b := op.MemA, op.MemB
-			if len(a) < minMemOperand && len(b) < minMemOperand {
+			if len(op.MemA) < minMemOperand && len(op.MemB) < minMemOperand {
 				continue
 			}
-			a, b = a[:min(len(a), maxMemOperand)], b[:min(len(b), maxMemOperand)]
-			add(a, b)
-			add(b, a)
+			add(op.MemA, op.MemB)
+			add(op.MemB, op.MemA)
 			continue
 		}
 		if op.A < 256 && op.B < 256 {
@@ -157,14 +149,11 @@ func inputToState(input []byte, ops []Operands) *replacements {
 			add(bb[8-w:], ba[8-w:])
 		}
 	}
-	if len(out) == 0 {
-		return &replacements{}
-	}
 	slices.SortStableFunc(out, func(x, y replacement) int { return cmp.Compare(len(y.from), len(x.from)) })
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
 	}
-	return &replacements{r: slices.Clip(out)}
+	return slices.Clip(out)
 }
 
 // narrow returns v, an operand of size bytes, as a w-byte value when it

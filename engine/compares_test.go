@@ -15,9 +15,9 @@ import (
 )
 
 // applied returns every child the replacements make of input.
-func applied(input []byte, rs *replacements) []string {
+func applied(input []byte, rs []replacement) []string {
 	var out []string
-	for _, r := range rs.r {
+	for _, r := range rs {
 		if c := r.apply(slices.Clone(input)); c != nil {
 			out = append(out, string(c))
 		}
@@ -80,12 +80,12 @@ func TestInputToStateLimit(t *testing.T) {
 		ops = append(ops, Operands{Size: 8, A: v % 9, B: v + 1000}, Operands{MemA: input[v : v+8], MemB: []byte("replaced")})
 	}
 	rs := inputToState(input, ops)
-	if len(rs.r) != maxReplacements {
-		t.Fatalf("%d replacements, want the limit %d", len(rs.r), maxReplacements)
+	if len(rs) != maxReplacements {
+		t.Fatalf("%d replacements, want the limit %d", len(rs), maxReplacements)
 	}
-	for i := 1; i < len(rs.r); i++ {
-		if len(rs.r[i].from) > len(rs.r[i-1].from) {
-			t.Fatalf("replacement %d (%d bytes) after one of %d: larger operands must come first", i, len(rs.r[i].from), len(rs.r[i-1].from))
+	for i := 1; i < len(rs); i++ {
+		if len(rs[i].from) > len(rs[i-1].from) {
+			t.Fatalf("replacement %d (%d bytes) after one of %d: larger operands must come first", i, len(rs[i].from), len(rs[i-1].from))
 		}
 	}
 }
@@ -113,10 +113,10 @@ func FuzzInputToState(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, a, b uint64, ma, mb []byte) {
 		for _, size := range []int{4, 8} {
 			rs := inputToState(input, []Operands{{Size: size, A: a, B: b}, {MemA: ma, MemB: mb}})
-			if len(rs.r) > maxReplacements {
-				t.Fatalf("%d replacements", len(rs.r))
+			if len(rs) > maxReplacements {
+				t.Fatalf("%d replacements", len(rs))
 			}
-			for _, r := range rs.r {
+			for _, r := range rs {
 				c := r.apply(slices.Clone(input))
 				if c == nil {
 					t.Fatalf("replacement %+v does not apply to its own input", r)
@@ -187,8 +187,8 @@ func TestInputToStateFindsMagic(t *testing.T) {
 }
 
 // TestInputToStateDeterministic: with a comparer, a deterministic campaign
-// runs the same children on one worker and on two (which worker first
-// computes an entry's replacements must not matter), exactly Runs of
+// runs the same children on one worker and on two (an entry's stage and
+// strategy jobs may run on different workers), exactly Runs of
 // them (stage jobs give back the budget they do not use), and stage jobs
 // save entries.
 func TestInputToStateDeterministic(t *testing.T) {

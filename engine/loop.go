@@ -183,7 +183,7 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 
 func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
-	var rs *replacements
+	var rs []replacement
 	if j.stage && !w.halted {
 		var err error
 		if rs, err = w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
@@ -210,10 +210,10 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		if j.replay {
 			child = j.Parent.Choices
 		} else if j.stage {
-			if rs == nil || i >= len(rs.r) {
+			if i >= len(rs) {
 				break
 			}
-			child = rs.r[i].apply(append(w.buf[:0], j.Parent.Choices...))
+			child = rs[i].apply(append(w.buf[:0], j.Parent.Choices...))
 		} else {
 			child = w.mut.Mutate(w.buf[:0], j, w.rng)
 		}
@@ -321,7 +321,7 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 
 // inputToState runs e on the comparer and returns its replacements
 // (compares.go).
-func (w *worker) inputToState(ctx context.Context, e *Entry) (*replacements, error) {
+func (w *worker) inputToState(ctx context.Context, e *Entry) ([]replacement, error) {
 	if w.cmp == nil {
 		return nil, nil // a NewComparer that returned none
 	}
@@ -343,7 +343,7 @@ type coordinator struct {
 
 	seeds [][]byte // to replay, in order
 	// staged[id]: entry id had its input-to-state stage (stageJobs: there
-	// is a comparer).
+	// is a comparer, in raw mode).
 	staged    []bool
 	stageJobs bool
 	cur       *Entry // current parent
@@ -427,7 +427,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	for i := range workers {
 		ex, err := deps.NewExecutor(ctx, i)
 		var cmp Comparer
-		if err == nil && deps.NewComparer != nil && deps.Generator == nil {
+		if err == nil && c.stageJobs {
 			if cmp, err = deps.NewComparer(ctx, i); err != nil {
 				closeExecutor(ctx, ex)
 				err = fmt.Errorf("comparer: %w", err)

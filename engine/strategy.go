@@ -54,8 +54,8 @@ type Entry struct {
 // seed too: a resumed queue replays as seeds, and staging all of it again
 // at every resume would cost a compare run and up to maxStage runs per
 // entry). Entries that only changed hit counts are most of a queue and
-// variations of one that did: staging them too cost csqlite a fifth of
-// its executions.
+// variations of one that did: staging them too cost csqlite 11-15 % of
+// its executions in 30-second campaigns.
 func (e *Entry) stageable() bool { return e.ID >= 0 && e.NewCov }
 
 // Job is one unit of work the coordinator hands a worker: N children of
