@@ -218,22 +218,24 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	// Input-to-state mutation (raw mode): a second build logs comparisons.
 	// It compiles on another goroutine meanwhile (compiling is one core's
 	// work: on gojson, 2.5 s of a cold start).
-	type loaded struct {
-		t   *runtime.Target
-		err error
-	}
-	var cmpTarget chan loaded
+	var cmpTarget func() (*runtime.Target, error) // waits for the compare build
 	if !useGen && f.useCmp != 0 {
-		cmpTarget = make(chan loaded, 1)
 		cctx, cancel := context.WithCancel(ctx)
 		own := bytes.Clone(wasm) // its own copy: nothing is shared with the main build
+		var ct *runtime.Target
+		var cerr error
+		done := make(chan struct{})
 		go func() {
-			ct, _, err := loadTarget(cctx, target, own, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
-			cmpTarget <- loaded{ct, err}
+			defer close(done)
+			ct, _, cerr = loadTarget(cctx, target, own, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
 		}()
+		cmpTarget = func() (*runtime.Target, error) {
+			<-done
+			return ct, cerr
+		}
 		defer func() {
-			if l := <-cmpTarget; l.t != nil {
-				l.t.Close(context.WithoutCancel(ctx))
+			if t, _ := cmpTarget(); t != nil {
+				t.Close(context.WithoutCancel(ctx))
 			}
 		}()
 		defer cancel() // first: an early return need not wait for the whole compile
@@ -274,15 +276,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 		if cmpTarget != nil {
 			// The campaign does not need it: without it, say why and go on.
-			l := <-cmpTarget
-			cmpTarget <- l // for the deferred Close
-			switch {
-			case l.err != nil && ctx.Err() != nil:
-				return l.err
-			case l.err != nil:
-				fmt.Fprintf(c.stderr, "INFO: --use-cmp: no input-to-state mutation: %v\n", l.err)
+			switch ct, err := cmpTarget(); {
+			case err != nil && ctx.Err() != nil:
+				return err
+			case err != nil:
+				fmt.Fprintf(c.stderr, "INFO: --use-cmp: no input-to-state mutation: %v\n", err)
 			default:
-				deps.NewComparer = engine.RuntimeComparers(l.t)
+				deps.NewComparer = engine.RuntimeComparers(ct)
 			}
 		}
 	}
