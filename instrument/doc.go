@@ -210,7 +210,9 @@
 // for the 4 KiB block of target memory its first byte is in (bulk ops and
 // grow: every block of the range; a store reaches at most DirtySpill-1
 // bytes into the next block, which the host restores along with the
-// marked one: one mark per store instead of one per end); the map has 1
+// marked one: one mark per store instead of one per end, and none for a
+// store within DirtySpill bytes after a marked one from the same base
+// pointer, marks.go); the map has 1
 // MiB (16 reserved pages), one byte per block of the 32-bit address space,
 // so an index from any 32-bit address stays inside it. 4 KiB rather than the 64 KiB Wasm
 // page because the host restores whole blocks: a run that touches a few

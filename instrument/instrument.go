@@ -147,6 +147,8 @@ type rewriter struct {
 	cpos    []int          // indices in out of the counter loads and stores (offset = id)
 	fnLo    uint32         // first site id of this function
 	nests   map[int][]bool // leaf loops of this function: loop index -> sites in locals (nest.go)
+	marks   markAnalysis   // which stores need no dirty mark (marks.go)
+	elide   []bool         // by instruction index of this function: from marks
 	nest    *nest          // the leaf nest being rewritten, or nil
 	plan    derivation     // which sites of this function are derived (derive.go)
 }
@@ -632,6 +634,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if len(body) == 0 {
 		return fmt.Errorf("instrument: function %d: empty body", rw.fn)
 	}
+	if rw.opts.DirtyPages {
+		rw.elide = rw.marks.elidedMarks(body, rw.next)
+	}
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
 	// entry
@@ -853,7 +858,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if in.A > 0xffffffff {
 			in.A = 0xffffffff // the original access was out of bounds for every address
 		}
-		if rw.opts.DirtyPages && (info.mem == memStore || info.mem == memRMW || info.mem == memCmpxchg) {
+		if rw.opts.DirtyPages && (info.mem == memStore || info.mem == memRMW || info.mem == memCmpxchg) && !rw.elide[k] {
 			rw.markStore(in, info, orig)
 			return nil
 		}

@@ -63,12 +63,13 @@ type Layout struct {
 //
 //   - Dirty map semantics: a store writes the byte of the 4 KiB block of its
 //     first byte (target address >> 12), so a store that straddles two
-//     blocks leaves up to DirtySpill-1 bytes of the next one unmarked: when
-//     the host restores a marked block it must also restore the DirtySpill
-//     bytes that follow it (older layouts marked both ends; restoring the
-//     spill is harmless for them). A bulk operation
-//     (memory.fill/copy/init) marks every block of its destination range
-//     and memory.grow the blocks of the new pages. The map has 1<<20 bytes,
+//     blocks leaves up to 15 bytes of the next one unmarked, and a store
+//     left unmarked because an earlier one marked its block (marks.go) up
+//     to DirtySpill-1 bytes: when the host restores a marked block it must
+//     also restore the DirtySpill bytes that follow it (older layouts
+//     marked both ends; restoring the spill is harmless for them). A bulk
+//     operation (memory.fill/copy/init) marks every block of its
+//     destination range and memory.grow the blocks of the new pages. The map has 1<<20 bytes,
 //     one per block of the 32-bit address space, whatever the memory size,
 //     so an index from any 32-bit address stays inside it; the host needs
 //     to scan only the first (target memory size >> 12) bytes. 4 KiB, not
@@ -84,9 +85,12 @@ type Layout struct {
 //   - Counters are 8-bit and saturating: min(hits, 255).
 
 // DirtySpill is how many bytes past a marked dirty block the host restores
-// with it: a store marks only the block of its first byte and writes at
-// most 16 bytes (v128), so at most 15 beyond.
-const DirtySpill = 16
+// with it. A store marks only the block of its first byte and writes at
+// most 16 bytes (v128), so at most 15 beyond; a store whose bytes lie
+// within DirtySpill bytes after the first byte of an earlier, marked store
+// from the same base pointer is not marked at all (marks.go), so it may
+// reach up to DirtySpill-1 bytes beyond that store's block.
+const DirtySpill = 64
 
 // DirtyShift is log2 of the target bytes one dirty-map byte covers: 12
 // (4 KiB blocks) for the 1 MiB map Instrument writes, 16 (64 KiB pages) for

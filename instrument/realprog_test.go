@@ -9,6 +9,7 @@ package instrument_test
 // are hit how many times.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -109,6 +110,7 @@ type realResult struct {
 	Trap           string // trap class, "" when none
 	Counters       []byte `json:"-"` // copy of the counters (instrumented only)
 	Dirty          []byte `json:"-"` // copy of the dirty-page map (DirtyPages only)
+	Unmarked       int    `json:"-"` // bytes the run changed outside the marked blocks and their spills (DirtyPages only)
 	FuelLeft       int64  `json:"-"`
 	// Memory: size in bytes and SHA-256 of the target-visible memory after
 	// the run (for an instrumented module, everything above the reserved
@@ -157,6 +159,11 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 		Stderr: wasip1.NewTailBuffer(1 << 16),
 		Seed:   1,
 	}
+	if tg.sm != nil && tg.sm.Layout.DirtyPages > 0 {
+		// the host marks what it writes into guest memory, as runtime's does
+		l := tg.sm.Layout
+		st.DirtyOffset, st.DirtyLen, st.DirtyShift = uint64(l.DirtyOffset), uint64(l.DirtyPages), uint8(l.DirtyShift())
+	}
 	rctx := wasip1.WithState(ctx, st)
 	mod, err := tg.rt.InstantiateModule(rctx, tg.cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
@@ -182,6 +189,11 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 	start := mod.ExportedFunction("_start")
 	if start == nil {
 		return realResult{}, errors.New("no _start export")
+	}
+	var before []byte // target memory before the run (DirtyPages)
+	if mem != nil && tg.sm.Layout.DirtyPages > 0 {
+		all, _ := mem.Read(0, mem.Size())
+		before = bytes.Clone(all[tg.base():])
 	}
 	_, err = start.Call(rctx)
 	res := realResult{Exit: -1, Stdout: st.Stdout.String(), Stderr: st.Stderr.String()}
@@ -219,6 +231,8 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 				return res, fmt.Errorf("dirty map [%d,+%d) not readable", l.DirtyOffset, l.DirtyPages)
 			}
 			res.Dirty = append([]byte(nil), d...)
+			all, _ := mem.Read(0, mem.Size())
+			res.Unmarked = unmarked(before, all[tg.base():], res.Dirty)
 		}
 	}
 	if fuelG != nil {
@@ -317,6 +331,9 @@ func realDifferential(ctx context.Context, t *testing.T, p realProgram, compiler
 			}
 			if v.opts.DirtyPages && bytesAllZero(res.Dirty) {
 				t.Errorf("input %d: %s: no page marked dirty", i, v.name)
+			}
+			if res.Unmarked != 0 {
+				t.Errorf("input %d: %s: the run changed %d bytes of target memory outside the marked blocks and their spills", i, v.name, res.Unmarked)
 			}
 			// Same input again on a fresh instance: same counters.
 			again, err := tg.run(ctx, []byte(in), realFuel)
@@ -559,4 +576,27 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// unmarked counts the bytes that differ between target memory before and
+// after a run (memory that grew counts as zero before) and lie outside
+// every block the dirty map marks, with its DirtySpill bytes: what a host
+// restoring the marked blocks would miss.
+func unmarked(before, after, dirty []byte) int {
+	n := 0
+	for i, v := range after {
+		var old byte
+		if i < len(before) {
+			old = before[i]
+		}
+		if v == old {
+			continue
+		}
+		b := i >> 12
+		if dirty[b] != 0 || (b > 0 && dirty[b-1] != 0 && i-b<<12 < instrument.DirtySpill) {
+			continue
+		}
+		n++
+	}
+	return n
 }

@@ -9,5 +9,6 @@ wat2wasm --debug-names branches.wat -o branches.wasm
 wat2wasm hot.wat -o hot.wasm
 wat2wasm --debug-names nest.wat -o nest.wasm
 wat2wasm --debug-names compare.wat -o compare.wasm
+wat2wasm --enable-all marks.wat -o marks.wasm
 # dw.wasm: a C function with DWARF line info (clang-14, no libc).
 clang-14 --target=wasm32 -nostdlib -g -O0 -Wl,--no-entry -Wl,--export=classify -o dw.wasm dw.c
