@@ -65,12 +65,13 @@
 //   - A Go reactor is large (about 2 MB, thousands of functions) and costs
 //     about 5 ms to initialise; wafer's restore mode snapshots it once after
 //     initialisation, so the start-up cost is paid once per worker.
-//   - malloc's first call also grows Go's heap by 4 MiB (allocated, then
-//     collected), before wafer snapshots the instance. Go's heap takes
-//     memory with memory.grow and never returns it, and a restore-mode run
-//     that grew memory can only be undone on a new instance: without the
-//     headroom, every run of examples/gopng grew memory (0.8 ms a run
-//     instead of 0.5). Each instance's memory is 4 MiB larger.
+//   - malloc's first call also warms the Go runtime up before wafer
+//     snapshots the instance: it grows Go's heap by 4 MiB (allocated, then
+//     collected) and the goroutine stack to 64 KiB. Every restore-mode run
+//     starts from that snapshot, and would otherwise grow both again: a
+//     memory that grew can only be restored on a new instance, and a stack
+//     that grows is copied frame by frame. Each instance's memory is 4 MiB
+//     larger.
 //
 // Unlike the rest of wafer, this package keeps package-level state (the
 // registered function and the input buffer): a wasm export has no receiver,
