@@ -1,5 +1,7 @@
 package instrument
 
+import "slices"
+
 // Dirty marks a store can do without.
 //
 // With Options.DirtyPages every store marks the dirty block of its first
@@ -65,8 +67,10 @@ type markAnalysis struct {
 // dirty mark is implied by an earlier one (see above). nlocals is the
 // number of the function's locals, parameters included.
 func (a *markAnalysis) elidedMarks(body []Instr, nlocals uint32) []bool {
-	a.elide = append(a.elide[:0], make([]bool, len(body))...)
-	a.ver = append(a.ver[:0], make([]uint32, nlocals)...)
+	a.elide = slices.Grow(a.elide[:0], len(body))[:len(body)]
+	clear(a.elide)
+	a.ver = slices.Grow(a.ver[:0], int(nlocals))[:nlocals]
+	clear(a.ver)
 	a.cur, a.saved, a.marks = a.cur[:0], a.saved[:0], a.marks[:0]
 	for k := range body {
 		in := &body[k]
