@@ -62,4 +62,12 @@
     (i32.store (local.get $p) (i32.const 5))
     (i32.store offset=4 (local.get $p) (call $id (i32.const 6)))
     (i32.store offset=8 (local.get $p) (i32.const 7)))
+;; 2 of 3: the loop never sets $p, so the mark made before it covers
+  ;; the loop's stores on every pass.
+  (func (export "loopinv") (param $p i32) (param $n i32)
+    (i32.store (local.get $p) (i32.const 9))
+    (loop $l
+      (i32.store offset=8 (local.get $p) (local.get $n))
+      (i32.store16 offset=40 (local.get $p) (local.get $n))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
 )
