@@ -62,9 +62,10 @@ type markAnalysis struct {
 	saved []markFact // facts at the start of each open block, stacked
 	marks []int      // len(saved) at each open block's start
 
-	loopEnd []int            // by instruction index of a loop: index of its end
-	open    []int            // indices of the open blocks' first instructions
-	sets    map[uint32][]int // by local: indices of its local.set/local.tee, ascending
+	loopEnd []int    // by instruction index of a block or loop: index of its end
+	open    []int    // indices of the open blocks' first instructions
+	sets    [][]int  // by local: indices of its local.set/local.tee, ascending
+	setters []uint32 // the locals with a non-empty sets entry
 }
 
 // elidedMarks reports, by instruction index of body, the stores whose
@@ -76,7 +77,7 @@ func (a *markAnalysis) elidedMarks(body []Instr, nlocals uint32) []bool {
 	a.ver = slices.Grow(a.ver[:0], int(nlocals))[:nlocals]
 	clear(a.ver)
 	a.cur, a.saved, a.marks = a.cur[:0], a.saved[:0], a.marks[:0]
-	a.scanLoops(body)
+	a.scanLoops(body, nlocals)
 	for k := range body {
 		in := &body[k]
 		switch in.Op {
@@ -128,13 +129,16 @@ func (a *markAnalysis) elidedMarks(body []Instr, nlocals uint32) []bool {
 	return a.elide
 }
 
-// scanLoops records where each loop of body ends and where each local is
-// set.
-func (a *markAnalysis) scanLoops(body []Instr) {
+// scanLoops records where each loop of body ends and where each of its
+// nlocals locals is set.
+func (a *markAnalysis) scanLoops(body []Instr, nlocals uint32) {
 	a.loopEnd = slices.Grow(a.loopEnd[:0], len(body))[:len(body)]
-	clear(a.sets)
-	if a.sets == nil {
-		a.sets = map[uint32][]int{}
+	for _, l := range a.setters {
+		a.sets[l] = a.sets[l][:0]
+	}
+	a.setters = a.setters[:0]
+	if int(nlocals) > len(a.sets) {
+		a.sets = append(a.sets, make([][]int, int(nlocals)-len(a.sets))...)
 	}
 	a.open = a.open[:0]
 	for k := range body {
@@ -147,7 +151,12 @@ func (a *markAnalysis) scanLoops(body []Instr) {
 				a.open = a.open[:n-1]
 			}
 		case OpLocalSet, OpLocalTee:
-			a.sets[uint32(in.A)] = append(a.sets[uint32(in.A)], k)
+			if l := in.A; l < uint64(nlocals) {
+				if len(a.sets[l]) == 0 {
+					a.setters = append(a.setters, uint32(l))
+				}
+				a.sets[l] = append(a.sets[l], k)
+			}
 		}
 	}
 	for _, k := range a.open { // unbalanced: the body's end closes them
