@@ -18,7 +18,7 @@ var buf []byte
 // call, since each starts from the snapshot taken after malloc: on
 // examples/gojson a run then cost 13,239 fuel against 5,240 for a warm
 // one, and each run of gopng grew memory, which only a new instance can
-// undo (0.8 ms a run). warmUp does that work once, in malloc's first
+// undo (0.9 ms a run). warmUp does that work once, in malloc's first
 // call, before the snapshot: a gojson run then costs 10,822 fuel (the
 // rest is the target's own caches, such as encoding/json's per-type
 // encoders, and the allocator's spans), and neither grows memory
