@@ -372,7 +372,7 @@ func (w *Worker) restoreGlobals() {
 // (1<<Layout.DirtyShift() bytes each: 4 KiB), each with the
 // instrument.DirtySpill bytes after it (a store marks only the block of
 // its first byte), and clears their marks. Only the map entries of the
-// current memory size are scanned, 8 at a time: a mark beyond memory comes
+// current memory size are scanned (forMarked): a mark beyond memory comes
 // only from a store that trapped, whose instance is never restored in
 // place; when restoreRecycled takes over its memory, the marks it does not
 // clear lie past the snapshot's size, and are not read before a growth
@@ -385,30 +385,38 @@ func (w *Worker) restoreDirty(view []byte) {
 	if blocks > uint64(lay.DirtyPages) {
 		blocks = uint64(lay.DirtyPages)
 	}
-	dirty := view[lay.DirtyOffset : uint64(lay.DirtyOffset)+blocks]
 	snap := w.snapMem
 	size := uint64(1)<<shift + instrument.DirtySpill
-	block := func(j int) {
+	forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
 		off := base + uint64(j)<<shift
 		end := min(off+size, uint64(len(view)))
 		copy(view[off:end], snap[off:end])
-	}
+	})
+}
+
+// forMarked calls f with the index of every non-zero byte of dirty, in
+// order, and zeroes dirty. It reads 32 bytes at a time and skips them when
+// all are zero: a map is mostly zero, and for 16 MiB of target memory
+// (4,096 entries) this takes 145 ns where 8 bytes at a time took 390
+// (BenchmarkForMarked).
+func forMarked(dirty []byte, f func(int)) {
+	le := binary.LittleEndian
 	i := 0
-	for ; i+8 <= len(dirty); i += 8 {
-		word := binary.LittleEndian.Uint64(dirty[i:])
-		if word == 0 {
+	for ; i+32 <= len(dirty); i += 32 {
+		d := dirty[i : i+32 : i+32]
+		if le.Uint64(d)|le.Uint64(d[8:])|le.Uint64(d[16:])|le.Uint64(d[24:]) == 0 {
 			continue
 		}
-		for j := i; j < i+8; j++ {
-			if dirty[j] != 0 {
-				block(j)
+		for j, m := range d {
+			if m != 0 {
+				f(i + j)
 			}
 		}
-		binary.LittleEndian.PutUint64(dirty[i:], 0)
+		clear(d)
 	}
 	for ; i < len(dirty); i++ {
 		if dirty[i] != 0 {
-			block(i)
+			f(i)
 			dirty[i] = 0
 		}
 	}
