@@ -175,7 +175,7 @@
 // clear itself): about 90-200 ns on the C targets. Between
 // persistent and restore is the reset: the 4 KiB blocks the run dirtied
 // (one for "V" and tlv, two for cexpr: static data and the top of the
-// stack), the dirty map of the current memory size scanned 8 entries at a
+// stack), the dirty map of the current memory size scanned 32 entries at a
 // time, the mutable globals set: 1.1x persistent on the Go reactor,
 // 1.2-1.5x on the C targets. On the Go reactor, reading and clearing its
 // 87k counters (87 KB of memory; "V" hits 29) is most of the cost in
