@@ -107,7 +107,7 @@
 // "wafer.g<i>"; before each run it copies back the 4 KiB blocks of target
 // memory marked in the dirty map (Layout.DirtyOffset, one byte per block of
 // 1<<Layout.DirtyShift() bytes; it scans only the entries of the current
-// memory size, 8 at a time) and clears their marks, or all of memory when
+// memory size, 32 at a time) and clears their marks, or all of memory when
 // the module has no dirty map; if memory grew, or the run crashed or hung,
 // it makes a new instance on the old instance's memory, unzeroed, and
 // copies back only what the last run dirtied and the data-segment bytes
