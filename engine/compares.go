@@ -167,11 +167,7 @@ func narrow(v uint64, size, w int) (uint64, bool) {
 	if v == lo {
 		return lo, true
 	}
-	top := uint(8 * size)
-	mask := uint64(1)<<top - 1
-	if size == 8 {
-		mask = ^uint64(0)
-	}
+	mask := uint64(1)<<uint(8*size) - 1             // all ones for size 8: the shift gives 0
 	if lo>>(bits-1) == 1 && v|(1<<bits-1) == mask { // sign-extended
 		return lo, true
 	}
