@@ -63,8 +63,7 @@ type Comparison struct {
 // addresses), in entry order. An entry yields at most CompareSlots pairs.
 func (l Layout) Comparisons(mem []byte) iter.Seq[Comparison] {
 	return func(yield func(Comparison) bool) {
-		end := uint64(l.CompareOffset) + uint64(l.Compares)*CompareEntryBytes + uint64(l.CompareMems)*CompareMemEntryBytes
-		if l.Compares+l.CompareMems == 0 || end > uint64(len(mem)) {
+		if l.Compares+l.CompareMems == 0 || uint64(l.CompareOffset)+l.CompareLogBytes() > uint64(len(mem)) {
 			return
 		}
 		off := int(l.CompareOffset)
@@ -219,6 +218,20 @@ func (rw *rewriter) memCompare(h memHook) {
 	rw.emit(OpCall, uint64(rw.cmpFunc+2))
 }
 
+// logSlot counts a pair in the log entry at local e (its first word), sets
+// its second word to what second pushes (an i32), and points e at the
+// slot the old count selects, slotBytes apiece: the slot's fields are then
+// at offsets 8 and up from e. n is a scratch local.
+func logSlot(e, n uint64, second Instr, slotBytes uint64) []Instr {
+	return []Instr{
+		{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: e}, {Op: OpI32Load, B: 2}, {Op: OpLocalTee, A: n},
+		{Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpI32Store, B: 2},
+		{Op: OpLocalGet, A: e}, second, {Op: OpI32Store, A: 4, B: 2},
+		{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareSlots - 1}, {Op: OpI32And},
+		{Op: OpI32Const, A: slotBytes}, {Op: OpI32Mul}, {Op: OpI32Add}, {Op: OpLocalSet, A: e},
+	}
+}
+
 // addCompareFuncs appends $cmp32(a, b i32, entry i32), $cmp64(a, b i64,
 // entry i32) and $cmpmem(p, q, na, nb, kind, entry i32), in that order, at
 // function index rw.cmpFunc. Their memory accesses address the reserved
@@ -233,15 +246,9 @@ func (rw *rewriter) addCompareFuncs() {
 		if t == TI64 {
 			eq, ext, size = OpI64Eq, nil, 8
 		}
-		body := []Instr{
-			{Op: OpLocalGet, A: a}, {Op: OpLocalGet, A: b}, {Op: eq}, {Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd},
-			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: e}, {Op: OpI32Load, B: 2}, {Op: OpLocalTee, A: n},
-			{Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpI32Store, B: 2},
-			{Op: OpLocalGet, A: e}, {Op: OpI32Const, A: uint64(size)}, {Op: OpI32Store, A: 4, B: 2},
-			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: n}, {Op: OpI32Const, A: CompareSlots - 1}, {Op: OpI32And},
-			{Op: OpI32Const, A: 4}, {Op: OpI32Shl}, {Op: OpI32Add}, {Op: OpLocalSet, A: e},
-			{Op: OpLocalGet, A: e}, {Op: OpLocalGet, A: a},
-		}
+		body := []Instr{{Op: OpLocalGet, A: a}, {Op: OpLocalGet, A: b}, {Op: eq}, {Op: OpIf, C: 0x40}, {Op: OpReturn}, {Op: OpEnd}}
+		body = append(body, logSlot(e, n, Instr{Op: OpI32Const, A: uint64(size)}, 16)...)
+		body = append(body, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: a})
 		body = append(body, ext...)
 		body = append(body, Instr{Op: OpI64Store, A: 8, B: 3}, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: b})
 		body = append(body, ext...)
@@ -288,12 +295,8 @@ func (rw *rewriter) addCompareFuncs() {
 	body = append(body, clamp(nb)...)
 	body = append(body, outOfRange(p, na)...)
 	body = append(body, outOfRange(q, nb)...)
+	body = append(body, logSlot(e, c, Instr{Op: OpLocalGet, A: kind}, compareMemSlot)...)
 	body = append(body,
-		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: e}, Instr{Op: OpI32Load, B: 2}, Instr{Op: OpLocalTee, A: c},
-		Instr{Op: OpI32Const, A: 1}, Instr{Op: OpI32Add}, Instr{Op: OpI32Store, B: 2},
-		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: kind}, Instr{Op: OpI32Store, A: 4, B: 2},
-		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: c}, Instr{Op: OpI32Const, A: CompareSlots - 1}, Instr{Op: OpI32And},
-		Instr{Op: OpI32Const, A: compareMemSlot}, Instr{Op: OpI32Mul}, Instr{Op: OpI32Add}, Instr{Op: OpLocalSet, A: e},
 		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: na}, Instr{Op: OpI32Store, A: 8, B: 2},
 		Instr{Op: OpLocalGet, A: e}, Instr{Op: OpLocalGet, A: nb}, Instr{Op: OpI32Store, A: 12, B: 2},
 	)
