@@ -198,19 +198,48 @@ func TestForMarked(t *testing.T) {
 }
 
 // BenchmarkForMarked scans the dirty map of 2 and 16 MiB of target memory
-// (4 KiB blocks) with two marks, as restoreDirty does per run.
+// (4 KiB blocks) with two marks, as restoreDirty does per run: forMarked,
+// and the loop it replaced (8 bytes at a time) for comparison.
 func BenchmarkForMarked(b *testing.B) {
+	scans := []struct {
+		name string
+		scan func([]byte, func(int))
+	}{{"32-at-a-time", forMarked}, {"8-at-a-time", forMarked8}}
 	for _, mib := range []int{2, 16} {
-		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
-			m := make([]byte, mib<<20>>12)
-			n := 0
-			for b.Loop() {
-				m[3], m[len(m)/2] = 1, 1
-				forMarked(m, func(int) { n++ })
+		for _, sc := range scans {
+			b.Run(fmt.Sprintf("%dMiB/%s", mib, sc.name), func(b *testing.B) {
+				m := make([]byte, mib<<20>>12)
+				n := 0
+				for b.Loop() {
+					m[3], m[len(m)/2] = 1, 1
+					sc.scan(m, func(int) { n++ })
+				}
+				if n != 2*b.N {
+					b.Fatalf("visited %d marks, want %d", n, 2*b.N)
+				}
+			})
+		}
+	}
+}
+
+// forMarked8 is restoreDirty's scan before forMarked: 8 bytes at a time.
+func forMarked8(dirty []byte, f func(int)) {
+	i := 0
+	for ; i+8 <= len(dirty); i += 8 {
+		if binary.LittleEndian.Uint64(dirty[i:]) == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if dirty[j] != 0 {
+				f(j)
 			}
-			if n != 2*b.N {
-				b.Fatalf("visited %d marks, want %d", n, 2*b.N)
-			}
-		})
+		}
+		binary.LittleEndian.PutUint64(dirty[i:], 0)
+	}
+	for ; i < len(dirty); i++ {
+		if dirty[i] != 0 {
+			f(i)
+			dirty[i] = 0
+		}
 	}
 }
