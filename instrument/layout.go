@@ -69,13 +69,14 @@ type Layout struct {
 //     also restore the DirtySpill bytes that follow it (older layouts
 //     marked both ends; restoring the spill is harmless for them). A bulk
 //     operation (memory.fill/copy/init) marks every block of its
-//     destination range and memory.grow the blocks of the new pages. The map has 1<<20 bytes,
-//     one per block of the 32-bit address space, whatever the memory size,
-//     so an index from any 32-bit address stays inside it; the host needs
-//     to scan only the first (target memory size >> 12) bytes. 4 KiB, not
-//     the 64 KiB Wasm page: a run typically dirties a few stack and heap
-//     blocks, and the host copies back whole blocks, so the block size is
-//     the cost of a restore (16x less copying than per 64 KiB page).
+//     destination range and memory.grow the blocks of the new pages. The
+//     map has 1<<20 bytes, one per block of the 32-bit address space,
+//     whatever the memory size, so an index from any 32-bit address stays
+//     inside it; the host needs to scan only the first (target memory
+//     size >> 12) bytes. 4 KiB, not the 64 KiB Wasm page: a run typically
+//     dirties a few stack and heap blocks, and the host copies back whole
+//     blocks, so the block size is the cost of a restore (16x less
+//     copying than per 64 KiB page).
 //   - Older layouts had a map of at most 65536 bytes, one per 64 KiB page;
 //     DirtyShift tells them apart by the map's length.
 //   - A data segment whose offset is `global.get` becomes the extended
