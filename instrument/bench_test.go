@@ -22,6 +22,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -133,71 +134,109 @@ var benchPrograms = []struct{ name, path, input string }{
 	{"gocalc", "testdata/programs/gocalc/gocalc.wasm", `[{"op":"set","name":"x","args":[3]},{"op":"get","name":"x"},{"op":"mul","args":[2]},{"op":"sort","args":[9,-1,4]},{"op":"json"},{"op":"print"}]`},
 }
 
-// BenchmarkRun measures the run-time cost of instrumentation on real WASI
-// commands: each op runs _start once on a fresh instance of every variant
-// (original, counters, counters+fuel, counters+fuel+dirty pages: what a
-// campaign runs), in an order that rotates with the
-// op, timing only _start (instantiation and a garbage collection happen
-// before the clock starts). It reports the median wall time of the
-// original and the ratios of the variants' medians to it: a ratio measured
-// side by side in one run, which drifts in machine load do not bias as
-// they bias one variant timed after another.
+// benchReactors are BenchmarkRun's libFuzzer-style reactors (third-party
+// C code: Zstandard's decoder, SQLite), each with the input it runs and
+// how many calls of LLVMFuzzerTestOneInput one timed batch makes.
+var benchReactors = []struct {
+	name, path, input string
+	calls             int
+}{
+	{"czstd", "../examples/czstd/czstd.wasm", "../examples/czstd/seeds/json-best", 200},
+	{"csqlite", "../examples/csqlite/csqlite.wasm", "../examples/csqlite/seeds/create-select", 10},
+}
+
+// BenchmarkRun measures the run-time cost of instrumentation on real
+// programs, original against each variant (counters, counters+fuel,
+// counters+fuel+dirty pages: what a campaign runs):
+//
+//   - a WASI command (benchPrograms) runs _start once per op on a fresh
+//     instance (instantiation and a garbage collection happen before the
+//     clock starts);
+//   - a reactor (benchReactors) keeps one instance per variant and layout
+//     and calls LLVMFuzzerTestOneInput on its input a batch of times per
+//     op, timed per call (counters and dirty map are not cleared in
+//     between: the cost measured is the target's, not runtime's).
+//
+// Every variant runs in each of runLayouts code layouts, in an order that
+// rotates with the op. It reports the original's median time per run
+// over all layouts and the ratios of the variants' medians to it: a ratio
+// measured side by side in one run, which drifts in machine load do not
+// bias as they bias one variant timed after another.
+//
+// Code layout decides as much as the counters do. wazero places functions
+// one after the other at 16-byte alignment and does not align loops, so
+// growing one function moves the loops of every later one against the
+// CPU's 32- and 64-byte fetch and cache boundaries. Padding crunch's first
+// function (padLayout) moved its original's run time between 2.7 and 4.4
+// ms, and the counters variant's ratio to it between 0.71 and 1.73, from
+// one padding to the next. One layout per variant measures that luck as
+// much as the instrumentation, so every variant runs in runLayouts
+// paddings of the original (each variant instrumenting the padded
+// original), and the medians pool them. The compiled modules are cached
+// on disk (benchCache): the first run compiles 4 × runLayouts modules
+// per program.
 //
 //	go test ./instrument -run '^$' -bench Run -count 6
 func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
+	cache := benchCache(b)
+	defer cache.Close(ctx)
+	type program struct {
+		name, path string
+		// newRun prepares one variant in one layout and returns what
+		// runs it once and reports ns per run.
+		newRun func(rt wazero.Runtime, tg *realTarget) func(b *testing.B) float64
+	}
+	var programs []program
 	for _, p := range benchPrograms {
+		programs = append(programs, program{p.name, p.path, func(rt wazero.Runtime, tg *realTarget) func(*testing.B) float64 {
+			return func(b *testing.B) float64 { return runCommand(b, rt, tg, p.input) }
+		}})
+	}
+	for _, p := range benchReactors {
+		in := benchRead(b, p.input)
+		programs = append(programs, program{p.name, p.path, func(rt wazero.Runtime, tg *realTarget) func(*testing.B) float64 {
+			return newReactorRun(b, rt, tg, in, p.calls)
+		}})
+	}
+	for _, p := range programs {
 		wasm := benchRead(b, p.path)
-		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCompilationCache(cache))
 		if _, err := wasip1.Instantiate(ctx, rt); err != nil {
 			b.Fatal(err)
 		}
 		type variant struct {
 			name string
-			tg   *realTarget
 			ns   []float64
 		}
+		type slot struct {
+			v   *variant
+			run func(*testing.B) float64
+		}
 		var vs []*variant
+		var order []slot
 		for _, v := range realVariants() {
 			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" {
 				continue
 			}
-			tg, err := newRealTarget(ctx, rt, p.name, wasm, v.opts)
-			if err != nil {
-				b.Fatal(err)
+			vr := &variant{name: v.name}
+			for k := range runLayouts {
+				tg, err := newRealTarget(ctx, rt, p.name, padLayout(b, wasm, k), v.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				order = append(order, slot{vr, p.newRun(rt, tg)})
 			}
-			vs = append(vs, &variant{name: v.name, tg: tg})
+			vs = append(vs, vr)
 		}
 		b.Run(p.name, func(b *testing.B) {
 			for _, v := range vs {
 				v.ns = v.ns[:0]
 			}
 			for i := 0; i < b.N; i++ {
-				for j := range vs {
-					v := vs[(i+j)%len(vs)]
-					b.StopTimer()
-					st := &wasip1.State{Base: v.tg.base(), Args: []string{p.name}, Stdin: []byte(p.input), Seed: 1}
-					rctx := wasip1.WithState(ctx, st)
-					mod, err := rt.InstantiateModule(rctx, v.tg.cm, wazero.NewModuleConfig().WithStartFunctions())
-					if err != nil {
-						b.Fatal(err)
-					}
-					if v.tg.sm != nil && v.tg.sm.Layout.FuelExport != "" {
-						mod.ExportedGlobal(v.tg.sm.Layout.FuelExport).(api.MutableGlobal).Set(realFuel)
-					}
-					start := mod.ExportedFunction("_start")
-					goruntime.GC()
-					b.StartTimer()
-					t0 := time.Now()
-					_, err = start.Call(rctx)
-					v.ns = append(v.ns, float64(time.Since(t0).Nanoseconds()))
-					b.StopTimer()
-					var exit *sys.ExitError
-					if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 0) {
-						b.Fatalf("%s: run failed: %v", v.name, err)
-					}
-					mod.Close(ctx)
-					b.StartTimer()
+				for j := range order {
+					s := order[(i*7+j)%len(order)]
+					s.v.ns = append(s.v.ns, s.run(b))
 				}
 			}
 			base := median(vs[0].ns)
@@ -208,6 +247,133 @@ func BenchmarkRun(b *testing.B) {
 		})
 		rt.Close(ctx)
 	}
+}
+
+// runCommand runs tg's _start once on a fresh instance with stdin and
+// returns its wall time in ns (instantiation and a garbage collection
+// before the clock starts).
+func runCommand(b *testing.B, rt wazero.Runtime, tg *realTarget, stdin string) float64 {
+	ctx := context.Background()
+	b.StopTimer()
+	defer b.StartTimer()
+	st := &wasip1.State{Base: tg.base(), Args: []string{tg.name}, Stdin: []byte(stdin), Seed: 1}
+	rctx := wasip1.WithState(ctx, st)
+	mod, err := rt.InstantiateModule(rctx, tg.cm, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	if tg.sm != nil && tg.sm.Layout.FuelExport != "" {
+		mod.ExportedGlobal(tg.sm.Layout.FuelExport).(api.MutableGlobal).Set(realFuel)
+	}
+	start := mod.ExportedFunction("_start")
+	goruntime.GC()
+	b.StartTimer()
+	t0 := time.Now()
+	_, err = start.Call(rctx)
+	ns := float64(time.Since(t0).Nanoseconds())
+	b.StopTimer()
+	var exit *sys.ExitError
+	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 0) {
+		b.Fatalf("%s: run failed: %v", tg.name, err)
+	}
+	return ns
+}
+
+// newReactorRun instantiates tg as a reactor (_initialize, then malloc
+// for the input) and returns what calls LLVMFuzzerTestOneInput on in
+// calls times and reports the mean ns per call. The instance stays open
+// until the runtime closes.
+func newReactorRun(b *testing.B, rt wazero.Runtime, tg *realTarget, in []byte, calls int) func(*testing.B) float64 {
+	ctx := wasip1.WithState(context.Background(), &wasip1.State{Base: tg.base(), Args: []string{tg.name}, Seed: 1})
+	mod, err := rt.InstantiateModule(ctx, tg.cm, wazero.NewModuleConfig().WithStartFunctions().WithName(""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if f := mod.ExportedFunction("_initialize"); f != nil {
+		if _, err := f.Call(ctx); err != nil {
+			b.Fatalf("%s: _initialize: %v", tg.name, err)
+		}
+	}
+	res, err := mod.ExportedFunction("malloc").Call(ctx, uint64(len(in)))
+	if err != nil || res[0] == 0 {
+		b.Fatalf("%s: malloc: %v", tg.name, err)
+	}
+	ptr := uint32(res[0])
+	if !mod.Memory().Write(uint32(tg.base())+ptr, in) {
+		b.Fatalf("%s: input buffer outside memory", tg.name)
+	}
+	var fuel api.MutableGlobal
+	if tg.sm != nil && tg.sm.Layout.FuelExport != "" {
+		fuel = mod.ExportedGlobal(tg.sm.Layout.FuelExport).(api.MutableGlobal)
+	}
+	test := mod.ExportedFunction("LLVMFuzzerTestOneInput")
+	stack := make([]uint64, 2)
+	return func(b *testing.B) float64 {
+		if fuel != nil {
+			b.StopTimer()
+			fuel.Set(realFuel)
+			b.StartTimer()
+		}
+		t0 := time.Now()
+		for range calls {
+			stack[0], stack[1] = uint64(ptr), uint64(len(in))
+			if err := test.CallWithStack(ctx, stack); err != nil {
+				b.Fatalf("%s: %v", tg.name, err)
+			}
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(calls)
+	}
+}
+
+// benchCache is a compilation cache in the user's cache directory, shared
+// by benchmark runs (wazero keys it by module and wazero version).
+func benchCache(b *testing.B) wazero.CompilationCache {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "wafer", "bench-instrument"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// runLayouts is the number of code layouts BenchmarkRun pools.
+const runLayouts = 8
+
+// padLayout returns wasm with k never-taken global increments prepended to
+// its first defined function, behind `global.get $pad; if` on a new
+// mutable global holding 0: the function's machine code grows with k, and
+// every later function moves by a multiple of 16 bytes. k = 0 still adds
+// the global and the empty if, so every layout has the same sites.
+func padLayout(b *testing.B, wasm []byte, k int) []byte {
+	b.Helper()
+	m, err := instrument.Decode(wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(m.Code) == 0 {
+		b.Fatal("padLayout: no function to pad")
+	}
+	g := uint64(m.NumImported(instrument.ExternGlobal)) + uint64(len(m.Globals))
+	m.Globals = append(m.Globals, instrument.Global{
+		Type: instrument.GlobalType{Type: instrument.TI32, Mutable: true},
+		Init: instrument.Expr{Instrs: []instrument.Instr{{Op: instrument.OpI32Const}, {Op: instrument.OpEnd}}},
+	})
+	pad := []instrument.Instr{{Op: instrument.OpGlobalGet, A: g}, {Op: instrument.OpIf, C: 0x40}}
+	for range k {
+		pad = append(pad,
+			instrument.Instr{Op: instrument.OpGlobalGet, A: g},
+			instrument.Instr{Op: instrument.OpI32Const, A: 1},
+			instrument.Instr{Op: instrument.OpI32Add},
+			instrument.Instr{Op: instrument.OpGlobalSet, A: g})
+	}
+	pad = append(pad, instrument.Instr{Op: instrument.OpEnd})
+	body := &m.Code[0].Body
+	body.Instrs = append(pad, body.Instrs...)
+	return m.Encode()
 }
 
 func median(x []float64) float64 {

@@ -151,27 +151,28 @@
 // 3.1 (a memory counter there is a 3.6x slowdown, the local none).
 //
 // Whole programs (BenchmarkRun: _start of a WASI command on fresh
-// instances of the original and instrumented modules, run side by side in
-// rotating order; ratio of median wall times, benchstat median of 6 runs
-// of 30 rounds; x-counters / x-fuel / x-dirty, the last being counters,
-// fuel and dirty-page marking: what a restore-mode campaign runs): crunch
-// (sieve, insertion sort and hash loops) 1.27x / 1.29x / 1.45x; cwords
-// (libc stdio and per-character loops that call) 1.29x / 1.37x / 1.48x;
-// gocalc (Go) 1.42x / 1.43x / 2.08x. Before the add-shift-subtract
-// increment: crunch 1.01x / 1.48x, cwords 1.43x / 1.51x, gocalc 1.45x /
-// 1.47x. crunch swings between 1.0x and 1.5x with changes that remove
-// work from its insertion-sort loop (derived sites: 1.27x/1.19x before,
-// 1.01x/1.44x after, medians of 16 interleaved runs; the increment:
-// counters 1.01x to 1.27x while fuel went 1.48x to 1.29x): wazero's
-// register allocator spills that loop differently, and no rewrite here
-// controls it. Third-party C parsers (runtime's BenchmarkExternal, the
-// ceiling's loop per option on one input, CPU time, medians of 3;
-// counters / + fuel / + dirty pages): Zstandard's decoder (examples/czstd)
-// 1.26x / 1.32x / 1.63x, SQLite (examples/csqlite) 1.64x / 1.70x / 2.12x:
+// instances, or LLVMFuzzerTestOneInput of a reactor called in batches, of
+// the original and each variant, side by side in rotating order, in 8
+// code layouts; ratio of median wall times over all layouts, median of 6
+// runs of 20 rounds; x-counters / x-fuel / x-dirty, the last being
+// counters, fuel and dirty-page marking: what a restore-mode campaign
+// runs):
 //
-//	WAFER_BENCH_WASM=examples/csqlite/csqlite.wasm \
-//	WAFER_BENCH_INPUT=examples/csqlite/seeds/create-select \
-//	  go test ./runtime -run '^$' -bench 'External/(ceiling|loop)' -benchtime 1000x -count 3
+//	program                                    counters  + fuel  + dirty
+//	crunch (sieve, insertion sort, hash loops)    0.95x   1.28x   1.49x
+//	cwords (libc stdio, per-character loops)      1.42x   1.52x   1.62x
+//	gocalc (Go)                                   1.46x   1.50x   1.70x
+//	czstd (Zstandard 1.5.6's decoder, a reactor)  1.24x   1.31x   1.61x
+//	csqlite (SQLite, a reactor)                   1.39x   1.45x   1.75x
+//
+// Code layout moves these figures as much as the counters do, which is
+// why BenchmarkRun pools layouts. wazero places functions one after the
+// other at 16-byte alignment and does not align loops: padding only the
+// first function of crunch (its main is unchanged, only moved) took the
+// original's run time from 2.7 to 4.4 ms and the counters variant's ratio
+// from 0.71x to 1.73x, from one padding to the next. Earlier
+// single-layout figures (crunch 1.01x to 1.27x with changes that did not
+// touch its loops) were mostly that luck.
 //
 // What the time is not: executed instructions (lackey, runs with _start
 // minus runs that only instantiate, 3 each) rise only 1.07x on cwords
