@@ -161,7 +161,7 @@
 //	program                                    counters  + fuel  + dirty
 //	crunch (sieve, insertion sort, hash loops)    0.95x   1.28x   1.49x
 //	cwords (libc stdio, per-character loops)      1.42x   1.52x   1.62x
-//	gocalc (Go)                                   1.46x   1.50x   1.70x
+//	gocalc (Go)                                   1.48x   1.51x   1.73x
 //	czstd (Zstandard 1.5.6's decoder, a reactor)  1.24x   1.31x   1.61x
 //	csqlite (SQLite, a reactor)                   1.39x   1.45x   1.75x
 //
@@ -179,14 +179,21 @@
 // (4.90M to 5.24M per run) and 1.09x on crunch (41.4M to 45.3M); moving
 // the counters to another offset modulo 4 KiB (a test for 4K aliasing
 // against the target's stack) and skipping the GC before each run left
-// the ratios unchanged. Two rewrites that remove control flow measured
-// worse or no better and were not kept: counting a br_if's taken arm
-// without a branch (its counter adds the condition, the fall-through
-// counts after it) updates two counters per br_if instead of one, and
-// took cwords to 1.96x and crunch to 1.65x; counting br_table arms at an
-// address computed from the selector, instead of one trampoline block per
-// arm, shrank gocalc's instrumented code from 8.1 to 5.9 MB but moved
-// gocalc from 1.46x to 1.41x and cwords from 1.43x to 1.48x.
+// the ratios unchanged. What it more likely is: code size. wazero's
+// machine code for cwords grows from 22.3k to 41.8k instructions, about
+// 19 per counted site (the counter is 6 of them; the rest are address
+// recomputations, one bounds-check exit sequence per check load, and
+// twice the register moves), and its compilation-cache entries by 85-100
+// bytes per counted site (cwords, czstd, csqlite); cachegrind simulates
+// about 5 times the L1i misses per cwords run (host code included). Two
+// rewrites that remove control flow measured worse or no better, in one
+// layout each, and were not kept: counting a br_if's taken arm without a
+// branch (its counter adds the condition, the fall-through counts after
+// it) updates two counters per br_if instead of one, and took cwords to
+// 1.96x and crunch to 1.65x; counting br_table arms at an address
+// computed from the selector, instead of one trampoline block per arm,
+// shrank gocalc's instrumented code from 8.1 to 5.9 MB but moved gocalc
+// from 1.46x to 1.41x and cwords from 1.43x to 1.48x.
 //
 // Instrumentation throughput (BenchmarkThroughput, counters only, median
 // of 6): 31 MB/s on the 3.4 MB and 6.5 MB Go programs of
