@@ -135,11 +135,11 @@ var benchPrograms = []struct{ name, path, input string }{
 }
 
 // benchReactors are BenchmarkRun's libFuzzer-style reactors (third-party
-// C code: Zstandard's decoder, SQLite), each with the input it runs and
-// how many calls of LLVMFuzzerTestOneInput one timed batch makes.
+// C code: Zstandard's decoder, SQLite), each with the seed file it runs
+// and how many calls of LLVMFuzzerTestOneInput one timed batch makes.
 var benchReactors = []struct {
-	name, path, input string
-	calls             int
+	name, path, seed string
+	calls            int
 }{
 	{"czstd", "../examples/czstd/czstd.wasm", "../examples/czstd/seeds/json-best", 200},
 	{"csqlite", "../examples/csqlite/csqlite.wasm", "../examples/csqlite/seeds/create-select", 10},
@@ -194,7 +194,7 @@ func BenchmarkRun(b *testing.B) {
 		}})
 	}
 	for _, p := range benchReactors {
-		in := benchRead(b, p.input)
+		in := benchRead(b, p.seed)
 		programs = append(programs, program{p.name, p.path, func(rt wazero.Runtime, tg *realTarget) func(*testing.B) float64 {
 			return newReactorRun(b, rt, tg, in, p.calls)
 		}})
