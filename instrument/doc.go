@@ -185,15 +185,30 @@
 // recomputations, one bounds-check exit sequence per check load, and
 // twice the register moves), and its compilation-cache entries by 85-100
 // bytes per counted site (cwords, czstd, csqlite); cachegrind simulates
-// about 5 times the L1i misses per cwords run (host code included). Two
-// rewrites that remove control flow measured worse or no better, in one
-// layout each, and were not kept: counting a br_if's taken arm without a
+// about 5 times the L1i misses per cwords run (host code included).
+//
+// Rewrites that remove control flow measured worse or no better and were
+// not kept. In one layout each: counting a br_if's taken arm without a
 // branch (its counter adds the condition, the fall-through counts after
 // it) updates two counters per br_if instead of one, and took cwords to
-// 1.96x and crunch to 1.65x; counting br_table arms at an address
-// computed from the selector, instead of one trampoline block per arm,
-// shrank gocalc's instrumented code from 8.1 to 5.9 MB but moved gocalc
-// from 1.46x to 1.41x and cwords from 1.43x to 1.48x.
+// 1.96x and crunch to 1.65x. Pooled over the 8 layouts, side by side with
+// the forms above (3 runs of 20 rounds, counters alone, each run's ratio):
+//
+//   - br_table arms counted at an address computed from the selector (a
+//     select, k = n-sel or 0 for the default, and one increment at
+//     offset+k), the br_table kept, instead of one block per arm: no
+//     better. cwords 1.52/1.75/1.66 against 1.48/1.67/1.58, gocalc
+//     1.52/1.34/1.33 against 1.38/1.35/1.38, crunch, czstd and csqlite
+//     within 0.02 but for one crunch run (1.15 against 1.03). It shrinks
+//     gocalc's instrumented code from 8.1 to 5.9 MB.
+//   - a br_if whose outcomes both count in memory counted by one
+//     increment at offset+(c != 0), the br_if kept, instead of an if/else
+//     with a counter in each arm: worse on 4 of 5. czstd 1.45-1.48 against
+//     1.20-1.25, csqlite 1.62-1.66 against 1.37-1.41, cwords 1.61-1.76
+//     against 1.50-1.57, crunch 0.99-1.04 against 0.90-0.92; gocalc
+//     1.40-1.45 against 1.46-1.49. The if/else executes one conditional
+//     jump and one counter; the indexed form adds the comparison, a
+//     bounds check on a new address and keeps the jump.
 //
 // Instrumentation throughput (BenchmarkThroughput, counters only, median
 // of 6): 31 MB/s on the 3.4 MB and 6.5 MB Go programs of
