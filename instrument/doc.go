@@ -203,7 +203,8 @@
 //     gocalc's instrumented code from 8.1 to 5.9 MB.
 //   - a br_if whose outcomes both count in memory counted by one
 //     increment at offset+(c != 0), the br_if kept, instead of an if/else
-//     with a counter in each arm: worse on 4 of 5. czstd 1.45-1.48 against
+//     with a counter in each arm (both builds with the selector-addressed
+//     br_table): worse on 4 of 5. czstd 1.45-1.48 against
 //     1.20-1.25, csqlite 1.62-1.66 against 1.37-1.41, cwords 1.61-1.76
 //     against 1.50-1.57, crunch 0.99-1.04 against 0.90-0.92; gocalc
 //     1.40-1.45 against 1.46-1.49. The if/else executes one conditional
