@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/pflag"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // targetFlags are the flags that say how to load and run a target; every
@@ -17,6 +19,7 @@ type targetFlags struct {
 	reset       string
 	skip        []string
 	warmUp      []string
+	heapMB      int
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {
@@ -29,5 +32,6 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", 2048, "cap on the target's linear memory in MiB (libFuzzer's name)")
 	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
 	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
+	fs.IntVar(&t.heapMB, "heap-reserve-mb", runtime.DefaultHeapReserve>>20, "free heap in MiB a libFuzzer-style target with malloc and free gets before its snapshot (free(malloc(n))), so runs that allocate less never grow memory, which costs restore mode a new instance (0: none)")
 	fs.StringArrayVar(&t.warmUp, "warm-up", nil, "run the inputs in `PATH` (file or directory) once per instance before its snapshot, so first-use caches start warm (reactors; repeatable)")
 }

@@ -69,6 +69,14 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 		return cfg, usagef("--rss-limit-mb: expected a size >= 0, got %d", t.rssLimitMB)
 	}
 	cfg.MaxMemoryPages = uint32(min(t.rssLimitMB*16, 65536)) // 16 pages of 64 KiB per MiB
+	switch {
+	case t.heapMB < 0 || t.heapMB > 2047:
+		return cfg, usagef("--heap-reserve-mb: expected 0 to 2047, got %d", t.heapMB)
+	case t.heapMB == 0:
+		cfg.HeapReserve = -1
+	default:
+		cfg.HeapReserve = t.heapMB << 20
+	}
 	cfg.MaxInputLen = max(maxInput, runtime.DefaultMaxInputLen)
 	return cfg, nil
 }
@@ -168,6 +176,9 @@ func reproCommand(target string, t *targetFlags) string {
 	}
 	if t.malloc != "" {
 		args = append(args, "--malloc", t.malloc)
+	}
+	if t.heapMB != runtime.DefaultHeapReserve>>20 {
+		args = append(args, "--heap-reserve-mb", strconv.Itoa(t.heapMB))
 	}
 	for _, a := range t.args {
 		args = append(args, "--arg", a)

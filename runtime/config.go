@@ -87,6 +87,7 @@ const (
 	DefaultMaxMemoryPages = 32768 // 2 GiB of target memory, libFuzzer's default RSS limit
 	DefaultMaxInputLen    = 1 << 20
 	DefaultOutputTail     = 4096
+	DefaultHeapReserve    = 1 << 20
 )
 
 // Config configures a Target. The zero value works: auto-detected harness,
@@ -144,6 +145,19 @@ type Config struct {
 	// empty input that crashes or hangs is dropped from initialisation
 	// (the campaign can still find it).
 	NoEmptyRun bool
+	// HeapReserve is how many bytes a libFuzzer-style target that has a
+	// free (exported, or named in its name section) gets as free heap
+	// before the snapshot, in every mode: once per instance, after the
+	// empty run and the WarmUp inputs, wafer calls free(malloc(n)). An
+	// allocator that keeps freed memory (wasi-libc's dlmalloc, which
+	// cannot give memory back) then serves a run's allocations up to n
+	// bytes without growing memory, and restore mode needs a new instance
+	// only for the runs that allocate more (memory cannot shrink). A
+	// harness that returns early on the empty input (a size check before
+	// it sets up its parser) otherwise grows memory, and so costs a new
+	// instance, on every run. Zero: DefaultHeapReserve; negative: none.
+	// When malloc or free fails or traps, instances are made without it.
+	HeapReserve int
 	// Seed seeds the target's random_get stream.
 	Seed uint64
 	// CacheDir is wazero's compilation cache directory (zero:
@@ -160,6 +174,13 @@ func (c Config) malloc() string {
 		return "malloc"
 	}
 	return c.Malloc
+}
+
+func (c Config) heapReserve() int {
+	if c.HeapReserve == 0 {
+		return DefaultHeapReserve
+	}
+	return max(c.HeapReserve, 0)
 }
 
 func (c Config) fuel() uint64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +33,7 @@ const (
 	exportTest       = "LLVMFuzzerTestOneInput"
 	exportInit       = "LLVMFuzzerInitialize"
 	exportInitialize = "_initialize"
+	exportFree       = "free"
 	exportStart      = "_start"
 )
 
@@ -59,8 +61,9 @@ type Target struct {
 	// restoreGlobals: every mutable global is exported (instrumented), so a
 	// new instance plus the snapshot equals the initialised instance.
 	restoreGlobals bool
-	hasInit        bool // _initialize
-	hasLLVMInit    bool // LLVMFuzzerInitialize
+	hasInit        bool   // _initialize
+	hasLLVMInit    bool   // LLVMFuzzerInitialize
+	reserve        uint32 // Config.HeapReserve when the target has malloc and free, else 0
 	// sharedMemory: a threads-proposal shared memory cannot move, so its
 	// buffer is allocated at its maximum (capped) up front.
 	sharedMemory bool
@@ -120,16 +123,25 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			t.Close(ctx)
 		}
 	}()
-	if harnessOf(wasm, cfg) == HarnessLibFuzzer && !exportsFunction(wasm, cfg.malloc()) {
+	if harnessOf(wasm, cfg) == HarnessLibFuzzer {
 		// A linker exports only what it is told to: reach a libFuzzer-style
-		// target's allocator through its name section (one more export,
-		// nothing else changes).
-		out, added, err := instrument.ExportFunction(wasm, cfg.malloc())
-		if err != nil {
-			return nil, fmt.Errorf("compile module: %w", err)
+		// target's allocator (and free, for Config.HeapReserve) through its
+		// name section (one more export each, nothing else changes).
+		names := []string{cfg.malloc()}
+		if cfg.malloc() == "malloc" && cfg.heapReserve() > 0 {
+			names = append(names, exportFree)
 		}
-		if added {
-			wasm = out
+		for _, name := range names {
+			if exportsFunction(wasm, name) {
+				continue
+			}
+			out, added, err := instrument.ExportFunction(wasm, name)
+			if err != nil {
+				return nil, fmt.Errorf("compile module: %w", err)
+			}
+			if added {
+				wasm = out
+			}
 		}
 	}
 	t.cm, err = t.r.CompileModule(ctx, wasm)
@@ -145,6 +157,10 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	exports := t.cm.ExportedFunctions()
 	_, t.hasInit = exports[exportInitialize]
 	_, t.hasLLVMInit = exports[exportInit]
+	if f, ok := exports[exportFree]; ok && t.harness == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0 &&
+		checkSig(f, []api.ValueType{api.ValueTypeI32}, nil) == nil {
+		t.reserve = uint32(min(cfg.heapReserve(), math.MaxInt32))
+	}
 	for _, name := range exportedGlobals(wasm) {
 		if m.instrumented && m.layout.GlobalExportPrefix != "" {
 			if strings.HasPrefix(name, m.layout.GlobalExportPrefix) {

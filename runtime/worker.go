@@ -43,6 +43,8 @@ type Worker struct {
 
 	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
 	emptyFailed  bool // the empty run failed: instances are made without it
+	// reserveFailed: the heap reserve failed: instances are made without it
+	reserveFailed bool
 
 	// Views of the instance's memory, valid while the allocator has not
 	// been called since they were taken (gen == alloc.gen): memory moves
@@ -213,6 +215,13 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		}
 		clear(buf[:len(in)])
 	}
+	if w.t.reserve > 0 && !w.reserveFailed {
+		if !w.heapReserve(ctx) {
+			// Deterministic: every instance fails it the same way.
+			w.reserveFailed = true
+			return w.initInstance(ctx)
+		}
+	}
 	w.prevLen = 0
 	w.used = false
 	// Initialisation hit counters; a run starts from zero whoever clears
@@ -242,6 +251,23 @@ func (w *Worker) emptyRun(ctx context.Context) bool {
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(math.MaxInt64)
 	}
+	return true
+}
+
+// heapReserve calls free(malloc(t.reserve)) (Config.HeapReserve) and
+// reports whether both returned without trapping and memory stayed within
+// the cap; if not, the instance is closed.
+func (w *Worker) heapReserve(ctx context.Context) bool {
+	cctx := w.io.context(ctx)
+	res, err := w.mod.ExportedFunction(w.t.cfg.malloc()).Call(cctx, uint64(w.t.reserve))
+	if err == nil && len(res) == 1 && uint32(res[0]) != 0 {
+		_, err = w.mod.ExportedFunction(exportFree).Call(cctx, res[0])
+	}
+	if err != nil || w.alloc.hit {
+		_ = w.Close(ctx)
+		return false
+	}
+	w.view = nil
 	return true
 }
 

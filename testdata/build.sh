@@ -22,6 +22,8 @@ reactor clib/nomalloc.wasm clib/fuzz.c --export=LLVMFuzzerTestOneInput
 # The same target importing its memory (--import-memory): wafer defines it.
 reactor clib/importmem.wasm clib/fuzz.c --export=malloc,--export=LLVMFuzzerTestOneInput,--import-memory
 reactor hostile/hostile.wasm hostile/hostile.c
+reactor heap/heap.wasm heap/heap.c
+CC="$CC -DBADFREE" reactor heap/badfree.wasm heap/heap.c
 # A C++ target linked as a command, whose exports wasm-ld wraps in calls to
 # the constructors and destructors; and the same without its name section.
 obj=$(mktemp --suffix=.o)

@@ -1,0 +1,78 @@
+package runtime
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestHeapReserve: testdata/heap sets nothing up on the empty input and
+// allocates 256 KiB on every other run ("B": 4 MiB). With the default heap
+// reserve a restore-mode worker keeps its instance across runs; without
+// it every run grows memory, so the next one needs a new instance. A run
+// that allocates more than the reserve still grows memory. Outcomes are
+// the same with and without the reserve; counters are the same in restore
+// and fresh mode (both make the reserve; without it malloc's growth path
+// runs too).
+func TestHeapReserve(t *testing.T) {
+	inputs := []string{"A1", "xyz", "B", "A1", "q"}
+	type runs struct {
+		outs     []Outcome
+		counters [][]byte
+		renewed  []bool // the run had a new instance (the previous one grew)
+	}
+	do := func(cfg Config) runs {
+		w := worker(t, loadInstrumented(t, "heap/heap.wasm", fullOpts, cfg))
+		var r runs
+		for _, in := range inputs {
+			mod := w.mod
+			res := run(t, w, in)
+			r.outs = append(r.outs, res.Outcome)
+			r.counters = append(r.counters, bytes.Clone(res.Counters))
+			r.renewed = append(r.renewed, w.mod != mod)
+		}
+		return r
+	}
+	with := do(Config{})
+	without := do(Config{HeapReserve: -1})
+	fresh := do(Config{Reset: Fresh})
+	if want := []bool{false, false, false, true, false}; !equalBools(with.renewed, want) {
+		t.Errorf("with the reserve: expected new instances %v, got %v", want, with.renewed)
+	}
+	if want := []bool{false, true, true, true, true}; !equalBools(without.renewed, want) {
+		t.Errorf("without the reserve: expected new instances %v, got %v", want, without.renewed)
+	}
+	for i, in := range inputs {
+		if without.outs[i] != with.outs[i] || fresh.outs[i] != with.outs[i] {
+			t.Errorf("input %q: outcome %v with the reserve, %v without, %v in fresh mode", in, with.outs[i], without.outs[i], fresh.outs[i])
+		}
+		if !bytes.Equal(fresh.counters[i], with.counters[i]) {
+			t.Errorf("input %q: counters differ between restore and fresh mode:\n%x\n%x", in, with.counters[i], fresh.counters[i])
+		}
+	}
+}
+
+// TestHeapReserveFallback: testdata/heap/badfree.wasm's free traps, so the
+// reserve fails at start-up; the worker starts without it and the target
+// behaves as built (its free traps in runs too: a crash in free).
+func TestHeapReserveFallback(t *testing.T) {
+	w := worker(t, loadInstrumented(t, "heap/badfree.wasm", fullOpts, Config{}))
+	if !w.reserveFailed {
+		t.Fatal("expected the heap reserve to fail and be dropped")
+	}
+	res := run(t, w, "A1")
+	if res.Outcome != Crash || res.Failure == nil || res.Failure.Kind != KindUnreachable || len(res.Failure.Stack) == 0 || res.Failure.Stack[0].Func != "free" {
+		t.Fatalf("expected a crash in free (unreachable), got %v %+v", res.Outcome, res.Failure)
+	}
+}
+
+func equalBools(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
