@@ -109,7 +109,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
-	fs.IntVar(&f.maxLen, "max-len", 0, "maximum input length in bytes (0: wafer's default, 4096)")
+	fs.IntVar(&f.maxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
 
 	f.target.register(fs)

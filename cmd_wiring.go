@@ -282,8 +282,18 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
 		}
 	} else {
+		long, maxLen := 0, cfg.MaxLen
+		if maxLen <= 0 {
+			maxLen = engine.DefaultMaxLen
+		}
 		for _, s := range seeds {
 			deps.Seeds = append(deps.Seeds, s.Data)
+			if len(s.Data) > maxLen {
+				long++
+			}
+		}
+		if long > 0 {
+			fmt.Fprintf(c.stderr, "INFO: %d seed inputs are longer than --max-len %d: they run whole, inputs made from them are cut to %d bytes\n", long, maxLen, maxLen)
 		}
 		if cmpTarget != nil {
 			// The campaign does not need it: without it, say why and go on.

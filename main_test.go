@@ -390,6 +390,30 @@ func TestFuzzNoFinding(t *testing.T) {
 	}
 }
 
+// TestFuzzLongSeed: a seed longer than --max-len runs whole, and the
+// campaign says so, with the limit.
+func TestFuzzLongSeed(t *testing.T) {
+	cexpr := exampleDir(t, "cexpr")
+	tmp := t.TempDir()
+	seeds := filepath.Join(tmp, "seeds")
+	if err := os.Mkdir(seeds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{"short": "1+2", "long": "(1+2)*(3+4)*(5+6)"} {
+		if err := os.WriteFile(filepath.Join(seeds, name), []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := wafer(t, tmp, "fuzz", "--runs", "500", "--max-len", "8", "-o", filepath.Join(tmp, "out"), filepath.Join(cexpr, "cexpr.wasm"), seeds)
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("exit code: expected 0, got %d\nstderr: %s", r.code, r.stderr)
+	}
+	if want := "INFO: 1 seed inputs are longer than --max-len 8: they run whole, inputs made from them are cut to 8 bytes"; !strings.Contains(r.stderr, want) {
+		t.Errorf("expected %q in stderr:\n%s", want, r.stderr)
+	}
+}
+
 func TestMinimizeAndMerge(t *testing.T) {
 	tlv := exampleDir(t, "tlv")
 	tmp := t.TempDir()

@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// DefaultMaxLen is Config.MaxLen's default.
+const DefaultMaxLen = 10240
+
 // Config holds the campaign options. The zero value works: raw-mode havoc
 // (zest with a generator), one worker, seed 0, no limits.
 type Config struct {
@@ -36,7 +39,7 @@ type Config struct {
 	// the first crash (hangs never stop it).
 	KeepGoing bool
 	// MaxLen caps the length of a mutated child (raw input or choice
-	// sequence); zero means 10,240 (ALGORITHMS.md §1, impl.). Keep it
+	// sequence); zero means DefaultMaxLen (ALGORITHMS.md §1, impl.). Keep it
 	// within what the Executor accepts (runtime's Config.MaxInputLen): an
 	// executor error stops the campaign. Seeds are run as given.
 	MaxLen int
@@ -171,7 +174,7 @@ func (c Config) withDefaults(hasGen bool) Config {
 		c.Workers = 1
 	}
 	if c.MaxLen <= 0 {
-		c.MaxLen = 10240
+		c.MaxLen = DefaultMaxLen
 	}
 	if c.FreshLen <= 0 {
 		c.FreshLen = 64
