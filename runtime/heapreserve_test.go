@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -75,4 +78,23 @@ func equalBools(a, b []bool) bool {
 		}
 	}
 	return true
+}
+
+// TestReproLinesAfterExport: badfree.wasm exports malloc but not free,
+// which wafer exports for the heap reserve; the plain module's stack still
+// gets its lines from the module's own DWARF, so the export must leave
+// the code section's bytes (and DWARF's offsets into it) as they were.
+func TestReproLinesAfterExport(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(in, []byte("A1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Repro(context.Background(), filepath.Join("..", "testdata", "heap", "badfree.wasm"), in, testConfig(t, Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Frame{{Func: "free", File: "testdata/heap/heap.c", Line: 30}, {Func: "LLVMFuzzerTestOneInput", File: "testdata/heap/heap.c", Line: 45}}
+	if res.Failure == nil || len(res.Failure.Stack) < 2 || res.Failure.Stack[0] != want[0] || res.Failure.Stack[1] != want[1] {
+		t.Fatalf("expected the stack to start %v, got %+v", want, res.Failure)
+	}
 }
