@@ -378,6 +378,7 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	k := instrID(sm, 3) // the second if's then arm
 	sm.Lines[k] = Line{0, 42}
 	sm.LineTable = []LineEntry{{Offset: 10, File: 0, Line: 42}}
+	sm.Layout.StackPointerExport, sm.Layout.StackLow, sm.Layout.StackHigh = "wafer.g0", 1024, 70000
 	b, err := sm.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)

@@ -242,7 +242,10 @@
 // page because the host restores whole blocks: a run that touches a few
 // bytes of stack costs a 4 KiB copy, not 64 KiB. Skip: functions whose
 // name matches get no counters but keep every memory rewrite. Every mutable
-// global the module defines is exported as "wafer.g<index>".
+// global the module defines is exported as "wafer.g<index>";
+// Layout.StackPointerExport names the one LLVM's stack in linear memory is
+// addressed by, with the bounds of its values, so the host can tell a
+// stack overflow from other traps (stack.go).
 //
 // Compares (compare.go): the module logs, in reserved pages after the
 // dirty map, the last CompareSlots unequal operand pairs of every i32/i64

@@ -36,12 +36,17 @@ func ExportFunction(wasm []byte, name string) (out []byte, added bool, err error
 	if idx < 0 {
 		return wasm, false, nil
 	}
+	return addExport(wasm, name, ExternFunc, uint32(idx)), true, nil
+}
+
+// addExport returns wasm, a module Decode accepts, with the export name
+// of kind and index added to its export section (or a new export section
+// in its place): every other section keeps its bytes.
+func addExport(wasm []byte, name string, kind byte, index uint32) []byte {
 	entry := leb128.AppendUint32(nil, uint32(len(name)))
 	entry = append(entry, name...)
-	entry = append(entry, ExternFunc)
-	entry = leb128.AppendUint32(entry, uint32(idx))
-	// Walk the sections (Decode checked them): extend the export
-	// section, or insert one before the first section that follows it.
+	entry = append(entry, kind)
+	entry = leb128.AppendUint32(entry, index)
 	section := func(count uint32, entries ...[]byte) []byte {
 		body := leb128.AppendUint32(nil, count)
 		for _, e := range entries {
@@ -64,11 +69,11 @@ func ExportFunction(wasm []byte, name string) (out []byte, added bool, err error
 		case id == SectionExport:
 			payload := wasm[p+1+n : next]
 			count, k, _ := leb128.Uint32(payload)
-			return replace(p, next, section(count+1, payload[k:], entry)), true, nil
+			return replace(p, next, section(count+1, payload[k:], entry))
 		case id != SectionCustom && sectionRank(id) > sectionRank(SectionExport):
-			return replace(p, p, section(1, entry)), true, nil
+			return replace(p, p, section(1, entry))
 		}
 		p = next
 	}
-	return replace(p, p, section(1, entry)), true, nil
+	return replace(p, p, section(1, entry))
 }

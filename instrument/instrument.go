@@ -268,8 +268,10 @@ func (rw *rewriter) run() error {
 	}
 	rw.cmpFunc = helpers
 
-	// The dictionary reads the segments as the target has them: before
-	// they move up by the reserved bytes and merge.
+	// The dictionary and the stack's bounds read the segments as the
+	// target has them: before they move up by the reserved bytes and
+	// merge.
+	stack, hasStack := findStack(m)
 	dict := dictionary(m.Data, consts, refs)
 	for i := range m.Data {
 		d := &m.Data[i]
@@ -333,6 +335,10 @@ func (rw *rewriter) run() error {
 	}
 	if rw.opts.Compares {
 		l.CompareOffset, l.Compares, l.CompareMems = rw.cmpOff, uint32(rw.cmpInts), uint32(cmpMems)
+	}
+	if hasStack {
+		l.StackPointerExport = GlobalExportPrefix + strconv.Itoa(int(stack.global))
+		l.StackLow, l.StackHigh = stack.low, stack.high
 	}
 	rw.sm.Layout = l
 	rw.sm.Funcs = make([]Func, 0, len(names))

@@ -56,6 +56,21 @@ type Layout struct {
 	// exported as GlobalExportPrefix+decimal global index ("wafer.g12"), so
 	// the host can snapshot and restore instance state through api.Global.
 	GlobalExportPrefix string
+	// StackPointerExport is the export of the module's stack pointer (the
+	// global an LLVM-built module names __stack_pointer, stackcheck.go),
+	// "" when it has none; StackLow and StackHigh bound the values it may
+	// take (target addresses). A trap with the pointer outside them is a
+	// stack overflow: Options.StackCheck traps as the pointer leaves them,
+	// and without it a stack-first module traps out of bounds once it has
+	// wrapped around.
+	StackPointerExport  string
+	StackLow, StackHigh uint32
+}
+
+// StackOverflow reports whether sp, a value of the stack pointer, lies
+// outside the stack (StackPointerExport).
+func (l Layout) StackOverflow(sp uint32) bool {
+	return l.StackPointerExport != "" && sp-l.StackLow > l.StackHigh-l.StackLow
 }
 
 // Notes for the host (added with the implementation; they do not change

@@ -34,18 +34,30 @@ func funcNames(m *Module) []string {
 // nameSectionFuncs returns the name section's name for every function index
 // (imports first), "" where it has none.
 func nameSectionFuncs(m *Module) []string {
-	names := make([]string, int(m.NumImported(ExternFunc))+len(m.Funcs))
+	return nameSectionMap(m, 1, int(m.NumImported(ExternFunc))+len(m.Funcs))
+}
+
+// nameSectionGlobals returns the name section's name for every global index
+// (imports first), "" where it has none.
+func nameSectionGlobals(m *Module) []string {
+	return nameSectionMap(m, 7, int(m.NumImported(ExternGlobal))+len(m.Globals))
+}
+
+// nameSectionMap returns the names of name-map subsection id (1:
+// functions, 7: globals) for n indices.
+func nameSectionMap(m *Module, id byte, n int) []string {
+	names := make([]string, n)
 	for i := range m.Customs {
 		if m.Customs[i].Name == "name" {
-			parseNameSection(m.Customs[i].Data(), names)
+			parseNameSection(m.Customs[i].Data(), id, names)
 		}
 	}
 	return names
 }
 
-// parseNameSection fills names from the function-names subsection (id 1);
-// malformed content is ignored.
-func parseNameSection(b []byte, names []string) {
+// parseNameSection fills names from the name-map subsection want (1:
+// function names, 7: global names); malformed content is ignored.
+func parseNameSection(b []byte, want byte, names []string) {
 	for len(b) > 0 {
 		id := b[0]
 		size, n, err := leb128.Uint32(b[1:])
@@ -54,7 +66,7 @@ func parseNameSection(b []byte, names []string) {
 		}
 		sub := b[1+n : 1+n+int(size)]
 		b = b[1+n+int(size):]
-		if id != 1 {
+		if id != want {
 			continue
 		}
 		cnt, k, err := leb128.Uint32(sub)

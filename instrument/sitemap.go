@@ -117,9 +117,11 @@ func (m *SiteMap) Describe(id int) string {
 }
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
-// log's layout. UnmarshalBinary also reads v2 (no comparison log).
+// log's layout, v4 the stack pointer's. UnmarshalBinary also reads v2 (no
+// comparison log) and v3 (no stack pointer).
 const (
-	siteMapMagic   = "wafer sitemap v3\n"
+	siteMapMagic   = "wafer sitemap v4\n"
+	siteMapMagicV3 = "wafer sitemap v3\n"
 	siteMapMagicV2 = "wafer sitemap v2\n"
 )
 
@@ -136,6 +138,9 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	s(l.MemoryExport)
 	s(l.FuelExport)
 	s(l.GlobalExportPrefix)
+	s(l.StackPointerExport)
+	u(uint64(l.StackLow))
+	u(uint64(l.StackHigh))
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -228,7 +233,8 @@ func (r *smReader) count(min int) int {
 // error, never a panic.
 func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v2 := bytes.HasPrefix(data, []byte(siteMapMagicV2))
-	if !v2 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v3 := bytes.HasPrefix(data, []byte(siteMapMagicV3))
+	if !v2 && !v3 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -239,6 +245,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 		l.CompareOffset, l.Compares, l.CompareMems = r.u32(), r.u32(), r.u32()
 	}
 	l.MemoryExport, l.FuelExport, l.GlobalExportPrefix = r.s(), r.s(), r.s()
+	if !v2 && !v3 {
+		l.StackPointerExport, l.StackLow, l.StackHigh = r.s(), r.u32(), r.u32()
+	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
 		for i := range out.Sites {

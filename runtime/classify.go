@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -41,20 +42,29 @@ type runEnd struct {
 	timedOut bool     // the per-run wall-clock backstop fired
 	oom      bool     // a memory.grow past the cap was refused during the run
 	oomPages uint32   // the cap, for the message
-	funcs    map[string]Frame
+	// stack: the stack pointer left the stack (Layout.StackOverflow) by
+	// the time the call trapped; sp is its value, stackLow and stackHigh
+	// the stack's bounds, for the message.
+	stack                   bool
+	sp, stackLow, stackHigh uint32
+	funcs                   map[string]Frame
 }
 
 // classify is the one place that turns how a call ended into an Outcome and
 // a Failure. Order matters: hangs first (a fuel trap is an unreachable trap,
-// a backstop closes the module with an exit error), then the memory cap
-// (what the target does after a refused grow is a consequence), then exits,
-// then traps.
+// a backstop closes the module with an exit error), then a stack
+// overflow (instrument.Options.StackCheck traps with unreachable; a
+// stack-first module traps out of bounds wherever the wrapped pointer is
+// first used), then the memory cap (what the target does after a refused
+// grow is a consequence), then exits, then traps.
 func classify(e runEnd) (Outcome, *Failure, uint32) {
 	switch {
 	case e.timedOut:
 		return Hang, &Failure{Kind: KindTimeout, Message: "wall-clock timeout (backstop)", Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.fuelOut:
 		return Hang, &Failure{Kind: KindFuel, Message: "out of fuel (budget " + strconv.FormatUint(e.fuel, 10) + ")", Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.stack:
+		return Crash, &Failure{Kind: KindStackExhausted, Message: fmt.Sprintf("stack overflow: the stack pointer 0x%x left the stack [0x%x, 0x%x]", e.sp, e.stackLow, e.stackHigh), Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.oom:
 		return Crash, &Failure{Kind: KindOutOfMemory, Message: "memory.grow past the cap of " + strconv.FormatUint(uint64(e.oomPages), 10) + " pages", Stack: wasmStack(e.err, e.funcs)}, 0
 	}

@@ -80,9 +80,17 @@
 // functions, else from the DWARF wazero reads), or from the Go trace for
 // Go panics. wazero reports a stack
 // overflow without a trace, so KindStackExhausted from the engine has no
-// frames. C code keeps big locals on a shadow stack in linear memory, whose
-// overflow is an out-of-bounds store: a truncated trace whose innermost
-// function fills the stack is reported as KindStackExhausted ("shadow stack
+// frames. C, C++ and Rust keep a stack in linear memory too, addressed by
+// the global wasm-ld names __stack_pointer: a trap that finds it outside
+// its bounds (instrument.Layout.StackOverflow; instrument exports it,
+// and ExportStackPointer for a module run uninstrumented) is
+// KindStackExhausted, "stack overflow: the stack pointer 0x... left the
+// stack [low, high]". That is how an overflow ends when the stack comes
+// first in memory (Rust's default, C linked with -Wl,--stack-first): the
+// pointer wraps around and its first use traps out of bounds. Above the
+// static data (wasm-ld's default layout) an overflow overwrites that data
+// first and may trap elsewhere or never. A truncated trace whose innermost
+// function fills the stack is also KindStackExhausted ("shadow stack
 // exhausted by recursion in f").
 //
 // # Hangs

@@ -50,7 +50,7 @@ const (
 	KindInvalidConversion    // "invalid conversion to integer" (trunc of NaN)
 	KindIndirectCallMismatch // "indirect call type mismatch"
 	KindNullReference        // "null reference"
-	KindStackExhausted       // "stack overflow"
+	KindStackExhausted       // "stack overflow", or the stack pointer of LLVM's stack in linear memory out of its bounds
 	KindUnalignedAtomic      // "unaligned atomic"
 	KindUncaughtException    // "uncaught exception"
 	KindTrap                 // any other trap or host-function panic

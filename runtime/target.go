@@ -144,6 +144,18 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			}
 		}
 	}
+	if !m.instrumented {
+		// The stack pointer, to tell stack overflows apart (instrumented
+		// modules export it with their other globals).
+		out, l, err := instrument.ExportStackPointer(wasm)
+		if err != nil {
+			return nil, fmt.Errorf("compile module: %w", err)
+		}
+		if l.StackPointerExport != "" {
+			wasm = out
+			t.meta.layout.StackPointerExport, t.meta.layout.StackLow, t.meta.layout.StackHigh = l.StackPointerExport, l.StackLow, l.StackHigh
+		}
+	}
 	t.cm, err = t.r.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)

@@ -30,6 +30,7 @@ type Worker struct {
 	test    api.Function
 	stack   [2]uint64
 	fuel    api.Global
+	sp      api.Global // the stack pointer (Layout.StackPointerExport), or nil
 	globals []api.MutableGlobal
 	inPtr   uint32     // target address of the input buffer
 	prevLen int        // length of the previous input written there
@@ -127,6 +128,10 @@ func (w *Worker) instantiate(ctx context.Context) error {
 		if w.fuel == nil {
 			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
 		}
+	}
+	w.sp = nil
+	if name := w.t.meta.layout.StackPointerExport; name != "" {
+		w.sp = mod.ExportedGlobal(name)
 	}
 	w.globals = w.globals[:0]
 	for _, name := range w.t.globals {
@@ -635,17 +640,26 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 	if err != nil && w.fuel != nil {
 		fuelOut = int64(w.fuel.Get()) < 0
 	}
+	var sp uint32
+	lay := &w.t.meta.layout
+	if err != nil && w.sp != nil {
+		sp = uint32(w.sp.Get())
+	}
 	return runEnd{
-		err:      err,
-		fuelOut:  fuelOut,
-		fuel:     w.t.budget,
-		ret:      ret,
-		stderr:   w.errTail,
-		command:  w.t.harness == HarnessCommand,
-		invalid:  w.t.cfg.InvalidExitCodes,
-		oom:      w.alloc.hit,
-		oomPages: w.t.cfg.maxPages(),
-		funcs:    w.t.meta.funcs,
+		stack:     w.sp != nil && err != nil && lay.StackOverflow(sp),
+		sp:        sp,
+		stackLow:  lay.StackLow,
+		stackHigh: lay.StackHigh,
+		err:       err,
+		fuelOut:   fuelOut,
+		fuel:      w.t.budget,
+		ret:       ret,
+		stderr:    w.errTail,
+		command:   w.t.harness == HarnessCommand,
+		invalid:   w.t.cfg.InvalidExitCodes,
+		oom:       w.alloc.hit,
+		oomPages:  w.t.cfg.maxPages(),
+		funcs:     w.t.meta.funcs,
 	}
 }
 

@@ -1,0 +1,123 @@
+package instrument
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// The stack pointer, for telling stack overflows apart.
+//
+// C, C++ and Rust built by LLVM keep their stack in linear memory,
+// addressed by a mutable i32 global the linker names __stack_pointer. It
+// starts at the top of the stack and grows down, and nothing in Wasm
+// bounds it. With wasm-ld's --stack-first (Rust's default) the stack
+// starts at address 0, so a run that recurses too deep wraps the pointer
+// around and traps out of bounds at the first access through it: the trap
+// is in the right function but reads as a memory error. With wasm-ld's
+// default layout the stack lies above the static data, and an overflow
+// overwrites that data (the allocator's state, a table) and fails later
+// somewhere else, or not at all: link C targets with -Wl,--stack-first
+// to have their overflows trap where they happen.
+//
+// findStack bounds the pointer's legal values: high is its initial value,
+// low the end of the highest active data segment below it (0 when there is
+// none: stack first). Layout.StackOverflow tells a trap with the pointer
+// outside them from the target's other traps. Between the initialised
+// data and wasm-ld's real stack limit lies the zero-initialised data
+// (.bss), which the module does not record: a bound that cannot be wrong,
+// where one derived from wasm-ld's default stack size (64 KiB) would call
+// a deep but legal stack of a target linked with a larger one an
+// overflow.
+//
+// A module without a global of that name in its name section (stripped,
+// or not from LLVM: Go's stack checks are its own) or whose data segments
+// have non-constant offsets (position-independent code) has no bounds.
+
+// stackName is the name wasm-ld gives the stack pointer global.
+const stackName = "__stack_pointer"
+
+// stackBounds are a module's stack pointer global and the bounds of its
+// values (target addresses).
+type stackBounds struct {
+	global    uint32
+	low, high uint32
+}
+
+// findStack returns the stack pointer of m and its bounds, if m has one as
+// described above. It reads the data segments as the target has them
+// (before Instrument moves them).
+func findStack(m *Module) (stackBounds, bool) {
+	nimp := m.NumImported(ExternGlobal)
+	var sb stackBounds
+	found := false
+	for i, n := range nameSectionGlobals(m) {
+		if n != stackName || uint32(i) < nimp {
+			continue
+		}
+		if found {
+			return stackBounds{}, false // two globals of that name
+		}
+		g := &m.Globals[uint32(i)-nimp]
+		init := g.Init.Instrs
+		if g.Type.Type != TI32 || !g.Type.Mutable || len(init) != 2 || init[0].Op != OpI32Const || init[1].Op != OpEnd {
+			return stackBounds{}, false
+		}
+		sb.global, sb.high, found = uint32(i), uint32(init[0].A), true
+	}
+	if !found || sb.high == 0 {
+		return stackBounds{}, false
+	}
+	for i := range m.Data {
+		d := &m.Data[i]
+		if d.Flags == 1 || d.Memory != 0 {
+			continue // passive, or another memory
+		}
+		off := d.Offset.Instrs
+		if len(off) != 2 || off[0].Op != OpI32Const || off[1].Op != OpEnd {
+			return stackBounds{}, false
+		}
+		start := uint64(uint32(off[0].A))
+		end := start + uint64(len(d.Init))
+		switch {
+		case start >= uint64(sb.high):
+			// above the stack (stack first)
+		case end > uint64(sb.high):
+			return stackBounds{}, false // data across the stack's top
+		default:
+			sb.low = max(sb.low, uint32(end))
+		}
+	}
+	return sb, true
+}
+
+// ExportStackPointer returns wasm with its stack pointer (see above)
+// exported as GlobalExportPrefix+index, the name Instrument's modules
+// export it under, and a Layout holding only the stack fields
+// (StackPointerExport, StackLow, StackHigh), for a host that runs the
+// module uninstrumented. A module without a stack pointer is returned
+// unchanged with a zero Layout. Only the export section changes
+// (ExportFunction). A malformed module is an error (*FormatError).
+func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
+	if !bytes.Contains(wasm, []byte(stackName)) {
+		return wasm, Layout{}, nil // no such name: spare the decoding
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		return nil, Layout{}, err
+	}
+	sb, ok := findStack(m)
+	if !ok {
+		return wasm, Layout{}, nil
+	}
+	name := GlobalExportPrefix + strconv.Itoa(int(sb.global))
+	for _, e := range m.Exports {
+		if e.Name == name {
+			if e.Kind != ExternGlobal || e.Index != sb.global {
+				return wasm, Layout{}, nil // the name is taken
+			}
+			return wasm, Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
+		}
+	}
+	out = addExport(wasm, name, ExternGlobal, sb.global)
+	return out, Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
+}
