@@ -68,7 +68,7 @@ func UnwrapCommandExports(wasm []byte, initName string) (out []byte, unwrapped [
 	if !slices.ContainsFunc(m.Exports, func(e Export) bool { return e.Name == initName }) {
 		m.Exports = append(m.Exports, Export{Name: initName, Kind: ExternFunc, Index: found[0].ctors})
 	}
-	return m.Encode(), unwrapped, nil
+	return withSections(wasm, m, SectionExport), unwrapped, nil
 }
 
 // wrapperShape matches the body of function f against wasm-ld's command

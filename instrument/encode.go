@@ -1,6 +1,10 @@
 package instrument
 
-import "github.com/wafer-fuzz/wafer/instrument/internal/leb128"
+import (
+	"slices"
+
+	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
+)
 
 // Encode serialises the module. Sections come in the canonical order,
 // custom sections byte-exact after the section they followed in the input.
@@ -18,6 +22,55 @@ func (m *Module) Encode() []byte {
 		e.customs(m, id)
 	}
 	return e.buf
+}
+
+// withSections returns wasm, the module m was decoded from, with the
+// sections ids encoded from m (inserted in their place when wasm has
+// none) and every other section byte-exact. Re-encoding a whole module
+// drops the padding of LEB128 numbers linkers leave in function bodies,
+// which moves the code under its DWARF, whose offsets are relative to the
+// code section: a change to a module wafer runs uninstrumented (wafer
+// repro: stack lines from DWARF) or instruments (the SiteMap's lines)
+// keeps the code section's bytes this way.
+func withSections(wasm []byte, m *Module, ids ...byte) []byte {
+	pending := slices.Clone(ids)
+	slices.SortFunc(pending, func(a, b byte) int { return sectionRank(a) - sectionRank(b) })
+	out := make([]byte, 0, len(wasm)+64)
+	encode := func(id byte) {
+		if m.hasSection(id) {
+			e := encoder{buf: out}
+			e.section(m, id)
+			out = e.buf
+		}
+	}
+	// flush encodes the pending sections ranked before rank (all of them
+	// for rank < 0).
+	flush := func(rank int) {
+		for len(pending) > 0 && (rank < 0 || sectionRank(pending[0]) < rank) {
+			encode(pending[0])
+			pending = pending[1:]
+		}
+	}
+	p := len(wasmMagic) + len(wasmVersion)
+	out = append(out, wasm[:p]...)
+	for p < len(wasm) {
+		id := wasm[p]
+		size, n, _ := leb128.Uint32(wasm[p+1:])
+		next := p + 1 + n + int(size)
+		if id != SectionCustom {
+			flush(sectionRank(id))
+			if len(pending) > 0 && pending[0] == id {
+				encode(id)
+				pending = pending[1:]
+				p = next
+				continue
+			}
+		}
+		out = append(out, wasm[p:next]...)
+		p = next
+	}
+	flush(-1)
+	return out
 }
 
 func (m *Module) sizeHint() int {

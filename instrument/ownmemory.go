@@ -5,8 +5,8 @@ package instrument
 // only memory: a target linked with --import-memory expects its host to
 // supply the memory, and wafer, the host, has nothing else to put in it.
 // The memory keeps index 0 and every export and data segment that names
-// it. changed reports whether it did; any other module is returned as it
-// is. A malformed module is an error (*FormatError).
+// it; only the import and memory sections change (withSections).
+// changed reports whether it did; any other module is returned as it is. A malformed module is an error (*FormatError).
 func OwnMemory(wasm []byte) (out []byte, changed bool, err error) {
 	m, err := Decode(wasm)
 	if err != nil {
@@ -22,5 +22,5 @@ func OwnMemory(wasm []byte) (out []byte, changed bool, err error) {
 			break
 		}
 	}
-	return m.Encode(), true, nil
+	return withSections(wasm, m, SectionImport, SectionMemory), true, nil
 }

@@ -1,7 +1,10 @@
 package instrument
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -34,6 +37,19 @@ func TestOwnMemory(t *testing.T) {
 	}
 	if len(got.Memories) != 1 || got.Memories[0] != (Limits{Flags: 3, Min: 2, Max: 5}) || got.NumImported(ExternMemory) != 0 || len(got.Imports) != 1 {
 		t.Fatalf("memories %+v, imports %+v", got.Memories, got.Imports)
+	}
+	// A real module: every section but import and memory keeps its bytes
+	// (the code section's DWARF offsets stay valid).
+	wasm, err := os.ReadFile("../testdata/clib/importmem.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned, changed, err := OwnMemory(wasm)
+	if err != nil || !changed {
+		t.Fatalf("importmem.wasm: changed %v, err %v", changed, err)
+	}
+	if a, b := sectionsBut(t, wasm, SectionImport, SectionMemory), sectionsBut(t, owned, SectionImport, SectionMemory); !slices.EqualFunc(a, b, bytes.Equal) {
+		t.Fatal("importmem.wasm: sections other than import and memory changed")
 	}
 	// It runs: the function import is the only one left.
 	ctx := context.Background()

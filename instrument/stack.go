@@ -96,7 +96,7 @@ func findStack(m *Module) (stackBounds, bool) {
 // (StackPointerExport, StackLow, StackHigh), for a host that runs the
 // module uninstrumented. A module without a stack pointer is returned
 // unchanged with a zero Layout. Only the export section changes
-// (ExportFunction). A malformed module is an error (*FormatError).
+// (withSections). A malformed module is an error (*FormatError).
 func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
 	if !bytes.Contains(wasm, []byte(stackName)) {
 		return wasm, Layout{}, nil // no such name: spare the decoding
@@ -118,6 +118,6 @@ func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
 			return wasm, Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
 		}
 	}
-	out = addExport(wasm, name, ExternGlobal, sb.global)
-	return out, Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
+	m.Exports = append(m.Exports, Export{Name: name, Kind: ExternGlobal, Index: sb.global})
+	return withSections(wasm, m, SectionExport), Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
 }

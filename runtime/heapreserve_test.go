@@ -5,7 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // TestHeapReserve: testdata/heap sets nothing up on the empty input and
@@ -96,5 +99,28 @@ func TestReproLinesAfterExport(t *testing.T) {
 	want := []Frame{{Func: "free", File: "testdata/heap/heap.c", Line: 30}, {Func: "LLVMFuzzerTestOneInput", File: "testdata/heap/heap.c", Line: 45}}
 	if res.Failure == nil || len(res.Failure.Stack) < 2 || res.Failure.Stack[0] != want[0] || res.Failure.Stack[1] != want[1] {
 		t.Fatalf("expected the stack to start %v, got %+v", want, res.Failure)
+	}
+	// The same for the memory wafer defines in place of an imported one
+	// (instrument.OwnMemory): clib/importmem.wasm is clib.wasm linked with
+	// --import-memory.
+	var stacks [2][]Frame
+	for i, fx := range []string{"clib/clib.wasm", "clib/importmem.wasm"} {
+		wasm, _, err := instrument.OwnMemory(fixture(t, fx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := New(context.Background(), wasm, nil, testConfig(t, Config{Reset: Fresh}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close(context.Background())
+		res := run(t, worker(t, tg), "D")
+		if res.Failure == nil {
+			t.Fatalf("%s: expected a crash, got %v", fx, res.Outcome)
+		}
+		stacks[i] = res.Failure.Stack
+	}
+	if !slices.Equal(stacks[0], stacks[1]) || len(stacks[0]) < 2 || stacks[0][1].Line == 0 {
+		t.Fatalf("expected the same stack with lines, got %v and %v", stacks[0], stacks[1])
 	}
 }
