@@ -89,3 +89,35 @@ func FuzzOwnMemory(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExports: ExportFunction and ExportStackPointer (withSections) never
+// panic, and what they add decodes, with the export, and leaves every
+// other section's bytes as they were.
+func FuzzExports(f *testing.F) {
+	for _, p := range []string{"../testdata/clib/nomalloc.wasm", "../testdata/stack/first.wasm"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add(memWasm)
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		check := func(what string, out []byte, name string) {
+			m, err := Decode(out)
+			if err != nil {
+				t.Fatalf("%s: output does not decode: %v", what, err)
+			}
+			if !slices.ContainsFunc(m.Exports, func(e Export) bool { return e.Name == name }) {
+				t.Fatalf("%s: no export %q", what, name)
+			}
+			if a, b := sectionsBut(t, wasm, SectionExport), sectionsBut(t, out, SectionExport); !slices.EqualFunc(a, b, bytes.Equal) {
+				t.Fatalf("%s: sections other than export changed", what)
+			}
+		}
+		if out, added, err := ExportFunction(wasm, "malloc"); err == nil && added {
+			check("ExportFunction", out, "malloc")
+		}
+		if out, l, err := ExportStackPointer(wasm); err == nil && l.StackPointerExport != "" {
+			check("ExportStackPointer", out, l.StackPointerExport)
+		}
+	})
+}
