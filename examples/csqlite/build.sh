@@ -15,6 +15,6 @@ flags="--target=wasm32-wasi --sysroot=/usr -O1 -DSQLITE_OS_OTHER=1 -DSQLITE_THRE
 	-DSQLITE_DEFAULT_MEMSTATUS=0 -DSQLITE_OMIT_DEPRECATED -I$src"
 clang-14 $flags -Wno-everything -c -o "$tmp/sqlite3.o" "$src/sqlite3-binding.c"
 clang-14 $flags -c -o "$tmp/fuzz.o" fuzz.c
-clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor \
+clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Wl,--stack-first \
 	-Wl,--export=malloc -Wl,--export=LLVMFuzzerTestOneInput \
 	-o csqlite.wasm "$tmp/sqlite3.o" "$tmp/fuzz.o"

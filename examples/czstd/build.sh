@@ -19,6 +19,6 @@ for f in entropy_common error_private fse_decompress huf_decompress xxhash \
 done
 clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -g -fdebug-prefix-map="$PWD"=examples/czstd -I"$src" \
 	-c -o "$tmp/fuzz.o" fuzz.c
-clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor \
+clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Wl,--stack-first \
 	-Wl,--export=malloc -Wl,--export=LLVMFuzzerTestOneInput \
 	-o czstd.wasm $objs "$tmp/fuzz.o"

@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")"
 clang-14 --target=wasm32-wasi --sysroot=/usr -O2 -g -fdebug-prefix-map="$PWD"=examples/tlv \
 	-c -o tlv.o tlv.c
-clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor \
+clang-14 --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor -Wl,--stack-first \
 	-Wl,--export=malloc -Wl,--export=LLVMFuzzerTestOneInput \
 	-o tlv.wasm tlv.o
 rm -f tlv.o
