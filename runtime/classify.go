@@ -53,9 +53,9 @@ type runEnd struct {
 // classify is the one place that turns how a call ended into an Outcome and
 // a Failure. Order matters: hangs first (a fuel trap is an unreachable trap,
 // a backstop closes the module with an exit error), then a stack
-// overflow (instrument.Options.StackCheck traps with unreachable; a
-// stack-first module traps out of bounds wherever the wrapped pointer is
-// first used), then the memory cap (what the target does after a refused
+// overflow (the stack pointer out of its bounds: a stack-first module
+// traps out of bounds wherever the wrapped pointer is first used), then
+// the memory cap (what the target does after a refused
 // grow is a consequence), then exits, then traps.
 func classify(e runEnd) (Outcome, *Failure, uint32) {
 	switch {
