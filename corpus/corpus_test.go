@@ -82,6 +82,22 @@ func TestIdentity(t *testing.T) {
 			}
 		})
 	}
+	// A stack overflow's identity starts at its recursion, whatever leaf
+	// took the last frame; without a repeated function, at the top.
+	so := func(frames ...string) string {
+		return Identity("stack-exhausted", "stack overflow: the stack pointer 0xffffff00 left the stack [0x0, 0x10000]", frames, 3)
+	}
+	deep := so("printf_core", "vfprintf", "snprintf", "do_dump", "do_dump", "do_dump", "do_dump", "json_dumps")
+	if deep != so("jsonp_malloc", "do_dump", "do_dump", "do_dump", "json_dumps") || deep != so("do_dump", "do_dump", "do_dump") ||
+		!strings.HasSuffix(deep, "|do_dump;do_dump;do_dump") {
+		t.Errorf("stack overflows of one recursion: expected one identity ending in its frames, got %q", deep)
+	}
+	if got := so("a", "b", "c", "d"); !strings.HasSuffix(got, "|a;b;c") {
+		t.Errorf("stack overflow without a repeated frame: expected the top frames, got %q", got)
+	}
+	if got := so("leaf", "f", "g", "f", "g"); !strings.HasSuffix(got, "|f;g;f") {
+		t.Errorf("mutual recursion: expected it from its innermost frame, got %q", got)
+	}
 	a := Identity("panic", "index out of range [5] with length 3", []string{"f"}, 3)
 	b := Identity("panic", "index out of range [7] with length 2", []string{"f"}, 3)
 	c := Identity("panic", "index out of range [7] with length 2", []string{"g"}, 3)

@@ -75,13 +75,23 @@ func ParseID(name string) (id int, ok bool) {
 	return n, true
 }
 
+// stackOverflowKind is the kind name of a stack overflow (runtime's
+// KindStackExhausted).
+const stackOverflowKind = "stack-exhausted"
+
 // Identity is the deduplication key of a failure (ALGORITHMS.md §7): its
 // kind, the class of its message (MessageClass) and the top n frames of
 // its stack (function names, innermost first; n <= 0 means 3). Two
 // failures with the same identity are the same bug as far as wafer knows.
+// For a stack overflow the frames start at the recursion (recursion):
+// where an unbounded recursion runs out of stack depends on the input,
+// which function of it, or which leaf it calls, takes the last frame.
 func Identity(kind, message string, frames []string, n int) string {
 	if n <= 0 {
 		n = 3
+	}
+	if kind == stackOverflowKind {
+		frames = recursion(frames)
 	}
 	var b strings.Builder
 	b.WriteString(kind)
@@ -98,6 +108,22 @@ func Identity(kind, message string, frames []string, n int) string {
 		b.WriteString(frameName(f))
 	}
 	return b.String()
+}
+
+// recursion returns frames from the innermost one whose function occurs
+// again further out (a recursion's frames, not the leaves it was calling
+// when the stack ran out), or frames itself when no function repeats.
+func recursion(frames []string) []string {
+	count := make(map[string]int, len(frames))
+	for _, f := range frames {
+		count[frameName(f)]++
+	}
+	for i, f := range frames {
+		if count[frameName(f)] > 1 {
+			return frames[i:]
+		}
+	}
+	return frames
 }
 
 // frameName cuts arguments and offsets from a frame ("main.f(0x1, 0x2)"
