@@ -165,6 +165,14 @@
 //	czstd (Zstandard 1.5.6's decoder, a reactor)  1.24x   1.31x   1.61x
 //	csqlite (SQLite, a reactor)                   1.39x   1.45x   1.75x
 //
+// A second 6-run measurement (the C examples relinked with --stack-first,
+// another process running) gave counters 1.05x, 1.41x, 1.41x, 1.25x and
+// 1.47x in the order above: such runs differ by up to about 0.1. Of the
+// counters' cost, moving every memory access by the reserved bytes (a
+// 4-byte displacement where 1 byte often did; the variant with Skip "*",
+// no counters, 3 runs side by side) is 1.03-1.14x on cwords, 1.02-1.04x
+// on czstd and 0.98-1.01x on csqlite.
+//
 // Code layout moves these figures as much as the counters do, which is
 // why BenchmarkRun pools layouts. wazero places functions one after the
 // other at 16-byte alignment and does not align loops: padding only the
