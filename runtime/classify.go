@@ -95,10 +95,7 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		if !e.command {
 			msg = "reactor exited with code " + strconv.FormatUint(uint64(code), 10)
 		}
-		if last := lastLine(e.stderr); last != "" {
-			msg += ": " + last
-		}
-		return Crash, &Failure{Kind: KindExit, Message: msg, ExitCode: code}, code
+		return Crash, &Failure{Kind: KindExit, Message: msg, Detail: lastLine(e.stderr), ExitCode: code}, code
 	}
 	// Go's c-shared runtime ends a panicking export with an unreachable trap
 	// after printing the panic and its goroutine trace: the stderr text is
@@ -141,10 +138,7 @@ func trapFailure(err error, stderr []byte, funcs map[string]Frame) *Failure {
 	// innermost frame is abort (assert reaches it through __assert_fail).
 	if f.Kind == KindUnreachable && len(f.Stack) > 0 && f.Stack[0].Func == "abort" {
 		f.Kind = KindAbort
-		f.Message = "abort"
-		if last := lastLine(stderr); last != "" {
-			f.Message = "abort: " + last
-		}
+		f.Message, f.Detail = "abort", lastLine(stderr)
 	}
 	// Rust built with panic=abort (its wasm32 targets) prints the panic
 	// and traps in its panic runtime: the message and location are on
@@ -240,6 +234,9 @@ func wasmStack(err error, funcs map[string]Frame) []Frame {
 			}
 			file, line := splitSource(src)
 			frames[len(frames)-1].File, frames[len(frames)-1].Line = file, line
+		case strings.HasPrefix(l, "\t..."):
+			// "... maybe followed by omitted frames": wazero's note that it
+			// cut the trace (at 30 frames), not a frame
 		case strings.HasPrefix(l, "\t"):
 			name := frameName(l[1:])
 			fr := Frame{Func: demangled(name)}

@@ -159,11 +159,21 @@ func TestSplitSource(t *testing.T) {
 func TestPanicTextWithoutGo(t *testing.T) {
 	trap := errors.New("wasm error: unreachable\nwasm stack trace:\n\t.abort()\n\t.parse(i32) i32")
 	out, f, _ := classify(runEnd{err: trap, stderr: []byte("panic: bad state\n")})
-	if out != Crash || f.Kind != KindAbort || f.Message != "abort: panic: bad state" || f.Top() != "abort" {
-		t.Errorf("got %v %v %q at %q; want a C abort", out, f.Kind, f.Message, f.Top())
+	if out != Crash || f.Kind != KindAbort || f.Text() != "abort: panic: bad state" || f.Message != "abort" || f.Top() != "abort" {
+		t.Errorf("got %v %v %q (message %q) at %q; want a C abort whose stderr is its detail", out, f.Kind, f.Text(), f.Message, f.Top())
 	}
 	goPanic := "panic: boom\n\ngoroutine 1 [running]:\nmain.f()\n\tmain.go:3 +0x1\n"
 	if _, f, _ := classify(runEnd{err: trap, stderr: []byte(goPanic)}); f.Kind != KindGoPanic || f.Top() != "main.f" {
 		t.Errorf("a Go panic: got %v at %q", f.Kind, f.Top())
+	}
+}
+
+// TestWasmStackCut: wazero cuts a trace at 30 frames and says so on a
+// last line that is not a frame.
+func TestWasmStackCut(t *testing.T) {
+	trace := "wasm error: out of bounds memory access\nwasm stack trace:\n\t.f(i32) i32\n\t.g()\n\t... maybe followed by omitted frames"
+	st := wasmStack(errors.New(trace), nil)
+	if len(st) != 2 || st[0].Func != "f" || st[1].Func != "g" {
+		t.Fatalf("expected the frames f and g, got %v", st)
 	}
 }

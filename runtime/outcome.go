@@ -174,13 +174,27 @@ func (f Frame) String() string {
 // the sentinel of its Kind.
 type Failure struct {
 	Kind    Kind
-	Message string  // one line: the trap, panic message, exit code...
-	Stack   []Frame // innermost first; may be empty (exit codes, hangs without a trap)
+	Message string // one line: the trap, panic message, exit code...
+	// Detail is the target's own last stderr line, for KindAbort and
+	// KindExit (an assertion's text, or whatever the program printed
+	// last). It is shown after Message but is not part of the message a
+	// failure is identified by: a program that prints something about its
+	// input before it aborts would make every input a new failure.
+	Detail string
+	Stack  []Frame // innermost first; may be empty (exit codes, hangs without a trap)
 	// ExitCode is the exit code for KindExit, KindGoPanic and KindGoFatal.
 	ExitCode uint32
 }
 
-func (f *Failure) Error() string { return f.Kind.String() + ": " + f.Message }
+func (f *Failure) Error() string { return f.Kind.String() + ": " + f.Text() }
+
+// Text is Message, followed by Detail when there is one.
+func (f *Failure) Text() string {
+	if f.Detail == "" {
+		return f.Message
+	}
+	return f.Message + ": " + f.Detail
+}
 
 // Unwrap returns the sentinel of the failure's kind.
 func (f *Failure) Unwrap() error { return f.Kind.Err() }

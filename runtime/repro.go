@@ -76,7 +76,7 @@ func WriteReport(w io.Writer, r Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "outcome: %s\n", r.Outcome)
 	if f := r.Failure; f != nil {
-		fmt.Fprintf(&b, "failure: %s: %s\n", f.Kind, f.Message)
+		fmt.Fprintf(&b, "failure: %s: %s\n", f.Kind, f.Text())
 		if len(f.Stack) > 0 {
 			b.WriteString("stack:\n")
 			for _, fr := range f.Stack {

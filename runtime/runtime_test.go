@@ -74,8 +74,8 @@ func TestLibFuzzerCrashKinds(t *testing.T) {
 	if r := run(t, w, "Phello"); string(r.Stdout) != "clib says hello\n" {
 		t.Fatalf("stdout: expected %q, got %q", "clib says hello\n", r.Stdout)
 	}
-	if r := run(t, w, "A"); r.Failure.Message != "abort: clib: about to abort" {
-		t.Fatalf("abort message: got %q", r.Failure.Message)
+	if r := run(t, w, "A"); r.Failure.Text() != "abort: clib: about to abort" || r.Failure.Message != "abort" {
+		t.Fatalf("abort: expected the message \"abort\" and stderr's last line as its detail, got %q, %q", r.Failure.Message, r.Failure.Detail)
 	}
 	if r := run(t, w, "L"); r.Failure.Message != "wall-clock timeout (backstop)" || !errors.Is(r.Failure, ErrHang) {
 		t.Fatalf("backstop: got %v", r.Failure)
@@ -163,8 +163,8 @@ func TestCommand(t *testing.T) {
 				if tc.kind == KindNone {
 					continue
 				}
-				if r.Failure.Kind != tc.kind || r.Failure.Message != tc.msg || r.Failure.Top() != tc.top {
-					t.Fatalf("failure: expected %v %q %q, got %v %q %v", tc.kind, tc.msg, tc.top, r.Failure.Kind, r.Failure.Message, r.Failure.Stack)
+				if r.Failure.Kind != tc.kind || r.Failure.Text() != tc.msg || r.Failure.Top() != tc.top {
+					t.Fatalf("failure: expected %v %q %q, got %v %q %v", tc.kind, tc.msg, tc.top, r.Failure.Kind, r.Failure.Text(), r.Failure.Stack)
 				}
 			}
 		})
