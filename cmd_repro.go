@@ -13,8 +13,8 @@ Runs each input once, deterministically, exactly as the campaign ran it,
 and prints its outcome (valid, invalid, crash, hang), the failure text and
 the Wasm stack (function, file:line when the module has DWARF).
 
-exit status: 0 every input valid or invalid, 77 a crash, 70 a hang,
-1 wafer error, 2 bad invocation.
+exit status: 0 every input valid or invalid, 77 a crash, 71 out of memory,
+70 a hang, 1 wafer error, 2 bad invocation (a campaign's statuses).
 
 examples:
   wafer repro examples/tlv/tlv.wasm tlv-out/crashes/id:000000,kind:divide-by-zero,op:havoc

@@ -502,7 +502,8 @@ func indent(s string) string {
 
 // runOnce runs seeds one by one on the module as it is (fresh instance per
 // input, as runtime.Repro) and prints each outcome; failures get the full
-// report. It returns the exit status: crash beats hang beats 0.
+// report. It returns the exit status: crash beats out of memory beats hang
+// beats 0 (the statuses a campaign exits with for them).
 func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *targetFlags, seeds []corpus.Seed, errorCode, timeoutCode int, showOutput bool) (int, error) {
 	tf := *t
 	if tf.reset == "" {
@@ -538,13 +539,15 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 			}
 			fmt.Fprint(c.stdout, indent(runtime.Report(r)))
 		}
-		switch r.Outcome {
-		case runtime.Crash:
-			code = errorCode
-		case runtime.Hang:
-			if code == exitOK {
-				code = timeoutCode
+		switch {
+		case r.Outcome == runtime.Crash && r.Failure.Kind == runtime.KindOutOfMemory:
+			if code != errorCode {
+				code = exitOOM
 			}
+		case r.Outcome == runtime.Crash:
+			code = errorCode
+		case r.Outcome == runtime.Hang && code == exitOK:
+			code = timeoutCode
 		}
 	}
 	return code, nil

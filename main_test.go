@@ -235,6 +235,12 @@ func TestInstrumentCommand(t *testing.T) {
 
 func TestRepro(t *testing.T) {
 	tlv := exampleDir(t, "tlv")
+	// testdata/heap allocates 4 MiB on "B": past a 3 MiB cap (a 1 MiB
+	// input buffer and the 1 MiB heap reserve fit).
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(big, []byte("B"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		args  []string
@@ -252,6 +258,8 @@ func TestRepro(t *testing.T) {
 		{"go command", []string{"--harness", "command", "--invalid-exit-code", "1",
 			filepath.Join(exampleDir(t, "gostdin"), "gostdin.wasm"), filepath.Join(exampleDir(t, "gostdin"), "seeds")}, 0,
 			[]string{"valid"}},
+		{"out of memory", []string{"--rss-limit-mb", "3", filepath.Join(repoDir(t), "testdata", "heap", "heap.wasm"), big}, 71,
+			[]string{"crash", "out-of-memory"}},
 		{"go test fuzz v1 file", []string{filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm"),
 			filepath.Join(exampleDir(t, "cexpr"), "testdata", "fuzz", "FuzzExpr")}, 0,
 			[]string{"seed-paren: valid"}},
