@@ -255,6 +255,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
+	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	defer tgt.Close(context.WithoutCancel(ctx))
 	cfg := engine.Config{
 		Strategy:      f.strategy,
@@ -519,6 +520,7 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 	if err != nil {
 		return 0, err
 	}
+	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	defer tgt.Close(context.WithoutCancel(ctx))
 	w, err := tgt.NewWorker(ctx)
 	if err != nil {

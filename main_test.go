@@ -280,6 +280,28 @@ func TestRepro(t *testing.T) {
 	}
 }
 
+// TestNoNameSection: a module without a name section gets an INFO line
+// saying what that costs; one with it does not.
+func TestNoNameSection(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		wasm string
+		info bool
+	}{
+		{filepath.Join(repoDir(t), "testdata", "cxxcommand", "stripped.wasm"), true},
+		{filepath.Join(repoDir(t), "testdata", "cxxcommand", "command.wasm"), false},
+	} {
+		r := wafer(t, t.TempDir(), "repro", tc.wasm, in)
+		notLanded(t, r)
+		if got := strings.Contains(r.stderr, "has no name section"); got != tc.info {
+			t.Errorf("%s: expected the INFO line %v, got stderr:\n%s", tc.wasm, tc.info, r.stderr)
+		}
+	}
+}
+
 // copyDir copies the regular files of src into a new directory under t's
 // temp dir and returns it.
 func copyDir(t *testing.T, src string) string {
