@@ -98,6 +98,22 @@ func TestIdentity(t *testing.T) {
 	if got := so("leaf", "f", "g", "f", "g"); !strings.HasSuffix(got, "|f;g;f") {
 		t.Errorf("mutual recursion: expected it from its innermost frame, got %q", got)
 	}
+	// An out-of-memory failure's identity starts past the allocator: the
+	// site that asked for the memory tells two apart.
+	oom := func(frames ...string) string {
+		return Identity("out-of-memory", "memory.grow past the cap of 32768 pages", frames, 3)
+	}
+	inA := oom("sbrk", "dlmalloc", "malloc", "parse_a", "LLVMFuzzerTestOneInput")
+	if inA != oom("sbrk", "dlmalloc", "calloc", "parse_a", "LLVMFuzzerTestOneInput") || inA == oom("sbrk", "dlmalloc", "malloc", "parse_b", "LLVMFuzzerTestOneInput") ||
+		!strings.HasSuffix(inA, "|parse_a;LLVMFuzzerTestOneInput") {
+		t.Errorf("out of memory: expected the identity to start at the caller of malloc, got %q", inA)
+	}
+	if got := oom("operator new(unsigned long)", "std::vector<int>::reserve", "parse"); !strings.HasSuffix(got, "|std::vector<int>::reserve;parse") {
+		t.Errorf("out of memory in C++: got %q", got)
+	}
+	if got := oom("malloc"); !strings.HasSuffix(got, "|malloc") {
+		t.Errorf("out of memory with only allocator frames: expected them kept, got %q", got)
+	}
 	a := Identity("panic", "index out of range [5] with length 3", []string{"f"}, 3)
 	b := Identity("panic", "index out of range [7] with length 2", []string{"f"}, 3)
 	c := Identity("panic", "index out of range [7] with length 2", []string{"g"}, 3)

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -75,9 +76,28 @@ func ParseID(name string) (id int, ok bool) {
 	return n, true
 }
 
-// stackOverflowKind is the kind name of a stack overflow (runtime's
-// KindStackExhausted).
-const stackOverflowKind = "stack-exhausted"
+// Kind names (runtime's Kind.String) whose identity frames are chosen
+// differently.
+const (
+	stackOverflowKind = "stack-exhausted" // KindStackExhausted
+	outOfMemoryKind   = "out-of-memory"   // KindOutOfMemory
+)
+
+// allocatorFuncs and allocatorPrefixes name the allocators' own frames
+// (C's malloc family and wasi-libc's dlmalloc and sbrk, C++'s operator
+// new, Rust's and Go's allocators), which an out-of-memory failure's
+// identity skips, as ClusterFuzz's crash state does: every allocation
+// that runs out of memory passes through them, so the site that asked is
+// the frame that tells two of them apart.
+var allocatorFuncs = map[string]bool{
+	"sbrk": true, "__sbrk": true, "malloc": true, "calloc": true, "realloc": true, "reallocarray": true,
+	"aligned_alloc": true, "posix_memalign": true, "memalign": true, "valloc": true, "pvalloc": true,
+	"strdup": true, "strndup": true, "dlmalloc": true, "dlcalloc": true, "dlrealloc": true, "dlmemalign": true,
+	"dlposix_memalign": true, "internal_memalign": true, "sys_alloc": true, "tmalloc_large": true,
+	"tmalloc_small": true, "prepend_alloc": true,
+}
+
+var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "alloc::", "dlmalloc::", "<dlmalloc::", "runtime."}
 
 // Identity is the deduplication key of a failure (ALGORITHMS.md §7): its
 // kind, the class of its message (MessageClass) and the top n frames of
@@ -90,8 +110,11 @@ func Identity(kind, message string, frames []string, n int) string {
 	if n <= 0 {
 		n = 3
 	}
-	if kind == stackOverflowKind {
+	switch kind {
+	case stackOverflowKind:
 		frames = recursion(frames)
+	case outOfMemoryKind:
+		frames = pastAllocator(frames)
 	}
 	var b strings.Builder
 	b.WriteString(kind)
@@ -120,6 +143,18 @@ func recursion(frames []string) []string {
 	}
 	for i, f := range frames {
 		if count[frameName(f)] > 1 {
+			return frames[i:]
+		}
+	}
+	return frames
+}
+
+// pastAllocator returns frames from the first one that is not an
+// allocator's own (allocatorFuncs), or frames itself when all are.
+func pastAllocator(frames []string) []string {
+	for i, f := range frames {
+		name := frameName(f)
+		if !allocatorFuncs[name] && !slices.ContainsFunc(allocatorPrefixes, func(p string) bool { return strings.HasPrefix(name, p) }) {
 			return frames[i:]
 		}
 	}

@@ -239,8 +239,10 @@
 // network or environment, a fake clock, a seeded random_get (Config.Seed),
 // argv and environment from Config. Memory is capped at
 // Config.MaxMemoryPages target pages (plus wafer's reserved pages) by a
-// wazero memory allocator that refuses larger grows and records it, so the
-// run ends as a Crash of KindOutOfMemory whatever the target then does.
+// wazero memory allocator that ends the run at a larger grow (a panic
+// wazero recovers): a Crash of KindOutOfMemory whose stack is that of the
+// allocation (sbrk, malloc, then the code that asked; package corpus's
+// identity starts past the allocator's frames).
 // stdout and stderr are kept as bounded tails (Config.OutputTail).
 //
 // # Errors

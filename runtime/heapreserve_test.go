@@ -124,3 +124,24 @@ func TestReproLinesAfterExport(t *testing.T) {
 		t.Fatalf("expected the same stack with lines, got %v and %v", stacks[0], stacks[1])
 	}
 }
+
+// TestOutOfMemoryStack: a memory.grow past the cap ends the run where it
+// is, so the out-of-memory crash has the stack of the allocation (malloc,
+// called from the harness); the next run gets a new instance and works.
+func TestOutOfMemoryStack(t *testing.T) {
+	for _, interp := range []bool{false, true} {
+		w := worker(t, loadInstrumented(t, "heap/heap.wasm", fullOpts, Config{MaxMemoryPages: 48, Interpreter: interp}))
+		res := run(t, w, "B")
+		f := res.Failure
+		if res.Outcome != Crash || f == nil || f.Kind != KindOutOfMemory {
+			t.Fatalf("interpreter %v: expected an out-of-memory crash, got %v %+v", interp, res.Outcome, f)
+		}
+		at := slices.IndexFunc(f.Stack, func(fr Frame) bool { return fr.Func == "malloc" })
+		if at < 0 || at+1 >= len(f.Stack) || f.Stack[at+1].Func != "LLVMFuzzerTestOneInput" {
+			t.Fatalf("interpreter %v: expected a stack through malloc from LLVMFuzzerTestOneInput, got %v", interp, f.Stack)
+		}
+		if res := run(t, w, "A1"); res.Outcome != Valid {
+			t.Fatalf("interpreter %v: the run after: expected valid, got %v %v", interp, res.Outcome, res.Failure)
+		}
+	}
+}

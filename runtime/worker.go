@@ -742,10 +742,14 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 // command target run with "@@".
 const inputFile = "input"
 
+// errMemoryCap ends a run whose memory.grow would pass the cap.
+var errMemoryCap = errors.New("memory.grow past the memory cap")
+
 // cappedAllocator backs instance memories and enforces the memory cap
 // itself: wazero's WithMemoryLimitPages makes memory.grow fail silently,
 // while this allocator records that the target asked for more than the
-// cap, so the run can be classified as KindOutOfMemory.
+// cap and ends the run there (a panic wazero recovers, with the stack of
+// the grow), so the run is a KindOutOfMemory crash with a stack.
 //
 // It also recycles: the buffer of a closed instance (Free) backs the next
 // one, zeroed, so a worker that instantiates per run (Fresh, commands,
@@ -816,8 +820,11 @@ type cappedMemory struct {
 func (m *cappedMemory) Reallocate(size uint64) []byte {
 	m.a.gen++
 	if m.started && size > m.a.limit {
+		// The run is an out-of-memory crash whatever the target would
+		// do with a failed grow: end it here, where wazero's stack trace
+		// (it recovers the panic) shows who asked for the memory.
 		m.a.hit = true
-		return nil
+		panic(errMemoryCap)
 	}
 	if size <= uint64(cap(m.buf)) {
 		// Bytes between the old length and cap were never exposed by this
