@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -143,5 +144,15 @@ func TestOutOfMemoryStack(t *testing.T) {
 		if res := run(t, w, "A1"); res.Outcome != Valid {
 			t.Fatalf("interpreter %v: the run after: expected valid, got %v %v", interp, res.Outcome, res.Failure)
 		}
+	}
+}
+
+// TestInputBufferPastCap: an input buffer that does not fit the memory cap
+// is a start-up error that says so.
+func TestInputBufferPastCap(t *testing.T) {
+	tg := loadInstrumented(t, "heap/heap.wasm", fullOpts, Config{MaxMemoryPages: 4, MaxInputLen: 1 << 20})
+	_, err := tg.NewWorker(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "malloc(1048576) for wafer's buffers needs more memory than the cap of 4 pages allows") {
+		t.Fatalf("expected a start-up error about the cap, got %v", err)
 	}
 }

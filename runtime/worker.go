@@ -281,6 +281,9 @@ func (w *Worker) heapReserve(ctx context.Context) bool {
 // a view of them.
 func (w *Worker) guestMalloc(call func(string, ...uint64) (uint64, error), n uint32) (uint32, []byte, error) {
 	p, err := call(w.t.cfg.malloc(), uint64(n))
+	if err != nil && w.alloc.hit {
+		return 0, nil, fmt.Errorf("start-up: %s(%d) for wafer's buffers needs more memory than the cap of %d pages allows", w.t.cfg.malloc(), n, w.t.cfg.maxPages())
+	}
 	if err != nil {
 		return 0, nil, err
 	}
