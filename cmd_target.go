@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/spf13/pflag"
 
+	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -39,35 +39,14 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&t.warmUp, "warm-up", nil, "run the inputs in `PATH` (file or directory) once per instance before its snapshot, so first-use caches start warm (reactors; repeatable)")
 }
 
-// noNamesInfo is the INFO line for a module without a name section, ""
-// for one with it: its stacks name functions by index, and what is told
-// apart by a function's name (C's abort, the stack pointer of a stack
-// overflow) reads as a plain trap.
+// noNamesInfo is the INFO line for a module with neither a name section
+// nor DWARF (whose subprograms name functions too), "" for others: its
+// stacks name functions by index, and what is told apart by a function's
+// name (C's abort, the stack pointer of a stack overflow) reads as a
+// plain trap.
 func noNamesInfo(path string, wasm []byte) string {
-	if hasCustomSection(wasm, "name") {
+	if instrument.HasCustomSection(wasm, "name") || instrument.HasCustomSection(wasm, ".debug_info") {
 		return ""
 	}
-	return fmt.Sprintf("INFO: %s has no name section: stacks show function indices, and aborts and stack overflows read as plain traps (an optimising link runs wasm-opt, which drops it; link without -O)\n", path)
-}
-
-// hasCustomSection reports whether wasm has a custom section called name
-// (a malformed module: false).
-func hasCustomSection(wasm []byte, name string) bool {
-	p := 8
-	for p < len(wasm) {
-		id := wasm[p]
-		size, n := binary.Uvarint(wasm[p+1:])
-		if n <= 0 || size > uint64(len(wasm)-p-1-n) {
-			return false
-		}
-		payload := wasm[p+1+n : p+1+n+int(size)]
-		if id == 0 {
-			l, k := binary.Uvarint(payload)
-			if k > 0 && l <= uint64(len(payload)-k) && string(payload[k:k+int(l)]) == name {
-				return true
-			}
-		}
-		p += 1 + n + int(size)
-	}
-	return false
+	return fmt.Sprintf("INFO: %s has no name section and no DWARF: stacks show function indices, and aborts and stack overflows read as plain traps (an optimising link runs wasm-opt, which drops the name section: link without -O, or compile with -g)\n", path)
 }

@@ -2,22 +2,33 @@ package instrument
 
 import (
 	"bytes"
+	"cmp"
 	"debug/dwarf"
 	"encoding/binary"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
 )
 
 // funcNames returns a name for every function index (imports first): the
-// name section's, else an export name, else "func[N]".
+// name section's, else DWARF's (dwarfFuncNames: a module linked with
+// wasm-opt loses its name section but may keep DWARF), else an export
+// name, else "func[N]".
 func funcNames(m *Module) []string {
 	names := nameSectionFuncs(m)
 	n := len(names)
+	if slices.Contains(names, "") {
+		for i, d := range dwarfFuncNames(m) {
+			if names[i] == "" {
+				names[i] = d
+			}
+		}
+	}
 	for _, e := range m.Exports {
 		if e.Kind == ExternFunc && int64(e.Index) < int64(n) && names[e.Index] == "" {
 			names[e.Index] = e.Name
@@ -92,15 +103,109 @@ func parseNameSection(b []byte, want byte, names []string) {
 	}
 }
 
+// debugSections returns m's .debug_* custom sections by name without the
+// prefix ("info", "line", ...).
+func debugSections(m *Module) map[string][]byte {
+	sec := map[string][]byte{}
+	for i := range m.Customs {
+		if name, ok := strings.CutPrefix(m.Customs[i].Name, ".debug_"); ok {
+			sec[name] = m.Customs[i].Data()
+		}
+	}
+	return sec
+}
+
+// dwarfData opens the DWARF of sec (debugSections), nil when there is
+// none or it is malformed.
+func dwarfData(sec map[string][]byte) *dwarf.Data {
+	if sec["info"] == nil {
+		return nil
+	}
+	d, err := dwarf.New(sec["abbrev"], sec["aranges"], sec["frame"], sec["info"], sec["line"], sec["pubnames"], sec["ranges"], sec["str"])
+	if err != nil {
+		return nil
+	}
+	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists", "loclists"} {
+		if b := sec[name]; b != nil {
+			if d.AddSection(".debug_"+name, b) != nil {
+				return nil
+			}
+		}
+	}
+	return d
+}
+
+// dwarfFuncNames returns, by function index (imports first, "" where it
+// has none), the name DWARF gives a defined function: that of the
+// subprogram whose code range holds its first instruction (its linkage
+// name, mangled, when it has one; DWARF's code addresses are offsets in
+// the code section). nil without DWARF. debug/dwarf may panic on hostile
+// input in corners; a recover keeps the caller total.
+func dwarfFuncNames(m *Module) (names []string) {
+	defer func() {
+		if recover() != nil {
+			names = nil
+		}
+	}()
+	d := dwarfData(debugSections(m))
+	if d == nil {
+		return nil
+	}
+	type span struct {
+		lo, hi uint64
+		name   string
+	}
+	var spans []span
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil || e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagSubprogram {
+			continue
+		}
+		name, _ := e.Val(dwarf.AttrLinkageName).(string)
+		if name == "" {
+			name, _ = e.Val(dwarf.AttrName).(string)
+		}
+		if name == "" {
+			continue
+		}
+		ranges, err := d.Ranges(e)
+		if err != nil {
+			continue
+		}
+		for _, rg := range ranges {
+			if rg[0] > 0 && rg[0] < rg[1] {
+				spans = append(spans, span{rg[0], rg[1], name})
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	nimp := int(m.NumImported(ExternFunc))
+	names = make([]string, nimp+len(m.Code))
+	for i := range m.Code {
+		body := m.Code[i].Body.Instrs
+		if len(body) == 0 || body[0].Off < m.CodeOffset {
+			continue
+		}
+		off := uint64(body[0].Off - m.CodeOffset)
+		j := sort.Search(len(spans), func(j int) bool { return spans[j].lo > off }) - 1
+		if j >= 0 && off < spans[j].hi {
+			names[nimp+i] = spans[j].name
+		}
+	}
+	return names
+}
+
 // addDWARF fills file:line information from .debug_* custom sections.
 // Malformed DWARF is ignored (the SiteMap just has no lines).
 func addDWARF(m *Module, sm *SiteMap) {
-	sec := map[string][]byte{}
-	for i := range m.Customs {
-		if len(m.Customs[i].Name) > 7 && m.Customs[i].Name[:7] == ".debug_" {
-			sec[m.Customs[i].Name[7:]] = m.Customs[i].Data()
-		}
-	}
+	sec := debugSections(m)
 	if sec["info"] == nil || sec["line"] == nil {
 		return
 	}
@@ -143,16 +248,9 @@ func lineTable(sec map[string][]byte) (table []LineEntry, files []string) {
 			table, files = nil, nil
 		}
 	}()
-	d, err := dwarf.New(sec["abbrev"], sec["aranges"], sec["frame"], sec["info"], sec["line"], sec["pubnames"], sec["ranges"], sec["str"])
-	if err != nil {
+	d := dwarfData(sec)
+	if d == nil {
 		return nil, nil
-	}
-	for _, name := range []string{"addr", "line_str", "str_offsets", "rnglists", "loclists"} {
-		if b := sec[name]; b != nil {
-			if d.AddSection(".debug_"+name, b) != nil {
-				return nil, nil
-			}
-		}
 	}
 	fileIdx := map[string]uint32{}
 	r := d.Reader()
@@ -517,4 +615,42 @@ func validNameSection(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// HasCustomSection reports whether wasm has a custom section called name,
+// walking the sections' headers only (false for a malformed module).
+func HasCustomSection(wasm []byte, name string) bool {
+	p := len(wasmMagic) + len(wasmVersion)
+	for p < len(wasm) {
+		id := wasm[p]
+		size, n, err := leb128.Uint32(wasm[p+1:])
+		if err != nil || uint64(size) > uint64(len(wasm)-p-1-n) {
+			return false
+		}
+		payload := wasm[p+1+n : p+1+n+int(size)]
+		if id == SectionCustom {
+			l, k, err := leb128.Uint32(payload)
+			if err == nil && uint64(l) <= uint64(len(payload)-k) && string(payload[k:k+int(l)]) == name {
+				return true
+			}
+		}
+		p += 1 + n + int(size)
+	}
+	return false
+}
+
+// DWARFFuncNames returns, by function index, the names a module without a
+// name section has in its DWARF (dwarfFuncNames; "" where there is none),
+// for a host that runs it uninstrumented and would otherwise see only
+// function indices. nil when the module has a name section or no DWARF,
+// or is malformed.
+func DWARFFuncNames(wasm []byte) []string {
+	if HasCustomSection(wasm, "name") || !HasCustomSection(wasm, ".debug_info") {
+		return nil
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		return nil
+	}
+	return dwarfFuncNames(m)
 }

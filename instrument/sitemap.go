@@ -48,7 +48,7 @@ type Site struct {
 
 // Func describes a function of the original module.
 type Func struct {
-	Name string // name section, else export name, else "func[N]"
+	Name string // name section, else DWARF, else export name, else "func[N]"
 	File string // from DWARF, "" without
 	Line uint32
 	// Offset is the code-section-relative offset of the body's first

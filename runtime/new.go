@@ -21,12 +21,15 @@ func metaOf(sm *instrument.SiteMap) meta {
 	}
 	m := meta{instrumented: true, layout: sm.Layout, funcs: map[string]Frame{}}
 	for i, f := range sm.Funcs {
-		if f.File == "" {
-			continue
-		}
 		fr := Frame{Func: f.Name, File: f.File, Line: int(f.Line)}
-		m.funcs[f.Name] = fr
-		m.funcs["$"+strconv.Itoa(i)] = fr // wazero's name for an unnamed function
+		if f.File != "" {
+			m.funcs[f.Name] = fr
+		}
+		if f.Name != "func["+strconv.Itoa(i)+"]" {
+			// wazero's name for a function the name section does not
+			// name (the SiteMap may have one from DWARF or an export)
+			m.funcs["$"+strconv.Itoa(i)] = fr
+		}
 	}
 	return m
 }

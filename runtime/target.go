@@ -145,6 +145,16 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 		}
 	}
 	if !m.instrumented {
+		// A module without a name section: its functions' names from
+		// DWARF, where wazero would say "$N".
+		for i, name := range instrument.DWARFFuncNames(wasm) {
+			if name != "" {
+				if t.meta.funcs == nil {
+					t.meta.funcs = map[string]Frame{}
+				}
+				t.meta.funcs["$"+strconv.Itoa(i)] = Frame{Func: name}
+			}
+		}
 		// The stack pointer, to tell stack overflows apart (instrumented
 		// modules export it with their other globals).
 		out, l, err := instrument.ExportStackPointer(wasm)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds the runtime fixtures. Tests never run this: the .wasm files are
-# checked in beside their sources. Needs clang-14 + wasm-ld-14, Debian's
+# checked in beside their sources. Needs clang-14 + wasm-ld-14 (+ llvm-objcopy-14), Debian's
 # wasi-libc (--sysroot=/usr), wabt (wat2wasm) and Go 1.26.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -21,6 +21,9 @@ reactor clib/clib.wasm clib/fuzz.c
 reactor clib/nomalloc.wasm clib/fuzz.c --export=LLVMFuzzerTestOneInput
 # The same target importing its memory (--import-memory): wafer defines it.
 reactor clib/importmem.wasm clib/fuzz.c --export=malloc,--export=LLVMFuzzerTestOneInput,--import-memory
+# The same target without its name section, DWARF kept (what wasm-opt leaves
+# of a -g build): functions are named from DWARF.
+llvm-objcopy-14 --remove-section=name clib/clib.wasm clib/nonames.wasm
 reactor hostile/hostile.wasm hostile/hostile.c
 reactor heap/heap.wasm heap/heap.c
 CC="$CC -DBADFREE" reactor heap/badfree.wasm heap/heap.c

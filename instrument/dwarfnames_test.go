@@ -1,0 +1,78 @@
+package instrument
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
+)
+
+// withoutCustom returns wasm without its custom sections called name, the
+// other sections' bytes unchanged (what wasm-opt's linking leaves of a
+// module built with -g: DWARF, no name section).
+func withoutCustom(t *testing.T, wasm []byte, name string) []byte {
+	t.Helper()
+	out := append([]byte(nil), wasm[:8]...)
+	for p := 8; p < len(wasm); {
+		size, n, err := leb128.Uint32(wasm[p+1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		next := p + 1 + n + int(size)
+		drop := false
+		if wasm[p] == SectionCustom {
+			l, k, _ := leb128.Uint32(wasm[p+1+n:])
+			drop = string(wasm[p+1+n+k:p+1+n+k+int(l)]) == name
+		}
+		if !drop {
+			out = append(out, wasm[p:next]...)
+		}
+		p = next
+	}
+	return out
+}
+
+// TestDWARFNames: without a name section, functions get the names of
+// their DWARF subprograms (for stacks, Skip patterns and the memcmp
+// hooks), and the same names as with it wherever DWARF has one.
+func TestDWARFNames(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/clib/clib.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, with, err := Instrument(wasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := withoutCustom(t, wasm, "name")
+	if len(stripped) == len(wasm) {
+		t.Fatal("clib.wasm has no name section to strip")
+	}
+	_, without, err := Instrument(stripped, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i, f := range without.Funcs {
+		if f.Name == with.Funcs[i].Name {
+			same++
+		}
+	}
+	named := func(sm *SiteMap, name string) bool {
+		for _, f := range sm.Funcs {
+			if f.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, name := range []string{"divide_by_zero", "LLVMFuzzerTestOneInput", "abort"} {
+		if !named(without, name) {
+			t.Errorf("expected a function named %s from DWARF", name)
+		}
+	}
+	t.Logf("%d of %d functions named as with the name section", same, len(with.Funcs))
+	if 2*same < len(with.Funcs) {
+		t.Errorf("expected most functions named as with the name section, got %d of %d", same, len(with.Funcs))
+	}
+}
