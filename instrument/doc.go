@@ -269,8 +269,9 @@
 // # SiteMap
 //
 // SiteMap maps each id to function index, code-section-relative offset,
-// kind and arm; Funcs names every function (name section, else export
-// name, else "func[N]") and, when .debug_info/.debug_line are present,
+// kind and arm; Funcs names every function (name section, else the DWARF
+// subprogram holding it, else export name, else "func[N]") and, when
+// .debug_info/.debug_line are present,
 // gives file:line via debug/dwarf (wasm DWARF addresses are code-section
 // offsets). MarshalBinary/UnmarshalBinary use a versioned format. The
 // Dictionary holds printable strings from data segments (>= 3 bytes, or 2
