@@ -48,6 +48,20 @@ type runEnd struct {
 	stack                   bool
 	sp, stackLow, stackHigh uint32
 	funcs                   map[string]Frame
+	// stderrMark is stderr from its last line that starts "panic: " or
+	// "fatal error: " (wasip1.TailBuffer.Mark): a deep goroutine trace
+	// pushes that line out of the tail. goTarget: a Go reactor.
+	stderrMark []byte
+	goTarget   bool
+}
+
+// goStderr is the stderr text Go's panics and fatal errors are read from:
+// from the last line that starts one, when there was one, else the tail.
+func (e *runEnd) goStderr() []byte {
+	if len(e.stderrMark) > 0 {
+		return e.stderrMark
+	}
+	return e.stderr
 }
 
 // classify is the one place that turns how a call ended into an Outcome and
@@ -80,7 +94,7 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 	var exit *sys.ExitError
 	if errors.As(e.err, &exit) {
 		code := exit.ExitCode()
-		if f := goFailure(e.stderr, code); f != nil {
+		if f := goFailure(e.goStderr(), code); f != nil {
 			return Crash, f, code
 		}
 		if e.command {
@@ -100,8 +114,10 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 	// Go's c-shared runtime ends a panicking export with an unreachable trap
 	// after printing the panic and its goroutine trace: the stderr text is
 	// the better description. (Without the trace, "panic: " is some other
-	// program's text, e.g. a C target's message before abort.)
-	if f := goFailure(e.stderr, 2); f != nil && strings.Contains(string(e.stderr), "\ngoroutine ") {
+	// program's text, e.g. a C target's message before abort, unless the
+	// target is a Go reactor: a fatal error such as runtime.Goexit's
+	// deadlock prints no trace.)
+	if f := goFailure(e.goStderr(), 2); f != nil && (e.goTarget || strings.Contains(string(e.goStderr()), "\ngoroutine ")) {
 		f.ExitCode = 0
 		if len(f.Stack) == 0 {
 			f.Stack = wasmStack(e.err, e.funcs)

@@ -101,6 +101,10 @@ func TestGoReactor(t *testing.T) {
 		{"index", "I", Crash, KindGoPanic, "runtime error: index out of range [73] with length 1", "main.indexOutOfRange"},
 		{"nil map", "M", Crash, KindGoPanic, "assignment to entry in nil map", "main.nilMapWrite"},
 		{"deadlock", "D", Crash, KindGoFatal, "all goroutines are asleep - deadlock!", "main.deadlock"},
+		// 300 frames of trace push the panic line out of stderr's tail
+		{"deep panic", "R", Crash, KindGoPanic, "wafer fixture deep panic", "main.deep"},
+		// a fatal error that prints no goroutine trace
+		{"Goexit", "G", Crash, KindGoFatal, "no goroutines (main called runtime.Goexit) - deadlock!", ""},
 		{"loop", "L", Hang, KindTimeout, "wall-clock timeout (backstop)", ""},
 		{"valid again", "V", Valid, KindNone, "", ""},
 	}

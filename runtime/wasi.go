@@ -37,6 +37,9 @@ func (w *wasiIO) init(lay instrument.Layout, args, env []string, seed uint64, ta
 	w.st.Seed = seed
 	w.st.Stdout = wasip1.NewTailBuffer(tail)
 	w.st.Stderr = wasip1.NewTailBuffer(tail)
+	// Go's panic and fatal error lines, which a deep goroutine trace
+	// would push out of the tail (classify reads them from here).
+	w.st.Stderr.CaptureFrom("panic: ", "fatal error: ")
 }
 
 // reset clears the run state before a run (stdin position, clocks, random

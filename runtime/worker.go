@@ -41,6 +41,7 @@ type Worker struct {
 	files   map[string][]byte
 	outTail []byte // stdout tail of the last run
 	errTail []byte // stderr tail of the last run
+	errMark []byte // stderr from its last panic or fatal error line (wasip1.TailBuffer.Mark)
 
 	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
 	emptyFailed  bool // the empty run failed: instances are made without it
@@ -634,6 +635,7 @@ func (w *Worker) discard(context.Context) {
 func (w *Worker) tails() {
 	w.outTail = w.io.st.Stdout.AppendTo(w.outTail[:0])
 	w.errTail = w.io.st.Stderr.AppendTo(w.errTail[:0])
+	w.errMark = append(w.errMark[:0], w.io.st.Stderr.Mark()...)
 }
 
 // end collects what classify needs after a call.
@@ -649,20 +651,22 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 		sp = uint32(w.sp.Get())
 	}
 	return runEnd{
-		stack:     w.sp != nil && err != nil && lay.StackOverflow(sp),
-		sp:        sp,
-		stackLow:  lay.StackLow,
-		stackHigh: lay.StackHigh,
-		err:       err,
-		fuelOut:   fuelOut,
-		fuel:      w.t.budget,
-		ret:       ret,
-		stderr:    w.errTail,
-		command:   w.t.harness == HarnessCommand,
-		invalid:   w.t.cfg.InvalidExitCodes,
-		oom:       w.alloc.hit,
-		oomPages:  w.t.cfg.maxPages(),
-		funcs:     w.t.meta.funcs,
+		stack:      w.sp != nil && err != nil && lay.StackOverflow(sp),
+		sp:         sp,
+		stackLow:   lay.StackLow,
+		stackHigh:  lay.StackHigh,
+		err:        err,
+		fuelOut:    fuelOut,
+		fuel:       w.t.budget,
+		ret:        ret,
+		stderr:     w.errTail,
+		stderrMark: w.errMark,
+		goTarget:   w.t.harness == HarnessGo,
+		command:    w.t.harness == HarnessCommand,
+		invalid:    w.t.cfg.InvalidExitCodes,
+		oom:        w.alloc.hit,
+		oomPages:   w.t.cfg.maxPages(),
+		funcs:      w.t.meta.funcs,
 	}
 }
 

@@ -1,5 +1,7 @@
 package wasip1
 
+import "bytes"
+
 // TailBuffer is a bounded output capture: it keeps the last Limit() bytes
 // written to it and counts every byte ever written. The runtime keeps one
 // per stream per worker so a crash report can show the end of the target's
@@ -12,6 +14,67 @@ type TailBuffer struct {
 	start int    // index of the oldest retained byte
 	n     int    // retained bytes, <= len(ring)
 	total uint64 // bytes written since the last Reset
+
+	// The mark (CaptureFrom): from the last line that starts with one of
+	// marks, up to len(ring) bytes, kept whatever follows.
+	marks  []string
+	line   []byte // the start of the current line, up to the longest mark
+	mark   []byte
+	inMark bool
+}
+
+// CaptureFrom makes the buffer also keep, from the last line that starts
+// with one of prefixes, the next Limit() bytes (Mark): a program's last
+// words that a long output after them (a Go panic's goroutine trace, 200
+// frames deep) would push out of the tail.
+func (b *TailBuffer) CaptureFrom(prefixes ...string) {
+	b.marks = prefixes
+	longest := 0
+	for _, p := range prefixes {
+		longest = max(longest, len(p))
+	}
+	b.line = make([]byte, 0, longest)
+	b.mark = make([]byte, 0, len(b.ring))
+}
+
+// Mark returns the bytes captured from the last line that starts with a
+// prefix given to CaptureFrom (nil when none did since the last Reset).
+// It aliases the buffer until the next Write or Reset.
+func (b *TailBuffer) Mark() []byte {
+	if b == nil || !b.inMark {
+		return nil
+	}
+	return b.mark
+}
+
+// watch follows p for the marks: it keeps the start of the current line
+// (up to the longest mark) to see a mark that arrives in pieces, and
+// appends to the capture while one is open.
+func (b *TailBuffer) watch(p []byte) {
+	for len(p) > 0 {
+		seg := p // up to and including the next newline
+		if nl := bytes.IndexByte(p, '\n'); nl >= 0 {
+			seg = p[:nl+1]
+		}
+		p = p[len(seg):]
+		if before := len(b.line); before < cap(b.line) {
+			b.line = append(b.line, seg[:min(len(seg), cap(b.line)-before)]...)
+			for _, m := range b.marks {
+				if before < len(m) && len(b.line) >= len(m) && string(b.line[:len(m)]) == m {
+					// a mark line: the capture restarts at its start
+					b.inMark = true
+					b.mark = append(b.mark[:0], b.line[:before]...)
+					break
+				}
+			}
+		}
+		if b.inMark {
+			b.mark = append(b.mark, seg[:min(len(seg), cap(b.mark)-len(b.mark))]...)
+		}
+		if seg[len(seg)-1] == '\n' {
+			b.line = b.line[:0]
+		}
+	}
 }
 
 // NewTailBuffer returns a TailBuffer keeping the last limit bytes
@@ -27,6 +90,9 @@ func NewTailBuffer(limit int) *TailBuffer {
 // returns len(p), nil (io.Writer).
 func (b *TailBuffer) Write(p []byte) (int, error) {
 	b.total += uint64(len(p))
+	if b.marks != nil {
+		b.watch(p)
+	}
 	size := len(b.ring)
 	if size == 0 || len(p) == 0 {
 		return len(p), nil
@@ -111,4 +177,5 @@ func (b *TailBuffer) Reset() {
 		return
 	}
 	b.start, b.n, b.total = 0, 0, 0
+	b.line, b.mark, b.inMark = b.line[:0], b.mark[:0], false
 }

@@ -2,6 +2,7 @@ package wasip1
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -81,4 +82,37 @@ func FuzzTailBuffer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTailBufferMark: the capture starts at the last line that begins with
+// a mark, even written in pieces, keeps Limit() bytes from there whatever
+// follows, and ignores a mark that does not start its line.
+func TestTailBufferMark(t *testing.T) {
+	b := NewTailBuffer(64)
+	b.CaptureFrom("panic: ", "fatal error: ")
+	if b.Mark() != nil {
+		t.Fatal("expected no mark before any write")
+	}
+	for _, p := range []string{"log: starting\n", "\tpanic: not at a line start\n", "pan", "ic: boom", "\n\ngoroutine 1 [running]:\n"} {
+		b.Write([]byte(p))
+	}
+	b.Write(bytes.Repeat([]byte("main.f()\n\tmain.go:3 +0x1\n"), 100)) // a deep trace
+	got := string(b.Mark())
+	if !strings.HasPrefix(got, "panic: boom\n\ngoroutine 1 [running]:\nmain.f()") || len(got) != 64 {
+		t.Fatalf("expected 64 bytes from the panic line, got %q", got)
+	}
+	if strings.Contains(b.String(), "panic: boom") {
+		t.Fatal("the tail was expected to have lost the panic line (the case the mark is for)")
+	}
+	b.Write([]byte("fatal error: later\n"))
+	if got := string(b.Mark()); got != "fatal error: later\n" {
+		t.Fatalf("expected the capture to restart at the last mark, got %q", got)
+	}
+	b.Reset()
+	if b.Mark() != nil {
+		t.Fatal("expected Reset to drop the mark")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { b.Write([]byte("panic: x\nmore\n")) }); allocs != 0 {
+		t.Fatalf("expected Write not to allocate, got %v", allocs)
+	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"runtime"
 
 	"github.com/wafer-fuzz/wafer/harness"
 )
@@ -33,8 +34,20 @@ func fuzz(data []byte) error {
 		deadlock()
 	case 'C':
 		return cached(data)
+	case 'R':
+		deep(300) // a goroutine trace of over 4 KiB: past stderr's tail
+	case 'G':
+		runtime.Goexit() // a fatal error with no goroutine trace
 	}
 	return nil
+}
+
+//go:noinline
+func deep(n int) int {
+	if n == 0 {
+		panic("wafer fixture deep panic")
+	}
+	return deep(n-1) + 1
 }
 
 //go:noinline
