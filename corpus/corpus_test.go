@@ -114,6 +114,18 @@ func TestIdentity(t *testing.T) {
 	if got := oom("malloc"); !strings.HasSuffix(got, "|malloc") {
 		t.Errorf("out of memory with only allocator frames: expected them kept, got %q", got)
 	}
+	// Quoted strings are input: one class whatever they hold (escaped
+	// quotes included, an unclosed one to the end).
+	for _, tc := range []struct{ msg, want string }{
+		{`marshal not idempotent: "key: |4\n" != "key: |\n"`, `marshal not idempotent: "?" != "?"`},
+		{`re-unmarshal of "a \"b\" c" failed: yaml: line 3: bad`, `re-unmarshal of "?" failed: yaml: line N: bad`},
+		{`did not find expected '-' indicator`, `did not find expected '-' indicator`},
+		{`cut "short`, `cut "?"`},
+	} {
+		if got := MessageClass(tc.msg); got != tc.want {
+			t.Errorf("MessageClass(%q) = %q, expected %q", tc.msg, got, tc.want)
+		}
+	}
 	a := Identity("panic", "index out of range [5] with length 3", []string{"f"}, 3)
 	b := Identity("panic", "index out of range [7] with length 2", []string{"f"}, 3)
 	c := Identity("panic", "index out of range [7] with length 2", []string{"g"}, 3)

@@ -175,9 +175,11 @@ func frameName(f string) string {
 }
 
 // MessageClass reduces an error message to its class: the first non-empty
-// line, with hexadecimal numbers replaced by "0x?" and decimal numbers by
-// "N", cut to 160 bytes. "index out of range [5] with length 3" and
-// "index out of range [7] with length 2" are one class.
+// line, with hexadecimal numbers replaced by "0x?", decimal numbers by "N"
+// and double-quoted strings by "?" (a harness's panic message often quotes
+// the input), cut to 160 bytes. "index out of range [5] with length 3" and
+// "index out of range [7] with length 2" are one class, and so are
+// `marshal not idempotent: "a: |4" != "a: |"` and the same with other text.
 func MessageClass(msg string) string {
 	line := ""
 	for l := range strings.SplitSeq(msg, "\n") {
@@ -201,6 +203,15 @@ func MessageClass(msg string) string {
 				i++
 			}
 			b.WriteString("N")
+		case c == '"':
+			// a quoted string (Go's %q, Rust's {:?}): usually the input
+			for i++; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' {
+					i++
+				}
+			}
+			i++
+			b.WriteString(`"?"`)
 		default:
 			b.WriteByte(c)
 			i++
