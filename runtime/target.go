@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,6 +102,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			}
 		}
 		if dir != "" {
+			pruneCache(dir, cacheBudget)
 			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 				t.cache = c
 				rc = rc.WithCompilationCache(c)
@@ -205,6 +208,48 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 		return nil, fmt.Errorf("instantiate wasi host: %w", err)
 	}
 	return t, nil
+}
+
+// cacheBudget bounds the compilation cache: wazero never evicts, and a Go
+// target adds about 90 MB per build (wafer compiles two or three: the
+// instrumented one, the comparison-logging one, the plain one for repro).
+const cacheBudget = 2 << 30
+
+// pruneCache removes the oldest files (by modification time: when wazero
+// wrote them) under dir until they take at most budget/2 bytes, when they
+// take more than budget. Errors are ignored: a cache that cannot be
+// pruned only costs disk, and one whose file vanished only costs a
+// compilation.
+func pruneCache(dir string, budget int64) {
+	type file struct {
+		path string
+		size int64
+		mod  time.Time
+	}
+	var files []file
+	var total int64
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			files = append(files, file{path, info.Size(), info.ModTime()})
+			total += info.Size()
+		}
+		return nil
+	})
+	if total <= budget {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.mod.Compare(b.mod) })
+	for _, f := range files {
+		if total <= budget/2 {
+			break
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.size
+		}
+	}
 }
 
 // Harness is the harness kind in use (detected or configured).
