@@ -161,7 +161,8 @@ type Config struct {
 	// Seed seeds the target's random_get stream.
 	Seed uint64
 	// CacheDir is wazero's compilation cache directory (zero:
-	// os.UserCacheDir()/wafer/wazero); NoCache disables the cache.
+	// os.UserCacheDir()/wafer/wazero); NoCache disables the cache. Past
+	// 2 GiB its oldest files are removed, down to 1 GiB.
 	CacheDir string
 	NoCache  bool
 	// Interpreter forces wazero's interpreter (zero: the compiler where
