@@ -375,6 +375,7 @@ type coordinator struct {
 	stop    string
 	err     error
 	start   time.Time
+	end     time.Time // when the search ended (before the final shrinking)
 	rep     reporter
 	lastT   time.Time
 	lastX   int64
@@ -552,6 +553,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	if c.stop == "" {
 		c.stop = "runs"
 	}
+	c.end = time.Now()
 	c.shrinkAll(ctx)
 	stats := c.report(sctx, true)
 	if c.store != nil {
@@ -840,6 +842,9 @@ func (c *coordinator) stats(final bool) *Stats {
 		s.ValidPct = 100 * float64(c.valid) / float64(c.execs)
 	}
 	if final {
+		if !c.end.IsZero() {
+			s.Elapsed, s.ShrinkTime = c.end.Sub(c.start), now.Sub(c.end)
+		}
 		if sec := s.Elapsed.Seconds(); sec > 0 {
 			s.ExecsPerSec = float64(c.execs) / sec
 		}

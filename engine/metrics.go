@@ -10,8 +10,13 @@ import (
 // Stats are the metrics of ALGORITHMS.md §6, reported every StatsInterval
 // and at the end.
 type Stats struct {
-	// Elapsed is the wall time since the campaign started.
+	// Elapsed is the wall time since the campaign started; at the end,
+	// the time it searched, without the shrinking of its crashes after
+	// it (ShrinkTime).
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// ShrinkTime is the wall time spent shrinking crashes after the
+	// search (final report only).
+	ShrinkTime time.Duration `json:"shrink_ns,omitempty"`
 	// Execs counts all executions; ExecsPerSec is the rate over the last
 	// interval (at the end: over the whole campaign).
 	Execs       int64   `json:"execs"`
