@@ -23,6 +23,8 @@ type targetFlags struct {
 	skip        []string
 	warmUp      []string
 	heapMB      int
+	// noSourceLines is not a flag: runOnce sets it (runtime.Config.NoSourceLines).
+	noSourceLines bool
 }
 
 func (t *targetFlags) register(fs *pflag.FlagSet) {

@@ -78,6 +78,7 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 		cfg.HeapReserve = t.heapMB << 20
 	}
 	cfg.MaxInputLen = max(maxInput, runtime.DefaultMaxInputLen)
+	cfg.NoSourceLines = t.noSourceLines
 	return cfg, nil
 }
 
@@ -516,17 +517,39 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 	if t.fuel != 0 {
 		b = buildCounters
 	}
-	tgt, _, err := loadTarget(ctx, target, wasm, &tf, b, maxSeedLen(seeds))
+	// Inputs run without wazero's DWARF source lines (milliseconds per
+	// trap or exit on a large module: a command rejects inputs by
+	// exiting); a crash runs again on a build with them, for its report.
+	fast := tf
+	fast.noSourceLines = b == buildPlain
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	newWorker := func(t *targetFlags) (*runtime.Worker, error) {
+		tgt, _, err := loadTarget(ctx, target, wasm, t, b, maxSeedLen(seeds))
+		if err != nil {
+			return nil, err
+		}
+		w, err := tgt.NewWorker(ctx)
+		if err != nil {
+			tgt.Close(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("%s: %w", target, err)
+		}
+		closers = append(closers, func() {
+			w.Close(context.WithoutCancel(ctx))
+			tgt.Close(context.WithoutCancel(ctx))
+		})
+		return w, nil
+	}
+	w, err := newWorker(&fast)
 	if err != nil {
 		return 0, err
 	}
 	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
-	defer tgt.Close(context.WithoutCancel(ctx))
-	w, err := tgt.NewWorker(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", target, err)
-	}
-	defer w.Close(context.WithoutCancel(ctx))
+	var withLines *runtime.Worker // made for the first crash
 	code := exitOK
 	for _, s := range seeds {
 		start := time.Now()
@@ -534,7 +557,18 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", s.Path, err)
 		}
-		fmt.Fprintf(c.stdout, "%s: %s (%d bytes, %s)\n", s.Path, r.Outcome, len(s.Data), time.Since(start).Round(time.Microsecond))
+		took := time.Since(start)
+		if r.Outcome == runtime.Crash && len(r.Failure.Stack) > 0 && fast.noSourceLines {
+			if withLines == nil {
+				if withLines, err = newWorker(&tf); err != nil {
+					return 0, err
+				}
+			}
+			if again, err := withLines.Run(ctx, s.Data); err == nil && again.Outcome == runtime.Crash {
+				r = again
+			}
+		}
+		fmt.Fprintf(c.stdout, "%s: %s (%d bytes, %s)\n", s.Path, r.Outcome, len(s.Data), took.Round(time.Microsecond))
 		if r.Failure != nil || showOutput {
 			if !showOutput {
 				r.Stdout = nil

@@ -168,6 +168,12 @@ type Config struct {
 	// Interpreter forces wazero's interpreter (zero: the compiler where
 	// wazero supports it).
 	Interpreter bool
+	// NoSourceLines keeps wazero from reading an uninstrumented module's
+	// DWARF for the source lines of a trap's stack (instrumented modules
+	// never do: their SiteMap gives function-level lines). wazero walks
+	// the DWARF again for every frame of every trap or exit, milliseconds
+	// per run on a large module; without it frames keep their names.
+	NoSourceLines bool
 }
 
 func (c Config) malloc() string {

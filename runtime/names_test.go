@@ -36,3 +36,15 @@ func TestDWARFNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSourceLines: an uninstrumented module run without wazero's DWARF
+// lines keeps its frames' names; with them, frames have file:line.
+func TestNoSourceLines(t *testing.T) {
+	for _, noLines := range []bool{false, true} {
+		tg := load(t, "clib/clib.wasm", meta{}, Config{Reset: Fresh, NoSourceLines: noLines})
+		f := run(t, worker(t, tg), "D").Failure
+		if f == nil || len(f.Stack) == 0 || f.Stack[0].Func != "divide_by_zero" || (f.Stack[0].File == "") != noLines {
+			t.Errorf("NoSourceLines %v: expected divide_by_zero with a file:line %v, got %+v", noLines, !noLines, f)
+		}
+	}
+}

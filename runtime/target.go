@@ -93,7 +93,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	// wazero parses DWARF on every trap to print source lines: costly on a
 	// crash-heavy campaign, and an instrumented module's code offsets no
 	// longer match its DWARF. The SiteMap carries the positions instead.
-	rc = rc.WithDebugInfoEnabled(!m.instrumented)
+	rc = rc.WithDebugInfoEnabled(!m.instrumented && !cfg.NoSourceLines)
 	if !cfg.NoCache {
 		dir := cfg.CacheDir
 		if dir == "" {
