@@ -65,8 +65,11 @@ func FuzzTailBuffer(f *testing.F) {
 	f.Add(uint8(4), []byte("abcdefghij"), []byte{3, 1, 4, 1, 5})
 	f.Add(uint8(1), []byte("xy"), []byte{0, 2})
 	f.Add(uint8(0), []byte("q"), []byte{1})
+	f.Add(uint8(8), []byte("zz\nab cd\nq xyz\nxyzzy and more"), []byte{4, 1, 1, 9, 30})
+	marks := []string{"ab", "xyz"}
 	f.Fuzz(func(t *testing.T, limit uint8, data, cuts []byte) {
 		b := NewTailBuffer(int(limit))
+		b.CaptureFrom(marks...)
 		var model []byte
 		for _, c := range cuts {
 			n := min(int(c), len(data))
@@ -80,8 +83,31 @@ func FuzzTailBuffer(f *testing.F) {
 			if b.Total() != uint64(len(model)) {
 				t.Fatalf("total: expected %d, got %d", len(model), b.Total())
 			}
+			if limit >= 3 { // the capture holds at least the longest mark
+				if got, want := b.Mark(), markModel(model, marks, int(limit)); !bytes.Equal(got, want) {
+					t.Fatalf("mark: expected %q, got %q", want, got)
+				}
+			}
 		}
 	})
+}
+
+// markModel is CaptureFrom's specification: from the last line of model
+// that starts with a mark, at most limit bytes; nil without one.
+func markModel(model []byte, marks []string, limit int) []byte {
+	var got []byte
+	for i := 0; i < len(model); i++ {
+		if i > 0 && model[i-1] != '\n' {
+			continue
+		}
+		for _, m := range marks {
+			if bytes.HasPrefix(model[i:], []byte(m)) {
+				got = model[i:min(len(model), i+limit)]
+				break
+			}
+		}
+	}
+	return got
 }
 
 // TestTailBufferMark: the capture starts at the last line that begins with
