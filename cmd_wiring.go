@@ -181,6 +181,15 @@ func reproCommand(target string, t *targetFlags) string {
 	if t.heapMB != runtime.DefaultHeapReserve>>20 {
 		args = append(args, "--heap-reserve-mb", strconv.Itoa(t.heapMB))
 	}
+	if t.fuel != 0 {
+		args = append(args, "--fuel", strconv.FormatUint(t.fuel, 10))
+	}
+	if t.rssLimitMB != defaultRSSLimitMB {
+		args = append(args, "--rss-limit-mb", strconv.Itoa(t.rssLimitMB))
+	}
+	for _, p := range t.warmUp {
+		args = append(args, "--warm-up", p)
+	}
 	for _, a := range t.args {
 		args = append(args, "--arg", a)
 	}
