@@ -97,6 +97,11 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	if err != nil {
 		return nil, nil, err
 	}
+	if instrument.IsInstrumented(wasm) {
+		// run as it is, it would misread every input (pointers are moved
+		// by the reserved pages)
+		return nil, nil, fmt.Errorf("%s: %w", path, instrument.ErrInstrumented)
+	}
 	if len(t.warmUp) > 0 {
 		for _, p := range t.warmUp {
 			if _, err := os.Stat(p); err != nil {

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -74,5 +75,20 @@ func TestDWARFNames(t *testing.T) {
 	t.Logf("%d of %d functions named as with the name section", same, len(with.Funcs))
 	if 2*same < len(with.Funcs) {
 		t.Errorf("expected most functions named as with the name section, got %d of %d", same, len(with.Funcs))
+	}
+}
+
+// TestInstrumentTwice: a module Instrument wrote is refused, with an
+// error that says so, not instrumented again.
+func TestInstrumentTwice(t *testing.T) {
+	out, _, err := Instrument(branchesWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsInstrumented(out) || IsInstrumented(branchesWasm) {
+		t.Fatal("IsInstrumented: expected true for the output only")
+	}
+	if _, _, err := Instrument(out, Options{Fuel: true}); !errors.Is(err, ErrInstrumented) {
+		t.Fatalf("expected ErrInstrumented, got %v", err)
 	}
 }

@@ -76,11 +76,32 @@ func Instrument(wasm []byte, opts Options) (out []byte, sm *SiteMap, err error) 
 // from (nil for a module built in memory): unchanged instructions are
 // copied from it byte for byte instead of being re-encoded.
 func instrumentModule(m *Module, src []byte, opts Options) ([]byte, *SiteMap, error) {
+	if m.instrumented() {
+		return nil, nil, ErrInstrumented
+	}
 	rw := &rewriter{m: m, opts: opts, src: src}
 	if err := rw.run(); err != nil {
 		return nil, nil, err
 	}
 	return m.Encode(), rw.sm, nil
+}
+
+// ErrInstrumented is Instrument's error for a module it wrote: one that
+// exports MemoryExport. Its counters and reserved pages are in place
+// already; run the original.
+var ErrInstrumented = fmt.Errorf("module is already instrumented by wafer (it exports %q): give wafer the original module", MemoryExport)
+
+// instrumented reports whether m exports MemoryExport, as every module
+// Instrument writes does.
+func (m *Module) instrumented() bool {
+	return slices.ContainsFunc(m.Exports, func(e Export) bool { return e.Name == MemoryExport })
+}
+
+// IsInstrumented reports whether wasm is a module Instrument wrote (false
+// for a malformed one).
+func IsInstrumented(wasm []byte) bool {
+	m, err := Decode(wasm)
+	return err == nil && m.instrumented()
 }
 
 // frame is an open block while rewriting a body.
