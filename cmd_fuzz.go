@@ -98,7 +98,7 @@ var libfuzzerIgnored = []string{
 func newFuzzFlags() *fuzzFlags {
 	f := &fuzzFlags{fs: newFlagSet("fuzz")}
 	fs := f.fs
-	fs.Int64Var(&f.runs, "runs", -1, "stop after `N` executions (-1: no limit)")
+	fs.Int64Var(&f.runs, "runs", -1, "stop after `N` executions (-1: no limit; 0: run the seed inputs only, as libFuzzer's -runs=0)")
 	fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
 	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
 	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")

@@ -283,8 +283,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		MaxLen:        f.maxLen,
 		Dict:          dict,
 	}
-	if f.runs > 0 {
+	switch {
+	case f.runs > 0:
 		cfg.Runs = f.runs
+	case f.runs == 0:
+		// libFuzzer's -runs=0: run the corpus, nothing more (the empty
+		// input when there is none)
+		cfg.Runs = max(1, int64(len(seeds)))
 	}
 	deps := engine.Deps{
 		NewExecutor: engine.RuntimeExecutors(tgt),

@@ -491,6 +491,17 @@ func TestLibFuzzerCompat(t *testing.T) {
 	tlv := exampleDir(t, "tlv")
 	tlvWasm := filepath.Join(tlv, "tlv.wasm")
 
+	// -runs=0 runs the corpus and stops, as libFuzzer does.
+	t.Run("runs=0", func(t *testing.T) {
+		corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
+		n := len(files(t, corpusDir))
+		r := wafer(t, t.TempDir(), tlvWasm, corpusDir, "-runs=0")
+		notLanded(t, r)
+		if want := fmt.Sprintf("Done %d runs", n); r.code != 0 || !strings.Contains(r.stderr, want) {
+			t.Fatalf("expected exit 0 and %q, got %d:\n%s", want, r.code, r.stderr)
+		}
+	})
+
 	t.Run("crash", func(t *testing.T) {
 		tmp := t.TempDir()
 		corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
