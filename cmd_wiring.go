@@ -794,15 +794,25 @@ func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target 
 		return fmt.Errorf("%s: %w", target, err)
 	}
 	defer w.Close(context.WithoutCancel(ctx))
+	failed := 0
 	cover := func(ctx context.Context, input []byte) ([]uint32, error) {
 		r, err := w.Run(ctx, input)
 		if err != nil {
 			return nil, err
 		}
+		if r.Outcome.Failed() {
+			// a crash or hang covers nothing a corpus should keep (as
+			// libFuzzer's merge, which leaves them out)
+			failed++
+			return nil, nil
+		}
 		return engine.CountersFeatures(r.Counters), nil
 	}
 	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d files, %d in the initial corpus\n", len(base)+len(cands), len(base))
 	res, err := corpus.Merge(ctx, base, cands, cover)
+	if failed > 0 {
+		fmt.Fprintf(c.stderr, "INFO: %d inputs crashed or hung and were left out (wafer repro shows them)\n", failed)
+	}
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}

@@ -471,6 +471,9 @@ func TestMinimizeAndMerge(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(in, "valid"))
 	os.WriteFile(filepath.Join(in, "valid-copy"), b, 0o644)
 	os.WriteFile(filepath.Join(in, "junk"), []byte("not tlv"), 0o644)
+	// A crashing input is left out, whatever it covers (as libFuzzer).
+	crash, _ := os.ReadFile(padded)
+	os.WriteFile(filepath.Join(in, "crash"), crash, 0o644)
 	merged := filepath.Join(tmp, "merged")
 	r = wafer(t, tmp, "merge", "-o", merged, filepath.Join(tlv, "tlv.wasm"), in)
 	if r.code != 0 {
@@ -478,7 +481,15 @@ func TestMinimizeAndMerge(t *testing.T) {
 	}
 	kept := files(t, merged)
 	if len(kept) == 0 || len(kept) > 2 {
-		t.Errorf("merge: expected 1 or 2 inputs kept of 3, got %v", kept)
+		t.Errorf("merge: expected 1 or 2 inputs kept of 4, got %v", kept)
+	}
+	for _, k := range kept {
+		if b, _ := os.ReadFile(filepath.Join(merged, k)); string(b) == string(crash) {
+			t.Errorf("merge: the crashing input was kept as %s", k)
+		}
+	}
+	if !strings.Contains(r.stderr, "1 inputs crashed or hung and were left out") {
+		t.Errorf("merge: expected a line about the crash left out, got:\n%s", r.stderr)
 	}
 }
 
