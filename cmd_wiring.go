@@ -419,6 +419,9 @@ func (c *cli) openStore(ctx context.Context, f *fuzzFlags, out, target string, s
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
 	c.reportSkipped("", skipped)
+	for _, fl := range dir.Failures() {
+		deps.KnownFailures = append(deps.KnownFailures, fl.Identity)
+	}
 	if f.sync {
 		peers, skipped, err := dir.Syncer().Poll(ctx)
 		if err != nil {

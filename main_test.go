@@ -420,6 +420,25 @@ func TestFuzzNoFinding(t *testing.T) {
 	}
 }
 
+// TestResumeAfterCrash: a campaign that stopped at its first crash, run
+// again on the same output directory, does not stop at that crash again.
+func TestResumeAfterCrash(t *testing.T) {
+	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	if r := wafer(t, tmp, "fuzz", "--seed", "1", "--max-total-time", "60", "-o", out, tlv); r.code != 77 {
+		t.Fatalf("first session: expected the planted crash (77), got %d\n%s", r.code, r.stderr)
+	}
+	r := wafer(t, tmp, "fuzz", "--seed", "1", "--runs", "50000", "-o", out, tlv)
+	notLanded(t, r)
+	if r.code != 0 || !strings.Contains(r.stdout, "stopped by --runs") {
+		t.Fatalf("resumed: expected it to run its 50,000 executions (exit 0), got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if n := len(files(t, filepath.Join(out, "crashes"))); n != 1 {
+		t.Errorf("resumed: expected the one crash kept, got %d files", n)
+	}
+}
+
 // TestFuzzLongSeed: a seed longer than --max-len runs whole, and the
 // campaign says so, with the limit.
 func TestFuzzLongSeed(t *testing.T) {

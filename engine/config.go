@@ -91,6 +91,10 @@ type Deps struct {
 	// no seed at all, raw mode starts from the empty input and generator
 	// mode from one random sequence of FreshLen bytes.
 	Seeds [][]byte
+	// KnownFailures are the identities (Failure.Identity) of failures an
+	// earlier session of a resumed campaign saved: met again, they are not
+	// new findings and do not stop the campaign.
+	KnownFailures []string
 	// TargetDict is the target's constant dictionary (instrument's
 	// SiteMap.Dictionary), used as havoc tokens.
 	TargetDict [][]byte

@@ -794,6 +794,9 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	id := failureID(ch.outcome, f)
 	if old, ok := c.failures[id]; ok {
 		old.Count++
+	} else if slices.Contains(c.deps.KnownFailures, f.Identity()) {
+		// saved by an earlier session: met again, not found
+		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1, Op: c.cfg.Strategy}
 		if job.replay {
@@ -813,9 +816,9 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 				c.setErr(fmt.Errorf("save failure: %w", err))
 			}
 		}
-	}
-	if ch.outcome == Crash && !c.cfg.KeepGoing {
-		c.halt("crash")
+		if ch.outcome == Crash && !c.cfg.KeepGoing {
+			c.halt("crash")
+		}
 	}
 }
 
