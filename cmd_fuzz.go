@@ -160,6 +160,12 @@ func (f *fuzzFlags) parse(args []string) error {
 	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
 		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
 	}
+	if f.maxLen < 0 {
+		return usagef("--max-len: expected a length >= 0, got %d", f.maxLen)
+	}
+	if f.useCmp != 0 && f.useCmp != 1 {
+		return usagef("--use-cmp: expected 0 or 1, got %d", f.useCmp)
+	}
 	return nil
 }
 
@@ -184,11 +190,21 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		fmt.Fprintf(c.stderr, "INFO: -%s has no effect in wafer\n", name)
 	}
 	target := f.fs.Arg(0)
+	if st, err := os.Stat(target); err == nil && st.IsDir() {
+		return usagef("fuzz: %s is a directory, expected TARGET.wasm first (wafer fuzz [flags] TARGET.wasm [CORPUS_DIR...])", target)
+	}
 	wasm, err := readModule(target)
 	if err != nil {
 		return err
 	}
 	rest := f.fs.Args()[1:]
+	// AFL's "-i -" resumes from -o, which wafer always does
+	f.input = slices.DeleteFunc(f.input, func(d string) bool { return d == "-" })
+	for _, d := range f.input {
+		if _, err := os.Stat(d); err != nil {
+			return fileError(d, err) // as a missing positional corpus
+		}
+	}
 	switch {
 	case f.merge != 0:
 		return c.runMerge(ctx, f, wasm, rest)

@@ -101,6 +101,10 @@ func TestBadInvocation(t *testing.T) {
 		want string // substring of the one error line
 	}{
 		{"no args", nil, 2, "no command given"},
+		{"corpus before target", []string{"fuzz", tmp, tlv}, 2, "is a directory, expected TARGET.wasm first"},
+		{"missing -i", []string{"fuzz", "-i", filepath.Join(tmp, "nonexist"), tlv}, 1, "nonexist"},
+		{"negative max-len", []string{"fuzz", "--max-len", "-5", tlv}, 2, "--max-len"},
+		{"use-cmp 2", []string{"fuzz", "--use-cmp", "2", tlv}, 2, "--use-cmp"},
 		{"unknown command", []string{"fuzzz"}, 2, `unknown command "fuzzz"`},
 		{"unknown flag", []string{"fuzz", "--no-such-flag", notWasm}, 2, "unknown flag: --no-such-flag"},
 		{"unknown libfuzzer flag", []string{notWasm, "-no_such_flag=1"}, 2, "unknown flag: --no_such_flag"},
