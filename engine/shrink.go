@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/wafer-fuzz/wafer/corpus"
 )
@@ -49,6 +50,14 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 	}
 	if len(todo) == 0 {
 		return
+	}
+	if d := c.cfg.MaxTotalTime; d > 0 {
+		// --max-total-time bounds shrinking too: what is left of it, or a
+		// tenth of it when less is left (a crash still unshrunk stays as
+		// found)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, later(c.start.Add(d), time.Now().Add(d/10)))
+		defer cancel()
 	}
 	ex, err := c.deps.NewExecutor(ctx, c.cfg.Workers)
 	if err != nil {
@@ -123,4 +132,12 @@ func (c *coordinator) setErr(err error) {
 		c.err = err
 	}
 	c.halt("error")
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
