@@ -331,6 +331,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	var dir *corpus.Dir
 	switch {
 	case out != "":
+		unlock, err := lockOutput(out)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		if dir, err = c.openStore(ctx, f, out, target, sm, &deps); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -421,6 +422,36 @@ func TestFuzzNoFinding(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "fuzzer_stats")); err != nil {
 		t.Errorf("output layout: %v", err)
+	}
+}
+
+// TestOutputLock: an output directory a live process holds is refused;
+// one whose holder is gone is taken over, and released at the end.
+func TestOutputLock(t *testing.T) {
+	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	lock := filepath.Join(out, ".wafer", "lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())), 0o644) // this test: alive
+	r := wafer(t, tmp, "fuzz", "--runs", "100", "-o", out, tlv)
+	if r.code != 1 || !strings.Contains(r.stderr, "in use by another wafer campaign") {
+		t.Fatalf("held: expected exit 1 and the reason, got %d:\n%s", r.code, r.stderr)
+	}
+	done := exec.Command("true")
+	if err := done.Run(); err != nil {
+		t.Skip("no true command to make a dead pid")
+	}
+	os.WriteFile(lock, []byte(strconv.Itoa(done.Process.Pid)), 0o644) // gone
+	r = wafer(t, tmp, "fuzz", "--runs", "100", "-o", out, tlv)
+	notLanded(t, r)
+	if r.code != 0 && r.code != 77 {
+		t.Fatalf("stale: expected the campaign to run, got %d:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("expected the lock released at the end, got %v", err)
 	}
 }
 
