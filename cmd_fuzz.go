@@ -126,7 +126,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.merge, "merge", 0, "1: merge the CORPUS_DIRs after the first into the first (libFuzzer)")
 	fs.IntVar(&f.errorExitcode, "error-exitcode", exitCrash, "exit status after a crash")
 	fs.IntVar(&f.timeoutExitcode, "timeout-exitcode", exitTimeout, "exit status after a hang or timeout")
-	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes)")
+	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes; wafer fuzz prints them only when the flag is given, libFuzzer-style runs unless it is 0)")
 	for _, name := range libfuzzerIgnored {
 		fs.String(name, "", "accepted for libFuzzer compatibility; no effect")
 		fs.MarkHidden(strings.ReplaceAll(name, "_", "-"))
