@@ -368,6 +368,7 @@ type coordinator struct {
 	times  [tSlots]time.Duration
 
 	failures map[string]*Finding
+	known    map[string]bool // Deps.KnownFailures
 	findings []*Finding
 	crashes  int
 	hangs    int
@@ -391,6 +392,12 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		rng:      rand.New(rand.NewPCG(cfg.Seed, ^uint64(0))),
 		failures: make(map[string]*Finding),
 		rep:      reporter{w: deps.Status, tty: deps.StatusTTY},
+	}
+	if len(deps.KnownFailures) > 0 {
+		c.known = make(map[string]bool, len(deps.KnownFailures))
+		for _, id := range deps.KnownFailures {
+			c.known[id] = true
+		}
 	}
 	c.st.Cov = c.cov
 	c.stageJobs = deps.NewComparer != nil && deps.Generator == nil
@@ -794,7 +801,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	id := failureID(ch.outcome, f)
 	if old, ok := c.failures[id]; ok {
 		old.Count++
-	} else if slices.Contains(c.deps.KnownFailures, f.Identity()) {
+	} else if c.known[f.Identity()] {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {
