@@ -4,31 +4,17 @@ import (
 	"errors"
 	"os"
 	"testing"
-
-	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
 )
 
 // withoutCustom returns wasm without its custom sections called name, the
 // other sections' bytes unchanged (what wasm-opt's linking leaves of a
 // module built with -g: DWARF, no name section).
-func withoutCustom(t *testing.T, wasm []byte, name string) []byte {
-	t.Helper()
+func withoutCustom(wasm []byte, name string) []byte {
 	out := append([]byte(nil), wasm[:8]...)
-	for p := 8; p < len(wasm); {
-		size, n, err := leb128.Uint32(wasm[p+1:])
-		if err != nil {
-			t.Fatal(err)
+	for r := range rawSections(wasm) {
+		if r.name(wasm) != name {
+			out = append(out, wasm[r.start:r.end]...)
 		}
-		next := p + 1 + n + int(size)
-		drop := false
-		if wasm[p] == SectionCustom {
-			l, k, _ := leb128.Uint32(wasm[p+1+n:])
-			drop = string(wasm[p+1+n+k:p+1+n+k+int(l)]) == name
-		}
-		if !drop {
-			out = append(out, wasm[p:next]...)
-		}
-		p = next
 	}
 	return out
 }
@@ -45,7 +31,7 @@ func TestDWARFNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stripped := withoutCustom(t, wasm, "name")
+	stripped := withoutCustom(wasm, "name")
 	if len(stripped) == len(wasm) {
 		t.Fatal("clib.wasm has no name section to strip")
 	}

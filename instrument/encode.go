@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
@@ -22,6 +23,44 @@ func (m *Module) Encode() []byte {
 		e.customs(m, id)
 	}
 	return e.buf
+}
+
+// rawSection is one section of a binary: its id, and the offsets of its
+// header, its payload (after the size) and its end.
+type rawSection struct {
+	id                  byte
+	start, payload, end int
+}
+
+// name is a custom section's name ("" for others, or a malformed one).
+func (r rawSection) name(wasm []byte) string {
+	if r.id != SectionCustom {
+		return ""
+	}
+	p := wasm[r.payload:r.end]
+	l, k, err := leb128.Uint32(p)
+	if err != nil || uint64(l) > uint64(len(p)-k) {
+		return ""
+	}
+	return string(p[k : k+int(l)])
+}
+
+// rawSections yields the sections of wasm in order from their headers
+// alone, stopping at the first malformed one.
+func rawSections(wasm []byte) iter.Seq[rawSection] {
+	return func(yield func(rawSection) bool) {
+		for p := len(wasmMagic) + len(wasmVersion); p < len(wasm); {
+			size, n, err := leb128.Uint32(wasm[p+1:])
+			if err != nil || uint64(size) > uint64(len(wasm)-p-1-n) {
+				return
+			}
+			r := rawSection{id: wasm[p], start: p, payload: p + 1 + n, end: p + 1 + n + int(size)}
+			if !yield(r) {
+				return
+			}
+			p = r.end
+		}
+	}
 }
 
 // withSections returns wasm, the module m was decoded from, with the
@@ -51,23 +90,17 @@ func withSections(wasm []byte, m *Module, ids ...byte) []byte {
 			pending = pending[1:]
 		}
 	}
-	p := len(wasmMagic) + len(wasmVersion)
-	out = append(out, wasm[:p]...)
-	for p < len(wasm) {
-		id := wasm[p]
-		size, n, _ := leb128.Uint32(wasm[p+1:])
-		next := p + 1 + n + int(size)
-		if id != SectionCustom {
-			flush(sectionRank(id))
-			if len(pending) > 0 && pending[0] == id {
-				encode(id)
+	out = append(out, wasm[:len(wasmMagic)+len(wasmVersion)]...)
+	for r := range rawSections(wasm) {
+		if r.id != SectionCustom {
+			flush(sectionRank(r.id))
+			if len(pending) > 0 && pending[0] == r.id {
+				encode(r.id)
 				pending = pending[1:]
-				p = next
 				continue
 			}
 		}
-		out = append(out, wasm[p:next]...)
-		p = next
+		out = append(out, wasm[r.start:r.end]...)
 	}
 	flush(-1)
 	return out

@@ -5,8 +5,6 @@ import (
 	"os"
 	"slices"
 	"testing"
-
-	"github.com/wafer-fuzz/wafer/instrument/internal/leb128"
 )
 
 // TestExportFunction: the allocator of a C target built without
@@ -71,16 +69,15 @@ func TestExportFunction(t *testing.T) {
 func sectionsBut(t *testing.T, wasm []byte, skip ...byte) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for p := 8; p < len(wasm); {
-		size, n, err := leb128.Uint32(wasm[p+1:])
-		if err != nil || p+1+n+int(size) > len(wasm) {
-			t.Fatalf("section at %d: bad size", p)
+	end := 8
+	for r := range rawSections(wasm) {
+		if !slices.Contains(skip, r.id) {
+			out = append(out, wasm[r.start:r.end])
 		}
-		next := p + 1 + n + int(size)
-		if !slices.Contains(skip, wasm[p]) {
-			out = append(out, wasm[p:next])
-		}
-		p = next
+		end = r.end
+	}
+	if end != len(wasm) {
+		t.Fatalf("malformed section at %d", end)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -100,6 +101,9 @@ func (m *Module) instrumented() bool {
 // IsInstrumented reports whether wasm is a module Instrument wrote (false
 // for a malformed one).
 func IsInstrumented(wasm []byte) bool {
+	if !bytes.Contains(wasm, []byte(MemoryExport)) {
+		return false // no such export name: spare the decoding
+	}
 	m, err := Decode(wasm)
 	return err == nil && m.instrumented()
 }
@@ -358,8 +362,8 @@ func (rw *rewriter) run() error {
 		l.CompareOffset, l.Compares, l.CompareMems = rw.cmpOff, uint32(rw.cmpInts), uint32(cmpMems)
 	}
 	if hasStack {
-		l.StackPointerExport = GlobalExportPrefix + strconv.Itoa(int(stack.global))
-		l.StackLow, l.StackHigh = stack.low, stack.high
+		sl := stack.layout()
+		l.StackPointerExport, l.StackLow, l.StackHigh = sl.StackPointerExport, sl.StackLow, sl.StackHigh
 	}
 	rw.sm.Layout = l
 	rw.sm.Funcs = make([]Func, 0, len(names))

@@ -620,21 +620,10 @@ func validNameSection(b []byte) bool {
 // HasCustomSection reports whether wasm has a custom section called name,
 // walking the sections' headers only (false for a malformed module).
 func HasCustomSection(wasm []byte, name string) bool {
-	p := len(wasmMagic) + len(wasmVersion)
-	for p < len(wasm) {
-		id := wasm[p]
-		size, n, err := leb128.Uint32(wasm[p+1:])
-		if err != nil || uint64(size) > uint64(len(wasm)-p-1-n) {
-			return false
+	for r := range rawSections(wasm) {
+		if r.name(wasm) == name {
+			return true
 		}
-		payload := wasm[p+1+n : p+1+n+int(size)]
-		if id == SectionCustom {
-			l, k, err := leb128.Uint32(payload)
-			if err == nil && uint64(l) <= uint64(len(payload)-k) && string(payload[k:k+int(l)]) == name {
-				return true
-			}
-		}
-		p += 1 + n + int(size)
 	}
 	return false
 }

@@ -109,15 +109,20 @@ func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
 	if !ok {
 		return wasm, Layout{}, nil
 	}
-	name := GlobalExportPrefix + strconv.Itoa(int(sb.global))
+	l = sb.layout()
 	for _, e := range m.Exports {
-		if e.Name == name {
+		if e.Name == l.StackPointerExport {
 			if e.Kind != ExternGlobal || e.Index != sb.global {
 				return wasm, Layout{}, nil // the name is taken
 			}
-			return wasm, Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
+			return wasm, l, nil
 		}
 	}
-	m.Exports = append(m.Exports, Export{Name: name, Kind: ExternGlobal, Index: sb.global})
-	return withSections(wasm, m, SectionExport), Layout{StackPointerExport: name, StackLow: sb.low, StackHigh: sb.high}, nil
+	m.Exports = append(m.Exports, Export{Name: l.StackPointerExport, Kind: ExternGlobal, Index: sb.global})
+	return withSections(wasm, m, SectionExport), l, nil
+}
+
+// layout is a Layout holding only the stack fields for sb.
+func (sb stackBounds) layout() Layout {
+	return Layout{StackPointerExport: GlobalExportPrefix + strconv.Itoa(int(sb.global)), StackLow: sb.low, StackHigh: sb.high}
 }
