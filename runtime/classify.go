@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -42,12 +41,11 @@ type runEnd struct {
 	timedOut bool     // the per-run wall-clock backstop fired
 	oom      bool     // a memory.grow past the cap was refused during the run
 	oomPages uint32   // the cap, for the message
-	// stack: the stack pointer left the stack (Layout.StackOverflow) by
-	// the time the call trapped; sp is its value, stackLow and stackHigh
-	// the stack's bounds, for the message.
-	stack                   bool
-	sp, stackLow, stackHigh uint32
-	funcs                   map[string]Frame
+	// stackOverflow is the message of a stack overflow: the stack pointer
+	// had left the stack (Layout.StackOverflow) by the time the call
+	// trapped ("" when it had not).
+	stackOverflow string
+	funcs         map[string]Frame
 	// stderrMark is stderr from its last line that starts "panic: " or
 	// "fatal error: " (wasip1.TailBuffer.Mark): a deep goroutine trace
 	// pushes that line out of the tail. goTarget: a Go reactor.
@@ -77,8 +75,8 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		return Hang, &Failure{Kind: KindTimeout, Message: "wall-clock timeout (backstop)", Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.fuelOut:
 		return Hang, &Failure{Kind: KindFuel, Message: "out of fuel (budget " + strconv.FormatUint(e.fuel, 10) + ")", Stack: wasmStack(e.err, e.funcs)}, 0
-	case e.stack:
-		return Crash, &Failure{Kind: KindStackExhausted, Message: fmt.Sprintf("stack overflow: the stack pointer 0x%x left the stack [0x%x, 0x%x]", e.sp, e.stackLow, e.stackHigh), Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.stackOverflow != "":
+		return Crash, &Failure{Kind: KindStackExhausted, Message: e.stackOverflow, Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.oom:
 		return Crash, &Failure{Kind: KindOutOfMemory, Message: "memory.grow past the cap of " + strconv.FormatUint(uint64(e.oomPages), 10) + " pages", Stack: wasmStack(e.err, e.funcs)}, 0
 	}

@@ -126,12 +126,14 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			t.Close(ctx)
 		}
 	}()
+	// The heap reserve needs free, the one that goes with malloc.
+	wantFree := harnessOf(wasm, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
 	if harnessOf(wasm, cfg) == HarnessLibFuzzer {
 		// A linker exports only what it is told to: reach a libFuzzer-style
 		// target's allocator (and free, for Config.HeapReserve) through its
 		// name section (one more export each, nothing else changes).
 		names := []string{cfg.malloc()}
-		if cfg.malloc() == "malloc" && cfg.heapReserve() > 0 {
+		if wantFree {
 			names = append(names, exportFree)
 		}
 		for _, name := range names {
@@ -182,7 +184,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	exports := t.cm.ExportedFunctions()
 	_, t.hasInit = exports[exportInitialize]
 	_, t.hasLLVMInit = exports[exportInit]
-	if f, ok := exports[exportFree]; ok && t.harness == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0 &&
+	if f, ok := exports[exportFree]; ok && wantFree &&
 		checkSig(f, []api.ValueType{api.ValueTypeI32}, nil) == nil {
 		t.reserve = uint32(min(cfg.heapReserve(), math.MaxInt32))
 	}

@@ -645,28 +645,27 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 	if err != nil && w.fuel != nil {
 		fuelOut = int64(w.fuel.Get()) < 0
 	}
-	var sp uint32
-	lay := &w.t.meta.layout
+	stackOverflow := ""
 	if err != nil && w.sp != nil {
-		sp = uint32(w.sp.Get())
+		lay := &w.t.meta.layout
+		if sp := uint32(w.sp.Get()); lay.StackOverflow(sp) {
+			stackOverflow = fmt.Sprintf("stack overflow: the stack pointer 0x%x left the stack [0x%x, 0x%x]", sp, lay.StackLow, lay.StackHigh)
+		}
 	}
 	return runEnd{
-		stack:      w.sp != nil && err != nil && lay.StackOverflow(sp),
-		sp:         sp,
-		stackLow:   lay.StackLow,
-		stackHigh:  lay.StackHigh,
-		err:        err,
-		fuelOut:    fuelOut,
-		fuel:       w.t.budget,
-		ret:        ret,
-		stderr:     w.errTail,
-		stderrMark: w.errMark,
-		goTarget:   w.t.harness == HarnessGo,
-		command:    w.t.harness == HarnessCommand,
-		invalid:    w.t.cfg.InvalidExitCodes,
-		oom:        w.alloc.hit,
-		oomPages:   w.t.cfg.maxPages(),
-		funcs:      w.t.meta.funcs,
+		stackOverflow: stackOverflow,
+		err:           err,
+		fuelOut:       fuelOut,
+		fuel:          w.t.budget,
+		ret:           ret,
+		stderr:        w.errTail,
+		stderrMark:    w.errMark,
+		goTarget:      w.t.harness == HarnessGo,
+		command:       w.t.harness == HarnessCommand,
+		invalid:       w.t.cfg.InvalidExitCodes,
+		oom:           w.alloc.hit,
+		oomPages:      w.t.cfg.maxPages(),
+		funcs:         w.t.meta.funcs,
 	}
 }
 
