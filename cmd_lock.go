@@ -39,12 +39,13 @@ func lockOutput(out string) (unlock func(), err error) {
 		}
 		b, _ := os.ReadFile(path)
 		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-		if perr == nil && pid != os.Getpid() && processAlive(pid) || attempt > 0 {
-			if perr == nil {
-				return nil, fmt.Errorf("output directory %s is in use by another wafer campaign (process %d); use another -o, or stop that one (a stale lock: remove %s)", out, pid, path)
-			}
+		switch {
+		case attempt == 0 && (perr != nil || pid == os.Getpid() || !processAlive(pid)):
+			os.Remove(path) // its process is gone (or it names none): take it over
+		case perr != nil:
 			return nil, fmt.Errorf("output directory %s is locked (%s); remove it if no campaign uses the directory", out, path)
+		default:
+			return nil, fmt.Errorf("output directory %s is in use by another wafer campaign (process %d); use another -o, or stop that one (a stale lock: remove %s)", out, pid, path)
 		}
-		os.Remove(path) // its process is gone
 	}
 }

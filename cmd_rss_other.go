@@ -2,18 +2,5 @@
 
 package main
 
-import "os"
-
 // peakRSSMB is not measured on this platform.
 func peakRSSMB() int64 { return 0 }
-
-// processAlive reports whether a process with this pid exists (on
-// Windows, os.FindProcess fails for one that does not).
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	p.Release()
-	return true
-}

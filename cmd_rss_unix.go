@@ -18,10 +18,3 @@ func peakRSSMB() int64 {
 	}
 	return int64(ru.Maxrss) >> 10 // KiB
 }
-
-// processAlive reports whether a process with this pid exists (signal 0
-// checks without sending one; EPERM: it exists, owned by another user).
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || err == syscall.EPERM
-}
