@@ -147,7 +147,8 @@ var benchReactors = []struct {
 
 // BenchmarkRun measures the run-time cost of instrumentation on real
 // programs, original against each variant (counters, counters+fuel,
-// counters+fuel+dirty pages: what a campaign runs):
+// counters+fuel+dirty pages: what a campaign runs; and fuel+dirty pages
+// without counters):
 //
 //   - a WASI command (benchPrograms) runs _start once per op on a fresh
 //     instance (instantiation and a garbage collection happen before the
@@ -215,8 +216,13 @@ func BenchmarkRun(b *testing.B) {
 		}
 		var vs []*variant
 		var order []slot
-		for _, v := range realVariants() {
-			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" {
+		// "uncounted" is "dirty" with no counters (every function
+		// skipped): the memory shift, fuel and dirty marks alone, the
+		// floor under any placement or number of counters in a
+		// restore-mode campaign.
+		variants := append(realVariants(), realVariant{"uncounted", &instrument.Options{Fuel: true, DirtyPages: true, Skip: []string{"*"}}})
+		for _, v := range variants {
+			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" && v.name != "uncounted" {
 				continue
 			}
 			vr := &variant{name: v.name}
