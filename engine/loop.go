@@ -103,14 +103,25 @@ type worker struct {
 	seed      uint64
 	maxLen    int
 	keepGoing bool
+	known     map[string]bool // Deps.KnownFailures (the coordinator's, read-only)
 	onRun     func(uint64, int, []byte)
 	yield     bool // Gosched after each result (no P to spare)
 
-	halted  bool                  // a crash (without keepGoing) or an error: skip the rest of the batch
-	tick    uint                  // children made, for time sampling
-	sampled int64                 // children timed since the last takeTimes
-	timed   int64                 // children run since the last takeTimes
-	t       [tSlots]time.Duration // sampled times since the last takeTimes
+	halted bool                  // a crash (without keepGoing) or an error: skip the rest of the batch
+	tick   uint                  // children made, for time sampling
+	t      [tSlots]time.Duration // sampled times since the last takeTimes
+}
+
+// knownFailure reports whether f, the failure of a run with outcome o, has
+// the identity of one an earlier session saved (Deps.KnownFailures).
+func knownFailure(known map[string]bool, o Outcome, f *Failure) bool {
+	if len(known) == 0 {
+		return false
+	}
+	if f == nil {
+		f = &Failure{Kind: o.String()}
+	}
+	return known[f.Identity()]
 }
 
 // timeEvery: the worker times one child in timeEvery (time shares are
@@ -169,15 +180,17 @@ func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 	return res
 }
 
-// takeTimes returns the sampled time shares since the last call,
-// extrapolated to every child run, and resets the sample.
+// takeTimes returns the sampled times since the last call, extrapolated
+// to every child run, and resets the sample. Each sample stands for the
+// timeEvery children its tick picked it from: scaling a batch's samples by
+// that batch's own children instead underestimated batches of fewer than
+// timeEvery children (one of 50 is sampled with probability 50/64, then
+// counted as 50), by as much as 10x on slow targets.
 func (w *worker) takeTimes() (t [tSlots]time.Duration) {
-	if w.sampled > 0 {
-		for k := range t {
-			t[k] = time.Duration(float64(w.t[k]) * float64(w.timed) / float64(w.sampled))
-		}
+	for k := range t {
+		t[k] = w.t[k] * timeEvery
 	}
-	w.sampled, w.timed, w.t = 0, 0, [tSlots]time.Duration{}
+	w.t = [tSlots]time.Duration{}
 	return t
 }
 
@@ -264,7 +277,6 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			t3 = time.Now()
 		}
 		res.execs++
-		w.timed++
 		switch r.Outcome {
 		case Valid:
 			res.valid++
@@ -303,13 +315,15 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		}
 		if timed {
 			t4 := time.Now()
-			w.sampled++
 			w.t[tMutate] += t1.Sub(t0)
 			w.t[tGenerate] += t2.Sub(t1)
 			w.t[tExecute] += t3.Sub(t2)
 			w.t[tBook] += t4.Sub(t3)
 		}
-		if r.Outcome == Crash && !w.keepGoing {
+		// A crash ends the campaign unless it keeps going or the crash is
+		// one an earlier session saved (the coordinator goes on then, and
+		// the batch's children are already counted against Config.Runs).
+		if r.Outcome == Crash && !w.keepGoing && !knownFailure(w.known, r.Outcome, r.Failure) {
 			w.halted = true
 		}
 	}
@@ -451,7 +465,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		w := &worker{
 			id: i, exec: ex, cmp: cmp, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
-			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, onRun: deps.OnRun,
+			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, known: c.known, onRun: deps.OnRun,
 			yield: cfg.Workers >= goruntime.GOMAXPROCS(0),
 		}
 		w.sgen, _ = w.gen.(StructuredGenerator)
@@ -801,7 +815,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	id := failureID(ch.outcome, f)
 	if old, ok := c.failures[id]; ok {
 		old.Count++
-	} else if c.known[f.Identity()] {
+	} else if knownFailure(c.known, ch.outcome, f) {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {

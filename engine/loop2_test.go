@@ -456,3 +456,63 @@ func TestStopsMidBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownCrashKeepsBudget: a crash an earlier session saved
+// (Deps.KnownFailures) neither stops the campaign nor cuts the batch it
+// happens in short, so --runs is run out: here a quarter of the inputs
+// (odd first bytes, reached by a bit flip) hit the known crash.
+func TestKnownCrashKeepsBudget(t *testing.T) {
+	fail := &Failure{Kind: "panic", Message: "odd", Frames: []string{"f"}}
+	tg := &fakeTarget{sites: 8, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+		c.hit(0)
+		if len(in) > 0 && in[0]&1 == 1 {
+			c.hit(1)
+			return Crash, fail
+		}
+		if len(in) > 1 {
+			c.hit(2 + int(in[1]%4))
+		}
+		return Valid, nil
+	}}
+	const runs = 20000
+	sum, err := Fuzz(context.Background(), Config{Runs: runs, Seed: 1, NoShrink: true},
+		Deps{NewExecutor: tg.executors(nil), Seeds: [][]byte{{0, 0, 0, 0}}, KnownFailures: []string{fail.Identity()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stop != "runs" || sum.Stats.Execs != runs || sum.Stats.CrashRuns < 100 || sum.Stats.Crashes != 0 {
+		t.Fatalf("expected %d runs with many runs of the known crash and no new one, got stop %q after %d runs, %d crash runs, %d unique",
+			runs, sum.Stop, sum.Stats.Execs, sum.Stats.CrashRuns, sum.Stats.Crashes)
+	}
+}
+
+// spinExec spends at least spinFor per run, on the CPU.
+type spinExec struct{ c []byte }
+
+const spinFor = 50 * time.Microsecond
+
+func (s *spinExec) Run(context.Context, []byte) (Result, error) {
+	for t0 := time.Now(); time.Since(t0) < spinFor; {
+	}
+	s.c[0] = 1
+	return Result{Outcome: Valid, Counters: s.c}, nil
+}
+
+// TestTimeSharesSmallBatches: batches of fewer children than the worker
+// samples from (timeEvery) still report their time in full: over 64
+// batches of 8 runs, 8 runs are timed, each at least spinFor, and stand
+// for 64 runs each, so the execute time reported is at least 512 spinFor.
+// Scaled by each batch's own size it came to about an eighth of that.
+func TestTimeSharesSmallBatches(t *testing.T) {
+	w := newTestWorker(&spinExec{c: make([]byte, 8)}, (&Havoc{}).NewMutator(0, &MutatorEnv{MaxLen: 64}))
+	parent := &Entry{Choices: []byte("abcd"), Input: []byte("abcd")}
+	var got time.Duration
+	const batches, size = 64, 8
+	for i := range batches {
+		br := w.runBatch(context.Background(), &batch{seq: uint64(i), jobs: []*Job{{Seq: uint64(i), Parent: parent, N: size}}})
+		got += br.times[tExecute]
+	}
+	if want := batches * size * spinFor; got < want {
+		t.Fatalf("%d runs of at least %v: expected at least %v of execute time, got %v", batches*size, spinFor, want, got)
+	}
+}
