@@ -37,7 +37,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.UintSliceVar(&t.invalidExit, "invalid-exit-code", nil, "exit codes of a command target that mean \"input rejected\" (comma-separated)")
 	fs.Uint64Var(&t.fuel, "fuel", 0, "fuel per input: function entries + loop iterations before a hang (0: 2^28)")
 	fs.Var(&t.timeout, "timeout", "wall-clock backstop per input, seconds or duration (0: 10s, only without fuel)")
-	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", defaultRSSLimitMB, "cap on the target's linear memory in MiB (libFuzzer's name)")
+	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", defaultRSSLimitMB, "cap on the target's linear memory in MiB (libFuzzer's name; 0: none, 4 GiB)")
 	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
 	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
 	fs.IntVar(&t.heapMB, "heap-reserve-mb", runtime.DefaultHeapReserve>>20, "free heap in MiB a libFuzzer-style target with malloc and free gets before its snapshot (free(malloc(n))), so runs that allocate less never grow memory, which costs restore mode a new instance (0: none)")

@@ -69,6 +69,9 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 		return cfg, usagef("--rss-limit-mb: expected a size >= 0, got %d", t.rssLimitMB)
 	}
 	cfg.MaxMemoryPages = uint32(min(t.rssLimitMB*16, 65536)) // 16 pages of 64 KiB per MiB
+	if t.rssLimitMB == 0 {
+		cfg.MaxMemoryPages = 65536 // libFuzzer's 0, no limit: all a 32-bit memory can have
+	}
 	switch {
 	case t.heapMB < 0 || t.heapMB > 2047:
 		return cfg, usagef("--heap-reserve-mb: expected 0 to 2047, got %d", t.heapMB)
@@ -241,6 +244,28 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	gen, useGen := generators.Lookup(f.generator)
 	useGen = useGen && f.generator != "raw"
+	// The output directory first: the input buffer must hold every input
+	// the campaign replays (seeds, the resumed queue, peers' queues).
+	var dir *corpus.Dir
+	var peers [][]byte
+	if out != "" {
+		unlock, err := lockOutput(out)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if dir, peers, err = c.openOutput(ctx, f, out, useGen); err != nil {
+			return err
+		}
+		defer dir.Close()
+	}
+	maxIn := max(f.maxLen, maxSeedLen(seeds))
+	for _, e := range dirEntries(dir) {
+		maxIn = max(maxIn, len(e.Input))
+	}
+	for _, p := range peers {
+		maxIn = max(maxIn, len(p))
+	}
 	// Input-to-state mutation (raw mode): a second build logs comparisons.
 	// It compiles on another goroutine meanwhile (compiling is one core's
 	// work: on gojson, 2.5 s of a cold start).
@@ -253,7 +278,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			ct, _, cerr = loadTarget(cctx, target, own, &f.target, buildCompares, max(f.maxLen, maxSeedLen(seeds)))
+			ct, _, cerr = loadTarget(cctx, target, own, &f.target, buildCompares, maxIn)
 		}()
 		cmpTarget = func() (*runtime.Target, error) {
 			<-done
@@ -266,7 +291,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}()
 		defer cancel() // first: an early return need not wait for the whole compile
 	}
-	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, max(f.maxLen, maxSeedLen(seeds)))
+	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, maxIn)
 	if err != nil {
 		return err
 	}
@@ -283,13 +308,8 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		MaxLen:        f.maxLen,
 		Dict:          dict,
 	}
-	switch {
-	case f.runs > 0:
+	if f.runs > 0 {
 		cfg.Runs = f.runs
-	case f.runs == 0:
-		// libFuzzer's -runs=0: run the corpus, nothing more (the empty
-		// input when there is none)
-		cfg.Runs = max(1, int64(len(seeds)))
 	}
 	deps := engine.Deps{
 		NewExecutor: engine.RuntimeExecutors(tgt),
@@ -328,20 +348,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			}
 		}
 	}
-	var dir *corpus.Dir
 	switch {
-	case out != "":
-		unlock, err := lockOutput(out)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-		if dir, err = c.openStore(ctx, f, out, target, sm, &deps); err != nil {
-			return err
-		}
-		defer dir.Close()
+	case dir != nil:
+		deps.Seeds = append(deps.Seeds, peers...)
+		deps.Store = c.newStore(f, dir, target, sm, &deps)
 	case lf && len(corpusDirs) > 0:
 		deps.Store = flatStore{dir: corpus.Flat{Path: corpusDirs[0]}}
+	}
+	if f.runs == 0 {
+		// libFuzzer's -runs=0: run the corpus, nothing more (the empty
+		// input when there is none): the resumed queue, then the seeds.
+		cfg.Runs = max(1, int64(len(dirEntries(dir))+len(deps.Seeds)))
 	}
 	if lf {
 		fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
@@ -350,6 +367,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	start := time.Now()
 	sum, err := engine.Fuzz(ctx, cfg, deps)
 	if err != nil {
+		if sum != nil {
+			// What was found before the error is still reported (and
+			// written as artifacts in libFuzzer mode).
+			c.reportFindings(f, sum, lf)
+		}
 		return fmt.Errorf("campaign: %w", err)
 	}
 	elapsed := time.Since(start)
@@ -416,45 +438,57 @@ func readDicts(paths []string) ([][]byte, error) {
 	return dict, nil
 }
 
-// openStore opens the campaign directory out as the engine's store and,
-// with --sync, adds the sibling campaigns' queues to the seeds.
-func (c *cli) openStore(ctx context.Context, f *fuzzFlags, out, target string, sm *instrument.SiteMap, deps *engine.Deps) (*corpus.Dir, error) {
+// openOutput opens the campaign directory out and, with --sync, reads
+// the sibling campaigns' queues: their inputs, or in generator mode their
+// choice sequences (entries without one are left out).
+func (c *cli) openOutput(ctx context.Context, f *fuzzFlags, out string, useGen bool) (*corpus.Dir, [][]byte, error) {
 	dir, skipped, err := corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
 	if err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, nil, fmt.Errorf("output directory: %w", err)
 	}
 	c.reportSkipped("", skipped)
+	if !f.sync {
+		return dir, nil, nil
+	}
+	entries, skipped, err := dir.Syncer().Poll(ctx)
+	if err != nil {
+		dir.Close()
+		return nil, nil, fmt.Errorf("sync: %w", err)
+	}
+	c.reportSkipped("sync: ", skipped)
+	var peers [][]byte
+	for _, e := range entries {
+		switch {
+		case !useGen:
+			peers = append(peers, e.Input)
+		case e.Choices != nil:
+			peers = append(peers, e.Choices)
+		}
+	}
+	fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", len(peers), out)
+	return dir, peers, nil
+}
+
+// dirEntries is the queue of dir, none when there is no directory.
+func dirEntries(dir *corpus.Dir) []corpus.Entry {
+	if dir == nil {
+		return nil
+	}
+	return dir.Entries()
+}
+
+// newStore makes the campaign directory the engine's store, and tells the
+// engine which failures it already holds.
+func (c *cli) newStore(f *fuzzFlags, dir *corpus.Dir, target string, sm *instrument.SiteMap, deps *engine.Deps) *engine.CorpusStore {
 	for _, fl := range dir.Failures() {
 		deps.KnownFailures = append(deps.KnownFailures, fl.Identity)
-	}
-	if f.sync {
-		peers, skipped, err := dir.Syncer().Poll(ctx)
-		if err != nil {
-			dir.Close()
-			return nil, fmt.Errorf("sync: %w", err)
-		}
-		c.reportSkipped("sync: ", skipped)
-		n := 0
-		for _, e := range peers {
-			switch {
-			case deps.Generator == nil:
-				deps.Seeds = append(deps.Seeds, e.Input)
-			case e.Choices != nil:
-				deps.Seeds = append(deps.Seeds, e.Choices)
-			default:
-				continue
-			}
-			n++
-		}
-		fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", n, out)
 	}
 	store := engine.NewCorpusStore(dir, deps.Generator == nil)
 	store.Repro = reproCommand(target, &f.target)
 	store.TotalEdges = sm.Counted()
 	store.Banner = filepath.Base(target)
 	store.CommandLine = strings.Join(os.Args, " ")
-	deps.Store = store
-	return dir, nil
+	return store
 }
 
 func (c *cli) reportSkipped(prefix string, skipped error) {

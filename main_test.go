@@ -474,6 +474,45 @@ func TestResumeAfterCrash(t *testing.T) {
 	}
 }
 
+// TestResumeReplaysQueue: a resumed campaign replays the queue it finds
+// before the seeds it is given. Its input buffer holds the longest queued
+// input, here a 1.5 MB seed of the first session (over the 1 MiB
+// default): the second session, given no seed, had stopped at once with
+// "input of 1500011 bytes exceeds MaxInputLen". And --runs 0 runs the
+// queue and then the seeds: the crashing seed of the third session is
+// run, where the budget had been the number of seeds alone, spent on the
+// queue.
+func TestResumeReplaysQueue(t *testing.T) {
+	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	seedFile := func(name string, in []byte) string {
+		dir := filepath.Join(tmp, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	big := append([]byte("WTLV\x01"), make([]byte, 1_500_006)...)
+	if r := wafer(t, tmp, "fuzz", "--seed", "1", "--runs", "1", "-o", out, "-i", seedFile("big", big), tlv); r.code != 0 {
+		t.Fatalf("first session: expected exit 0, got %d\n%s", r.code, r.stderr)
+	}
+	r := wafer(t, tmp, "fuzz", "--seed", "1", "--runs", "200", "-o", out, tlv)
+	notLanded(t, r)
+	if r.code != 0 || !strings.Contains(r.stdout, "stopped by --runs") {
+		t.Fatalf("second session: expected it to run its 200 executions (exit 0), got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	crash := seedFile("crash", []byte("WTLV\x01\x01\x01\x02\x02\x00\x00"))
+	r = wafer(t, tmp, "fuzz", "--runs", "0", "-o", out, "-i", crash, tlv)
+	notLanded(t, r)
+	if r.code != 77 {
+		t.Fatalf("--runs 0 on a resumed directory: expected the crashing seed run (77), got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestFuzzLongSeed: a seed longer than --max-len runs whole, and the
 // campaign says so, with the limit.
 func TestFuzzLongSeed(t *testing.T) {
