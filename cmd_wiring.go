@@ -540,8 +540,22 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 	if stop == "" {
 		stop = sum.Stop
 	}
-	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, unique crashes %d, hangs %d; output in %s\n",
-		filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, sum.Stats.Crashes, sum.Stats.Hangs, out)
+	// The directory's failures, with this session's share when earlier
+	// sessions found some of them.
+	var crashes, hangs int
+	for _, cf := range dir.Failures() {
+		if cf.Hang {
+			hangs++
+		} else {
+			crashes++
+		}
+	}
+	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
+	if crashes != int(sum.Stats.Crashes) || hangs != int(sum.Stats.Hangs) {
+		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+	}
+	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
+		filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, found, out)
 	repro := reproCommand(target, &f.target)
 	for _, cf := range dir.Failures() {
 		sub := "crashes"
