@@ -577,6 +577,9 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	cctx, cancel := w.runContext(ctx)
 	err := w.test.CallWithStack(cctx, w.stack[:])
 	timedOut := w.backstopFired(ctx, cctx, err)
+	// A deadline that passed as the call returned may still have wazero
+	// close the instance (its watcher races the return): not reused.
+	late := err == nil && w.t.backstop > 0 && cctx.Err() != nil
 	cancel()
 	if err != nil && !timedOut && ctx.Err() != nil {
 		w.discard(ctx)
@@ -597,7 +600,7 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 	}
 	res.Counters = w.counters()
 	res.Stdout, res.Stderr = w.outTail, w.errTail
-	if res.Outcome == Crash || res.Outcome == Hang || err != nil {
+	if res.Outcome == Crash || res.Outcome == Hang || err != nil || late {
 		// A failed instance is never reused. Counters stay readable: the
 		// closed instance's memory is not freed until the next instantiate.
 		w.discard(ctx)
