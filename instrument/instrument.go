@@ -60,6 +60,11 @@ const (
 	dirtyMapBytes = 1 << (32 - dirtyShift)
 )
 
+// maxLocals bounds a function's locals, parameters included: the analyses
+// of a function take memory per local, and a module may declare 2^32 of
+// them in a few bytes.
+const maxLocals = 50000
+
 // Instrument rewrites a module so that it counts branch sites in the
 // reserved low pages of its memory (see Layout and doc.go). The output
 // behaves like the input: same results, same traps, same memory.size and
@@ -393,25 +398,86 @@ func (rw *rewriter) export(name string, kind byte, idx uint32) error {
 }
 
 // shiftOffset adds the reserved bytes to an active data segment offset.
+// An offset the module fixes (constants, its own immutable globals,
+// extended-const arithmetic) becomes one constant, saturating: a segment
+// out of bounds before stays out of bounds, where a wrapped sum would
+// write into the reserved pages.
 func (rw *rewriter) shiftOffset(e *Expr) error {
 	in := e.Instrs
-	if len(in) == 2 && in[0].Op == OpI32Const && in[1].Op == OpEnd {
-		v := uint64(uint32(in[0].A)) + rw.rb
+	if c, ok := constI32(rw.m, in, 0); ok {
+		v := uint64(c) + rw.rb
 		if v > 0xffffffff {
 			v = 0xffffffff // out of bounds before, out of bounds after
 		}
-		in[0].A = uint64(int64(int32(uint32(v))))
+		e.Instrs = []Instr{{Op: OpI32Const, A: uint64(int64(int32(uint32(v))))}, {Op: OpEnd}}
 		return nil
 	}
 	if len(in) == 0 || in[len(in)-1].Op != OpEnd {
 		return fmt.Errorf("offset expression without end")
 	}
-	// global.get or extended-const: append `i32.const rb; i32.add` (needs
-	// the extended-const feature in the runtime).
+	// An imported global's value: append `i32.const rb; i32.add` (needs
+	// the extended-const feature in the runtime). This wraps only for a
+	// value within rb of 2^32, out of bounds of any memory the shift
+	// leaves the target.
 	body := append([]Instr{}, in[:len(in)-1]...)
 	body = append(body, Instr{Op: OpI32Const, A: uint64(int64(int32(uint32(rw.rb))))}, Instr{Op: OpI32Add}, Instr{Op: OpEnd})
 	e.Instrs = body
 	return nil
+}
+
+// constI32 evaluates an i32 constant expression (ending in end) that
+// reads no imported global: i32.const, global.get of one of the module's
+// own immutable globals whose initialiser is such an expression, and
+// extended-const's i32.add, i32.sub and i32.mul, wrapping as Wasm does.
+// depth bounds the globals followed.
+func constI32(m *Module, in []Instr, depth int) (uint32, bool) {
+	if depth > 8 {
+		return 0, false
+	}
+	var st []uint32
+	nimp := m.NumImported(ExternGlobal)
+	for i, x := range in {
+		switch x.Op {
+		case OpI32Const:
+			st = append(st, uint32(x.A))
+		case OpGlobalGet:
+			if x.A < uint64(nimp) || x.A-uint64(nimp) >= uint64(len(m.Globals)) {
+				return 0, false
+			}
+			g := &m.Globals[x.A-uint64(nimp)]
+			if g.Type.Mutable || g.Type.Type != TI32 {
+				return 0, false
+			}
+			v, ok := constI32(m, g.Init.Instrs, depth+1)
+			if !ok {
+				return 0, false
+			}
+			st = append(st, v)
+		case OpI32Add, OpI32Sub, OpI32Mul:
+			n := len(st)
+			if n < 2 {
+				return 0, false
+			}
+			a, b := st[n-2], st[n-1]
+			st = st[:n-1]
+			switch x.Op {
+			case OpI32Add:
+				st[n-2] = a + b
+			case OpI32Sub:
+				st[n-2] = a - b
+			default:
+				st[n-2] = a * b
+			}
+		case OpEnd:
+			if i != len(in)-1 || len(st) != 1 {
+				return 0, false
+			}
+			return st[0], true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // countSites counts the sites function body e will get.
@@ -657,10 +723,14 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	}
 	ft := &m.Types[m.Funcs[i]]
 	rw.results = ft.Results
-	rw.next = uint32(len(ft.Params))
+	nlocals := uint64(len(ft.Params))
 	for _, l := range c.Locals {
-		rw.next += l.Count
+		nlocals += uint64(l.Count)
 	}
+	if nlocals > maxLocals {
+		return fmt.Errorf("instrument: function %d: %d locals, parameters included: %w: wafer instruments functions of at most %d (the limit of V8, which compilers targeting the web keep to)", rw.fn, nlocals, ErrUnsupported, maxLocals)
+	}
+	rw.next = uint32(nlocals)
 	body := c.Body.Instrs
 	if len(body) == 0 {
 		return fmt.Errorf("instrument: function %d: empty body", rw.fn)

@@ -1,8 +1,14 @@
 package instrument
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // memModule builds a module with the given memories and memory imports
@@ -114,5 +120,82 @@ func TestDataSegmentShift(t *testing.T) {
 	}
 	if len(d.Data[3].Offset.Instrs) != 0 {
 		t.Errorf("passive segment got an offset")
+	}
+}
+
+// TestHugeLocals: a function may declare 2^32-1 locals in a few bytes;
+// Instrument refuses it (ErrUnsupported) instead of sizing its analyses
+// by it, which ended the process out of memory.
+func TestHugeLocals(t *testing.T) {
+	wasm := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
+		1, 4, 1, 0x60, 0, 0, // type () -> ()
+		3, 2, 1, 0, // one function
+		10, 10, 1, 8, 1, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x7f, 0x0b} // 2^32-1 i32 locals, end
+	if _, err := Decode(wasm); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	_, _, err := Instrument(wasm, Options{DirtyPages: true, Fuel: true})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "4294967295 locals") {
+		t.Fatalf("expected ErrUnsupported naming the locals, got %v", err)
+	}
+}
+
+// TestDataOffsetSaturates: an active data segment whose offset is an
+// extended-const expression moves up by the reserved bytes like an
+// i32.const one: in bounds it lands at its target address, out of bounds
+// near 2^32 it stays out of bounds (a wrapped sum wrote it into the
+// reserved pages and the instantiation trap was lost).
+func TestDataOffsetSaturates(t *testing.T) {
+	module := func(a, b int64) []byte {
+		m := &Module{
+			Types:    []FuncType{{}},
+			Funcs:    []uint32{0},
+			Memories: []Limits{{Min: 1}},
+			Exports:  []Export{{Name: "mem", Kind: ExternMemory}},
+			Code:     []Code{{Body: Expr{Instrs: []Instr{{Op: OpEnd}}}}},
+			Data: []Data{{Offset: Expr{Instrs: []Instr{
+				{Op: OpI32Const, A: uint64(a)}, {Op: OpI32Const, A: uint64(b)}, {Op: OpI32Add}, {Op: OpEnd},
+			}}, Init: []byte{0xab}}},
+		}
+		return m.Encode()
+	}
+	ctx := context.Background()
+	instantiate := func(wasm []byte) (api.Module, error) {
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2|experimental.CoreFeaturesExtendedConst))
+		t.Cleanup(func() { rt.Close(ctx) })
+		return rt.Instantiate(ctx, wasm)
+	}
+	for _, tc := range []struct {
+		name string
+		a, b int64
+		at   uint32 // target address of the byte; 0: out of bounds
+	}{
+		{"in bounds", 16, 4, 20},
+		{"wraps to in bounds before the shift", -16, 36, 20},
+		{"out of bounds near 2^32", -16, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := module(tc.a, tc.b)
+			om, oerr := instantiate(orig)
+			out, sm, err := Instrument(orig, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, ierr := instantiate(out)
+			if (oerr == nil) != (ierr == nil) {
+				t.Fatalf("original instantiation: %v, instrumented: %v", oerr, ierr)
+			}
+			if tc.at == 0 {
+				if oerr == nil {
+					t.Fatal("expected the original to fail to instantiate")
+				}
+				return
+			}
+			want, _ := om.ExportedMemory("mem").ReadByte(tc.at)
+			got, _ := im.ExportedMemory(MemoryExport).ReadByte(uint32(sm.Layout.ReservedBytes()) + tc.at)
+			if want != 0xab || got != 0xab {
+				t.Fatalf("byte at target address %d: original %#x, instrumented %#x", tc.at, want, got)
+			}
+		})
 	}
 }
