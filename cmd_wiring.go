@@ -248,13 +248,14 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	// the campaign replays (seeds, the resumed queue, peers' queues).
 	var dir *corpus.Dir
 	var peers [][]byte
+	var syncer *corpus.Syncer
 	if out != "" {
 		unlock, err := lockOutput(out)
 		if err != nil {
 			return err
 		}
 		defer unlock()
-		if dir, peers, err = c.openOutput(ctx, f, out, useGen); err != nil {
+		if dir, peers, syncer, err = c.openOutput(ctx, f, out, useGen); err != nil {
 			return err
 		}
 		defer dir.Close()
@@ -355,10 +356,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	case lf && len(corpusDirs) > 0:
 		deps.Store = flatStore{dir: corpus.Flat{Path: corpusDirs[0]}}
 	}
+	// The engine replays the resumed queue, then the seeds and peers'
+	// entries, before it mutates anything.
+	replays := int64(len(dirEntries(dir)) + len(deps.Seeds))
 	if f.runs == 0 {
 		// libFuzzer's -runs=0: run the corpus, nothing more (the empty
-		// input when there is none): the resumed queue, then the seeds.
-		cfg.Runs = max(1, int64(len(dirEntries(dir))+len(deps.Seeds)))
+		// input when there is none).
+		cfg.Runs = max(1, replays)
 	}
 	if lf {
 		fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
@@ -375,6 +379,12 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		return fmt.Errorf("campaign: %w", err)
 	}
 	elapsed := time.Since(start)
+	if syncer != nil && sum.Stats.Execs >= replays {
+		// The peers' entries have run: not imported again on resume.
+		if err := syncer.Commit(); err != nil {
+			return fmt.Errorf("sync: %w", err)
+		}
+	}
 
 	newUnits := 0
 	for _, e := range sum.Queue {
@@ -440,20 +450,22 @@ func readDicts(paths []string) ([][]byte, error) {
 
 // openOutput opens the campaign directory out and, with --sync, reads
 // the sibling campaigns' queues: their inputs, or in generator mode their
-// choice sequences (entries without one are left out).
-func (c *cli) openOutput(ctx context.Context, f *fuzzFlags, out string, useGen bool) (*corpus.Dir, [][]byte, error) {
+// choice sequences (entries without one are left out). The Syncer's
+// Commit records them as imported once they have run.
+func (c *cli) openOutput(ctx context.Context, f *fuzzFlags, out string, useGen bool) (*corpus.Dir, [][]byte, *corpus.Syncer, error) {
 	dir, skipped, err := corpus.Open(ctx, out, corpus.Options{NoSync: f.noSync})
 	if err != nil {
-		return nil, nil, fmt.Errorf("output directory: %w", err)
+		return nil, nil, nil, fmt.Errorf("output directory: %w", err)
 	}
 	c.reportSkipped("", skipped)
 	if !f.sync {
-		return dir, nil, nil
+		return dir, nil, nil, nil
 	}
-	entries, skipped, err := dir.Syncer().Poll(ctx)
+	syncer := dir.Syncer()
+	entries, skipped, err := syncer.Poll(ctx)
 	if err != nil {
 		dir.Close()
-		return nil, nil, fmt.Errorf("sync: %w", err)
+		return nil, nil, nil, fmt.Errorf("sync: %w", err)
 	}
 	c.reportSkipped("sync: ", skipped)
 	var peers [][]byte
@@ -466,7 +478,7 @@ func (c *cli) openOutput(ctx context.Context, f *fuzzFlags, out string, useGen b
 		}
 	}
 	fmt.Fprintf(c.stderr, "INFO: sync: %d entries from peer campaigns next to %s\n", len(peers), out)
-	return dir, peers, nil
+	return dir, peers, syncer, nil
 }
 
 // dirEntries is the queue of dir, none when there is no directory.

@@ -17,16 +17,17 @@ import (
 // or AFL++), as AFL's -M/-S sync does. Peers need no coordination: they
 // write with atomic renames, so a listed file is complete; a Syncer only
 // reads them. It remembers per peer the ids imported (a watermark and the
-// ids above it), in OUT/<self>/.synced/<peer>, so a resumed campaign does
-// not import twice, and an entry that a listing missed while it was being
+// ids above it), in OUT/<self>/.synced/<peer> (Commit), so a resumed
+// campaign does not import twice, and an entry that a listing missed while it was being
 // renamed is picked up by the next Poll.
 // A Syncer is not safe for concurrent use (one per campaign, called from
 // the coordinator).
 type Syncer struct {
-	d     *Dir
-	root  string
-	self  string
-	peers map[string]*peerState
+	d       *Dir
+	root    string
+	self    string
+	peers   map[string]*peerState
+	unsaved map[string]bool // peers whose state Commit has not written
 }
 
 // peerState is what a Syncer knows of one peer. A directory listing is not
@@ -46,10 +47,11 @@ type peerState struct {
 // of d.Path().
 func (d *Dir) Syncer() *Syncer {
 	return &Syncer{
-		d:     d,
-		root:  filepath.Dir(filepath.Clean(d.path)),
-		self:  filepath.Base(filepath.Clean(d.path)),
-		peers: map[string]*peerState{},
+		d:       d,
+		root:    filepath.Dir(filepath.Clean(d.path)),
+		self:    filepath.Base(filepath.Clean(d.path)),
+		peers:   map[string]*peerState{},
+		unsaved: map[string]bool{},
 	}
 }
 
@@ -59,7 +61,8 @@ func (d *Dir) Syncer() *Syncer {
 // Kinds and Valid from the peer's sidecar when it has one; Parents is nil.
 // The engine runs them and adds the interesting ones with AddEntry.
 // skipped reports unreadable peer files (they are not retried); err is
-// non-nil only when ctx is done or the .synced record cannot be written.
+// non-nil only when ctx is done. A later Poll of the same Syncer does not
+// return them again; a later session's does unless Commit recorded them.
 func (s *Syncer) Poll(ctx context.Context) (entries []Entry, skipped error, err error) {
 	var sk skips
 	des, err := s.d.fs.ReadDir(s.root)
@@ -195,14 +198,31 @@ func (s *Syncer) pollPeer(ctx context.Context, peer string, seen map[uint64]bool
 		}
 	}
 	st.prevMax = listMax
-	if !changed {
-		return out, nil
-	}
-	if err := s.d.fs.MkdirAll(filepath.Join(s.d.path, syncedDir), 0o755); err != nil {
-		return nil, &WriteError{Path: filepath.Join(s.d.path, syncedDir), Err: err}
-	}
-	if err := s.d.w.write(filepath.Join(s.d.path, syncedDir, peer), st.encode()); err != nil {
-		return nil, err
+	if changed {
+		s.unsaved[peer] = true
 	}
 	return out, nil
+}
+
+// Commit records, per peer, what Poll has returned, so that a resumed
+// campaign does not import it again. Call it once the entries have been
+// run: entries polled but never committed (the campaign was killed, or
+// failed to start, before running them) are offered again by the next
+// session's Poll.
+func (s *Syncer) Commit() error {
+	peers := make([]string, 0, len(s.unsaved))
+	for p := range s.unsaved {
+		peers = append(peers, p)
+	}
+	slices.Sort(peers)
+	for _, peer := range peers {
+		if err := s.d.fs.MkdirAll(filepath.Join(s.d.path, syncedDir), 0o755); err != nil {
+			return &WriteError{Path: filepath.Join(s.d.path, syncedDir), Err: err}
+		}
+		if err := s.d.w.write(filepath.Join(s.d.path, syncedDir, peer), s.peers[peer].encode()); err != nil {
+			return err
+		}
+		delete(s.unsaved, peer)
+	}
+	return nil
 }

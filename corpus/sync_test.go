@@ -50,11 +50,48 @@ func TestSync(t *testing.T) {
 		t.Fatalf("expected only afl's entry, got %+v", back)
 	}
 	// A resumed campaign remembers what it imported.
+	if err := sb.Commit(); err != nil {
+		t.Fatal(err)
+	}
 	a.AddEntry(ctx, Entry{Input: []byte("a2")})
 	b2 := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
 	got2, _, _ := b2.Syncer().Poll(ctx)
 	if len(got2) != 1 || string(got2[0].Input) != "a2" {
 		t.Fatalf("expected only a2 after resume, got %+v", got2)
+	}
+}
+
+// TestSyncCommit: what a Poll returned is offered again to the next
+// session until Commit records it (a campaign killed before it ran them,
+// or one whose target failed to build, had lost them for good).
+func TestSyncCommit(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	a := openT(t, filepath.Join(root, "a"), Options{NoSync: true})
+	a.AddEntry(ctx, Entry{Input: []byte("a0")})
+	poll := func(commit bool) int {
+		b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+		defer b.Close()
+		s := b.Syncer()
+		got, _, err := s.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if commit {
+			if err := s.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return len(got)
+	}
+	if n := poll(false); n != 1 {
+		t.Fatalf("first session: expected 1 entry, got %d", n)
+	}
+	if n := poll(true); n != 1 {
+		t.Fatalf("after a session that did not commit: expected the entry again, got %d", n)
+	}
+	if n := poll(false); n != 0 {
+		t.Fatalf("after a session that committed: expected nothing, got %d", n)
 	}
 }
 
@@ -146,6 +183,9 @@ func TestSyncMissedListing(t *testing.T) {
 	got2, _, _ := s.Poll(ctx)
 	if len(got) != 1 || got[0].Input[0] != 4 || len(got2) != 0 {
 		t.Fatalf("expected only entry 4 once, got %+v then %+v", got, got2)
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
 	}
 	rec, _ := os.ReadFile(filepath.Join(root, "b", ".synced", "a"))
 	if string(rec) != "4\n" {
