@@ -453,3 +453,35 @@ func TestIndex(t *testing.T) {
 		t.Fatalf("torn index: %v, %d entries", skipped, len(d6.Entries()))
 	}
 }
+
+// TestIndexIDNotReused: an entry removed by hand keeps its record in the
+// index; a new entry does not take its id, so a session killed before the
+// index is flushed again resumes the new entry with its own bytes, not
+// the removed one's.
+func TestIndexIDNotReused(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "c")
+	a := openT(t, dir, Options{NoSync: true})
+	if _, _, err := a.AddEntry(ctx, Entry{Input: []byte("old bytes")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Checkpoint(ctx, Checkpoint{}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	for _, p := range []string{filepath.Join(dir, QueueDir, "id:000000"), filepath.Join(dir, waferDir, "meta", QueueDir, "id:000000")} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := openT(t, dir, Options{NoSync: true})
+	name, _, err := b.AddEntry(ctx, Entry{Input: []byte("new")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Killed here: b is never closed or checkpointed.
+	es := openT(t, dir, Options{NoSync: true}).Entries()
+	if len(es) != 1 || es[0].Name != name || string(es[0].Input) != "new" {
+		t.Fatalf("expected the one new entry %s holding %q, got %+v", name, "new", es)
+	}
+}

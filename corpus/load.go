@@ -105,6 +105,15 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips, index map[int]
 			_ = d.fs.Remove(filepath.Join(metaDir, n))
 		}
 	}
+	if sub == QueueDir {
+		// Never reuse an id the index has a record of: an entry removed
+		// since (by hand, or lost with NoSync) keeps its record, which
+		// would be served for a new entry of the same id and name if the
+		// process ended before the new record was flushed.
+		for id := range index {
+			next = max(next, id+1)
+		}
+	}
 	d.nextID[sub] = next
 	slices.SortFunc(items, func(a, b item) int { return a.id - b.id })
 	// Reading is I/O bound (two small files per entry): read in parallel,
