@@ -169,7 +169,10 @@ func (f *memFile) Write(p []byte) (int, error) {
 		return 0, errors.New("read-only handle")
 	}
 	if f.m.quota > 0 && f.m.used()+len(p) > f.m.quota {
-		return 0, &fs.PathError{Op: "write", Path: f.name, Err: syscall.ENOSPC}
+		// As a real disk: what fits is written, then ENOSPC.
+		n := max(0, f.m.quota-f.m.used())
+		f.m.files[f.name] = append(f.m.files[f.name], p[:n]...)
+		return n, &fs.PathError{Op: "write", Path: f.name, Err: syscall.ENOSPC}
 	}
 	f.m.files[f.name] = append(f.m.files[f.name], p...)
 	return len(p), nil

@@ -386,6 +386,9 @@ func (d *Dir) AppendPlot(ctx context.Context, r PlotRow) error {
 	if err != nil {
 		return &WriteError{Path: path, Err: err}
 	}
+	// A failed write may leave part of the row: the next call checks the
+	// file's end again.
+	d.plotOpen = false
 	if _, err := f.Write(append(prefix, FormatPlotRow(r)...)); err != nil {
 		f.Close()
 		return &WriteError{Path: path, Err: err}

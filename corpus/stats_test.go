@@ -104,3 +104,32 @@ func TestWriteStats(t *testing.T) {
 		t.Fatalf("%+v %v", s, err)
 	}
 }
+
+// TestPlotTornByFullDisk: a row a full disk cut short is closed off before
+// the next row, as a row a kill tore is, so only that row is lost.
+func TestPlotTornByFullDisk(t *testing.T) {
+	ctx := context.Background()
+	m := newMemFS()
+	d, _, err := Open(ctx, "out", Options{FS: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AppendPlot(ctx, PlotRow{RelTime: time.Second, TotalExecs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	m.quota = m.used() + 10
+	if err := d.AppendPlot(ctx, PlotRow{RelTime: 2 * time.Second, TotalExecs: 2}); err == nil {
+		t.Fatal("expected the disk to be full")
+	}
+	m.quota = 0
+	if err := d.AppendPlot(ctx, PlotRow{RelTime: 3 * time.Second, TotalExecs: 3}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ParsePlot(m.files["out/"+PlotFile])
+	if err == nil || !strings.HasPrefix(err.Error(), "line 3: ") {
+		t.Fatalf("expected the torn row (line 3) reported, got %v", err)
+	}
+	if len(rows) != 2 || rows[0].TotalExecs != 1 || rows[1].TotalExecs != 3 {
+		t.Fatalf("expected rows 1 and 3, got %+v", rows)
+	}
+}
