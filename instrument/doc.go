@@ -57,12 +57,11 @@
 // traps at exactly the same target addresses as before, because the real
 // memory is exactly ReservedPages bigger (an offset that no longer fits in
 // 32 bits becomes 0xffffffff, which stays out of bounds for every
-// address). Active data segments move up (an offset the module fixes,
-// i32.const or extended-const arithmetic over constants and its own
-// immutable globals, is evaluated and saturates; an imported global's
-// becomes `global.get; i32.const RB; i32.add`, which needs wazero's
-// experimental.CoreFeaturesExtendedConst: runtime should enable it, and
-// wraps only for a value within RB of 2^32), and runs of them that follow each other in memory are merged
+// address). Active data segments move up (a constant offset, i32.const
+// or extended-const arithmetic on constants, is evaluated and saturates;
+// one that reads a global becomes `...; i32.const RB; i32.add`, which
+// needs wazero's experimental.CoreFeaturesExtendedConst: runtime should
+// enable it, and wraps only for a value within RB of 2^32), and runs of them that follow each other in memory are merged
 // into one (mergedata.go: Go's 30,000-odd segments become about a dozen;
 // examples/gostdin, a Go command instantiated for every input, went from
 // 334-463 to 835-1,094 inputs/s in 10-second campaigns),

@@ -398,13 +398,13 @@ func (rw *rewriter) export(name string, kind byte, idx uint32) error {
 }
 
 // shiftOffset adds the reserved bytes to an active data segment offset.
-// An offset the module fixes (constants, its own immutable globals,
-// extended-const arithmetic) becomes one constant, saturating: a segment
-// out of bounds before stays out of bounds, where a wrapped sum would
-// write into the reserved pages.
+// A constant offset (i32.const, or extended-const arithmetic on
+// constants) becomes one constant, saturating: a segment out of bounds
+// before stays out of bounds, where a wrapped sum would write into the
+// reserved pages.
 func (rw *rewriter) shiftOffset(e *Expr) error {
 	in := e.Instrs
-	if c, ok := constI32(rw.m, in, 0); ok {
+	if c, ok := constI32(in); ok {
 		v := uint64(c) + rw.rb
 		if v > 0xffffffff {
 			v = 0xffffffff // out of bounds before, out of bounds after
@@ -415,44 +415,28 @@ func (rw *rewriter) shiftOffset(e *Expr) error {
 	if len(in) == 0 || in[len(in)-1].Op != OpEnd {
 		return fmt.Errorf("offset expression without end")
 	}
-	// An imported global's value: append `i32.const rb; i32.add` (needs
-	// the extended-const feature in the runtime). This wraps only for a
-	// value within rb of 2^32, out of bounds of any memory the shift
-	// leaves the target.
+	// A global's value: append `i32.const rb; i32.add` (needs the
+	// extended-const feature in the runtime). This wraps only for a value
+	// within rb of 2^32, out of bounds of any memory the shift leaves the
+	// target.
 	body := append([]Instr{}, in[:len(in)-1]...)
 	body = append(body, Instr{Op: OpI32Const, A: uint64(int64(int32(uint32(rw.rb))))}, Instr{Op: OpI32Add}, Instr{Op: OpEnd})
 	e.Instrs = body
 	return nil
 }
 
-// constI32 evaluates an i32 constant expression (ending in end) that
-// reads no imported global: i32.const, global.get of one of the module's
-// own immutable globals whose initialiser is such an expression, and
-// extended-const's i32.add, i32.sub and i32.mul, wrapping as Wasm does.
-// depth bounds the globals followed.
-func constI32(m *Module, in []Instr, depth int) (uint32, bool) {
-	if depth > 8 {
-		return 0, false
-	}
+// constI32 evaluates an i32 constant expression (ending in end) of
+// i32.const and extended-const's i32.add, i32.sub and i32.mul, wrapping
+// as Wasm does. A global.get is left alone, even of the module's own
+// global: which globals a constant expression may read is the validator's
+// question (core 2.0 allows imported ones only), and evaluating one would
+// make an invalid module valid.
+func constI32(in []Instr) (uint32, bool) {
 	var st []uint32
-	nimp := m.NumImported(ExternGlobal)
 	for i, x := range in {
 		switch x.Op {
 		case OpI32Const:
 			st = append(st, uint32(x.A))
-		case OpGlobalGet:
-			if x.A < uint64(nimp) || x.A-uint64(nimp) >= uint64(len(m.Globals)) {
-				return 0, false
-			}
-			g := &m.Globals[x.A-uint64(nimp)]
-			if g.Type.Mutable || g.Type.Type != TI32 {
-				return 0, false
-			}
-			v, ok := constI32(m, g.Init.Instrs, depth+1)
-			if !ok {
-				return 0, false
-			}
-			st = append(st, v)
 		case OpI32Add, OpI32Sub, OpI32Mul:
 			n := len(st)
 			if n < 2 {
