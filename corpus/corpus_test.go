@@ -74,6 +74,12 @@ func TestIdentity(t *testing.T) {
 		{name: "hex and args", kind: "oob", msg: "  \nwasm error: out of bounds memory access at 0x1f0a", frames: []string{"f(0x1, 0x2)", "g+0x1a"}, n: 1,
 			want: "oob|wasm error: out of bounds memory access at 0x?|f"},
 		{name: "no frames", kind: "hang", want: "hang||"},
+		// A Go method's receiver is part of its name: two methods of one
+		// package are two frames (they read as "pkg." both).
+		{name: "go methods", kind: "go-panic", msg: "nil pointer dereference", frames: []string{"golang.org/x/net/html.(*parser).parseCurrentToken", "golang.org/x/net/html.(*parser).parse(0x256410)", "main.fuzz({0x380000, 0x1e, 0x1e})"},
+			want: "go-panic|nil pointer dereference|golang.org/x/net/html.(*parser).parseCurrentToken;golang.org/x/net/html.(*parser).parse;main.fuzz"},
+		{name: "c++", kind: "abort", msg: "abort", frames: []string{"ns::Parser::next(int) const", "(anonymous namespace)::run(char const*, unsigned long)", "std::__2::vector<int>::at(unsigned long)"},
+			want: "abort|abort|ns::Parser::next;(anonymous namespace)::run;std::__2::vector<int>::at"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

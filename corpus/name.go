@@ -161,15 +161,29 @@ func pastAllocator(frames []string) []string {
 	return frames
 }
 
-// frameName cuts arguments and offsets from a frame ("main.f(0x1, 0x2)"
-// and "f+0x1a" both give the bare function name).
+// frameName cuts the offset and the argument list from a frame
+// ("f+0x1a", "main.f(0x1, 0x2)" and "ns::f(int) const" give the bare
+// function name). Only a list at the end is cut: a Go method's receiver,
+// "pkg.(*T).m", is part of its name.
 func frameName(f string) string {
 	f = strings.TrimSpace(f)
-	if i := strings.IndexByte(f, '('); i > 0 {
-		f = f[:i]
-	}
 	if i := strings.Index(f, "+0x"); i > 0 {
-		f = f[:i]
+		f = strings.TrimSpace(f[:i])
+	}
+	f = strings.TrimSuffix(f, " const")
+	if !strings.HasSuffix(f, ")") {
+		return f
+	}
+	depth := 0
+	for i := len(f) - 1; i > 0; i-- {
+		switch f[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				return f[:i]
+			}
+		}
 	}
 	return f
 }
