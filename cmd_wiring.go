@@ -178,7 +178,7 @@ func (f *fuzzFlags) findingKind(o engine.Outcome, kind string) (string, int) {
 }
 
 // reproCommand is the command stored with each finding.
-func reproCommand(target string, t *targetFlags) string {
+func reproCommand(target string, t *targetFlags, hang bool) string {
 	args := []string{"wafer", "repro"}
 	if t.harness != "" {
 		args = append(args, "--harness", t.harness)
@@ -189,8 +189,13 @@ func reproCommand(target string, t *targetFlags) string {
 	if t.heapMB != runtime.DefaultHeapReserve>>20 {
 		args = append(args, "--heap-reserve-mb", strconv.Itoa(t.heapMB))
 	}
-	if t.fuel != 0 {
+	switch {
+	case t.fuel != 0:
 		args = append(args, "--fuel", strconv.FormatUint(t.fuel, 10))
+	case hang:
+		// repro runs the plain module unless given fuel: a fuel hang
+		// needs the campaign's budget to end as one, with its stack.
+		args = append(args, "--fuel", strconv.FormatUint(runtime.DefaultFuel, 10))
 	}
 	if t.rssLimitMB != defaultRSSLimitMB {
 		args = append(args, "--rss-limit-mb", strconv.Itoa(t.rssLimitMB))
@@ -496,7 +501,8 @@ func (c *cli) newStore(f *fuzzFlags, dir *corpus.Dir, target string, sm *instrum
 		deps.KnownFailures = append(deps.KnownFailures, fl.Identity)
 	}
 	store := engine.NewCorpusStore(dir, deps.Generator == nil)
-	store.Repro = reproCommand(target, &f.target)
+	store.Repro = reproCommand(target, &f.target, false)
+	store.HangRepro = reproCommand(target, &f.target, true)
 	store.TotalEdges = sm.Counted()
 	store.Banner = filepath.Base(target)
 	store.CommandLine = strings.Join(os.Args, " ")
@@ -568,8 +574,8 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
 		filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, found, out)
-	repro := reproCommand(target, &f.target)
 	for _, cf := range dir.Failures() {
+		repro := reproCommand(target, &f.target, cf.Hang)
 		sub := "crashes"
 		if cf.Hang {
 			sub = "hangs"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,12 +13,19 @@ import (
 // leaves defaults out.
 func TestReproCommand(t *testing.T) {
 	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20}
-	if got := reproCommand("t.wasm", &def); got != "wafer repro t.wasm {input}" {
+	if got := reproCommand("t.wasm", &def, false); got != "wafer repro t.wasm {input}" {
 		t.Errorf("defaults: got %q", got)
+	}
+	// A hang reproduces as one only with the campaign's fuel.
+	if got, want := reproCommand("t.wasm", &def, true), fmt.Sprintf("wafer repro --fuel %d t.wasm {input}", runtime.DefaultFuel); got != want {
+		t.Errorf("defaults, hang: expected %q, got %q", want, got)
 	}
 	set := def
 	set.fuel, set.rssLimitMB, set.warmUp = 2000, 4, []string{"seeds dir"}
-	got := reproCommand("t.wasm", &set)
+	if got := reproCommand("t.wasm", &set, true); !strings.Contains(got, "--fuel 2000 ") || strings.Count(got, "--fuel") != 1 {
+		t.Errorf("--fuel 2000, hang: got %q", got)
+	}
+	got := reproCommand("t.wasm", &set, false)
 	for _, want := range []string{"--fuel 2000", "--rss-limit-mb 4", "--warm-up 'seeds dir'"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("expected %q in %q", want, got)

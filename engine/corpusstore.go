@@ -20,7 +20,8 @@ type CorpusStore struct {
 	Raw bool
 	// Repro is the reproduction command stored with each failure; "{input}"
 	// is replaced by the saved input's path (e.g. "wafer repro t.wasm {input}").
-	Repro string
+	// HangRepro, when set, is the one stored with each hang instead.
+	Repro, HangRepro string
 	// TotalEdges is the number of instrumented branch sites (fuzzer_stats'
 	// total_edges and plot_data's map_size); zero when unknown.
 	TotalEdges int
@@ -136,6 +137,10 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 	if fl == nil {
 		fl = &Failure{Kind: f.Outcome.String()}
 	}
+	repro := s.Repro
+	if f.Outcome == Hang && s.HangRepro != "" {
+		repro = s.HangRepro
+	}
 	msg := fl.Message
 	if fl.Text != "" {
 		msg += "\n\n" + fl.Text
@@ -151,7 +156,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Hang:    f.Outcome == Hang,
 		Message: msg,
 		Frames:  fl.Frames,
-		Repro:   s.Repro,
+		Repro:   repro,
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
