@@ -78,6 +78,10 @@ func TestIdentity(t *testing.T) {
 		// package are two frames (they read as "pkg." both).
 		{name: "go methods", kind: "go-panic", msg: "nil pointer dereference", frames: []string{"golang.org/x/net/html.(*parser).parseCurrentToken", "golang.org/x/net/html.(*parser).parse(0x256410)", "main.fuzz({0x380000, 0x1e, 0x1e})"},
 			want: "go-panic|nil pointer dereference|golang.org/x/net/html.(*parser).parseCurrentToken;golang.org/x/net/html.(*parser).parse;main.fuzz"},
+		// Raised again by a deferred function: the identity is the first
+		// panic's site, past "panic" and the runtime's frames.
+		{name: "go re-panic", kind: "go-panic", msg: "attempted to parse unknown event: none", frames: []string{"gopkg.in/yaml%2ev2.handleErr", "panic", "runtime.goPanicIndex", "gopkg.in/yaml%2ev2.(*parser).parse", "gopkg.in/yaml%2ev2.unmarshal", "main.fuzz"},
+			want: "go-panic|attempted to parse unknown event: none|gopkg.in/yaml%2ev2.(*parser).parse;gopkg.in/yaml%2ev2.unmarshal;main.fuzz"},
 		{name: "c++", kind: "abort", msg: "abort", frames: []string{"ns::Parser::next(int) const", "(anonymous namespace)::run(char const*, unsigned long)", "std::__2::vector<int>::at(unsigned long)"},
 			want: "abort|abort|ns::Parser::next;(anonymous namespace)::run;std::__2::vector<int>::at"},
 	}

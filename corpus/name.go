@@ -103,18 +103,22 @@ var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "
 // kind, the class of its message (MessageClass) and the top n frames of
 // its stack (function names, innermost first; n <= 0 means 3). Two
 // failures with the same identity are the same bug as far as wafer knows.
-// For a stack overflow the frames start at the recursion (recursion):
+// For a Go panic raised again by a deferred function they start at the
+// first panic's site (pastRepanic). For a stack overflow the frames start
+// at the recursion (recursion):
 // where an unbounded recursion runs out of stack depends on the input,
 // which function of it, or which leaf it calls, takes the last frame.
 func Identity(kind, message string, frames []string, n int) string {
 	if n <= 0 {
 		n = 3
 	}
-	switch kind {
-	case stackOverflowKind:
+	switch {
+	case kind == stackOverflowKind:
 		frames = recursion(frames)
-	case outOfMemoryKind:
+	case kind == outOfMemoryKind:
 		frames = pastAllocator(frames)
+	case strings.HasPrefix(kind, "go-"):
+		frames = pastRepanic(frames)
 	}
 	var b strings.Builder
 	b.WriteString(kind)
@@ -145,6 +149,26 @@ func recursion(frames []string) []string {
 		if count[frameName(f)] > 1 {
 			return frames[i:]
 		}
+	}
+	return frames
+}
+
+// pastRepanic returns the frames of a Go panic's first site: those past
+// the innermost "panic" frame (runtime.gopanic) and the runtime's frames
+// after it, or frames itself when there is none. A library that recovers
+// and panics again (yaml's handleErr) puts its deferred function and
+// "panic" above the site where the first panic happened, and every
+// failure it re-raises would share those two frames.
+func pastRepanic(frames []string) []string {
+	for i := len(frames) - 2; i >= 0; i-- {
+		if frameName(frames[i]) != "panic" {
+			continue
+		}
+		rest := frames[i+1:]
+		for len(rest) > 1 && strings.HasPrefix(frameName(rest[0]), "runtime.") {
+			rest = rest[1:]
+		}
+		return rest
 	}
 	return frames
 }
