@@ -415,7 +415,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		return err
 	}
 	if !lf && dir != nil {
-		c.printSummary(f, target, out, sum, elapsed, dir)
+		c.printSummary(f, target, out, sum, dir)
 	}
 	if lf {
 		if sum.Stop == "canceled" {
@@ -553,7 +553,7 @@ func (c *cli) reportFindings(f *fuzzFlags, sum *engine.Summary, lf bool) (int, e
 
 // printSummary prints the campaign's last lines: counts, why it stopped,
 // and where each unique failure of the directory is with its repro command.
-func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary, elapsed time.Duration, dir *corpus.Dir) {
+func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary, dir *corpus.Dir) {
 	stop := map[string]string{"runs": "--runs", "time": "--max-total-time", "crash": "crash", "canceled": "interrupt"}[sum.Stop]
 	if stop == "" {
 		stop = sum.Stop
@@ -572,8 +572,14 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 	if crashes != int(sum.Stats.Crashes) || hangs != int(sum.Stats.Hangs) {
 		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
 	}
+	// The search's time, as the final stats give it; shrinking after it
+	// apart.
+	took := sum.Stats.Elapsed.Round(time.Millisecond).String()
+	if sum.Stats.ShrinkTime > 0 {
+		took += fmt.Sprintf(" (then %s shrinking)", sum.Stats.ShrinkTime.Round(time.Millisecond))
+	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
-		filepath.Base(target), sum.Stats.Execs, elapsed.Round(time.Millisecond), stop, sum.Stats.Queue, found, out)
+		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
 	for _, cf := range dir.Failures() {
 		repro := reproCommand(target, &f.target, cf.Hang)
 		sub := "crashes"

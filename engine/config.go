@@ -142,9 +142,11 @@ type Finding struct {
 	// (same bytes in raw mode).
 	Choices, Input []byte
 	Failure        *Failure
-	// Execs is the execution count when it was merged; Count how many runs
-	// had this identity so far.
+	// Execs is the execution count when it was merged, Found the time
+	// since the campaign started; Count how many runs had this identity
+	// so far.
 	Execs int64
+	Found time.Duration
 	Count int64
 	// Op is how it was found ("seed" or the strategy's name).
 	Op string

@@ -149,7 +149,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Entry: corpus.Entry{
 			Input: f.Input,
 			Op:    f.Op,
-			Time:  s.elapsed(),
+			Time:  s.resumed.Time + f.Found, // when found, not when shrunk and saved
 			Execs: s.resumed.Execs + uint64(f.Execs),
 		},
 		Kind:    fl.Kind,

@@ -819,7 +819,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1, Op: c.cfg.Strategy}
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.cfg.Strategy}
 		if job.replay {
 			fd.Op = "seed"
 		} else if job.stage {

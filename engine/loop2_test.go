@@ -516,3 +516,24 @@ func TestTimeSharesSmallBatches(t *testing.T) {
 		t.Fatalf("%d runs of at least %v: expected at least %v of execute time, got %v", batches*size, spinFor, want, got)
 	}
 }
+
+// TestFailureTimeIsWhenFound: a failure's saved time is when the
+// campaign found it, not when it was saved after its shrinking (a crash
+// shrunk for a second read as found a second later than it was).
+func TestFailureTimeIsWhenFound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	ctx := context.Background()
+	d, _, err := corpus.Open(ctx, dir, corpus.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	store := NewCorpusStore(d, true)
+	fd := &Finding{Outcome: Crash, Input: []byte("x"), Failure: &Failure{Kind: "test"}, Found: 3 * time.Second}
+	if err := store.AddFailure(ctx, fd); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Failures(); len(got) != 1 || got[0].Time != 3*time.Second {
+		t.Fatalf("expected one failure found at 3s, got %+v", got)
+	}
+}
