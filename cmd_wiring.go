@@ -297,7 +297,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}()
 		defer cancel() // first: an early return need not wait for the whole compile
 	}
+	// A first campaign on a module waits seconds for wazero to compile it
+	// (a later one reads the compilation cache): say so when it is slow.
+	slow := time.AfterFunc(time.Second, func() {
+		fmt.Fprintf(c.stderr, "INFO: compiling %s (%d bytes) with wazero; later campaigns read it from the compilation cache\n", filepath.Base(target), len(wasm))
+	})
 	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, maxIn)
+	slow.Stop()
 	if err != nil {
 		return err
 	}
@@ -575,8 +581,8 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 	// The search's time, as the final stats give it; shrinking after it
 	// apart.
 	took := sum.Stats.Elapsed.Round(time.Millisecond).String()
-	if sum.Stats.ShrinkTime > 0 {
-		took += fmt.Sprintf(" (then %s shrinking)", sum.Stats.ShrinkTime.Round(time.Millisecond))
+	if st := sum.Stats.ShrinkTime.Round(time.Millisecond); st > 0 {
+		took += fmt.Sprintf(" (then %s shrinking)", st)
 	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
 		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
