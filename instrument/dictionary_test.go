@@ -32,7 +32,7 @@ func TestDictionaryCutsAtReferences(t *testing.T) {
 	}
 	// Unsorted, duplicated, one outside; "if" is referenced, "of" is not.
 	refs := []uint32{2003, 1010, 1004, 2000, 1004, 5, 2014, 3000, 3004}
-	got := dictionary(data, [][]byte{{1, 2, 3, 4}}, refs)
+	got := dictionary(data, [][]byte{{1, 2, 3, 4}}, refs, nil, false)
 	want := []string{
 		"\x01\x02\x03\x04",
 		"no key", "div", // "r.rs" is unreferenced: last
@@ -46,6 +46,32 @@ func TestDictionaryCutsAtReferences(t *testing.T) {
 	}
 	if !reflect.DeepEqual(gotS, want) {
 		t.Errorf("dictionary %q,\nwant %q", gotS, want)
+	}
+}
+
+// TestDictionaryGoRuntime: in a Go module, where the Go runtime refers
+// cuts the literals laid end to end but starts no token, and strings
+// nothing refers to (the runtime's type and function names) are left out.
+func TestDictionaryGoRuntime(t *testing.T) {
+	data := []Data{
+		activeData(1000, "keyword:runtime: bad pointerslice\x01"),
+		activeData(2000, "*atomic.Pointer[runtime.mspan]\x00"),
+	}
+	user, runtime := []uint32{1000, 1028}, []uint32{1008}
+	for _, tc := range []struct {
+		goModule bool
+		want     []string
+	}{
+		{true, []string{"keyword:", "slice"}},
+		{false, []string{"keyword:", "slice", "*atomic.Pointer[runtime.mspan]"}},
+	} {
+		var got []string
+		for _, g := range dictionary(data, nil, user, runtime, tc.goModule) {
+			got = append(got, string(g))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Go module %v: dictionary %q, want %q", tc.goModule, got, tc.want)
+		}
 	}
 }
 

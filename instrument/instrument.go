@@ -219,14 +219,24 @@ func (rw *rewriter) run() error {
 	// Pass 1: count sites to size the reserved region; collect the
 	// constants that feed comparisons before code is inserted.
 	var consts [][]byte
-	var refs []uint32
+	var refs, runtimeRefs []uint32
 	dataLo, dataHi := dataSpan(m.Data)
+	goModule := false
 	for i := range m.Code {
 		if !rw.skip[i] {
 			rw.nsites += countSites(&m.Code[i].Body)
 		}
 		if rw.opts.Compares && !rw.skip[i] {
 			rw.cmpInts += countCompares(&m.Code[i].Body)
+		}
+		name := names[nimp+uint32(i)]
+		if goRuntime(name) {
+			// The Go runtime's constants and messages are not the
+			// target's language: left out of the dictionary, but where
+			// it refers still cuts the strings laid end to end.
+			goModule = goModule || name == "runtime.main"
+			runtimeRefs = constAddrs(&m.Code[i].Body, runtimeRefs, dataLo, dataHi)
+			continue
 		}
 		consts = cmpConsts(&m.Code[i].Body, consts)
 		consts = switchConsts(&m.Code[i].Body, consts)
@@ -302,7 +312,7 @@ func (rw *rewriter) run() error {
 	// target has them: before they move up by the reserved bytes and
 	// merge.
 	stack, hasStack := findStack(m)
-	dict := dictionary(m.Data, consts, refs)
+	dict := dictionary(m.Data, consts, refs, runtimeRefs, goModule)
 	for i := range m.Data {
 		d := &m.Data[i]
 		if d.Flags == 1 {

@@ -451,8 +451,16 @@ func dataSpan(data []Data) (lo, hi uint64) {
 // whole and from each reference to its end (C++ copies a literal's tail
 // through a pointer into it; a literal may share another's tail, "bar" in
 // "foobar"). A segment whose offset is not a constant is read whole.
-func dictionary(data []Data, consts [][]byte, refs []uint32) [][]byte {
-	referenced, rest := dataStrings(data, refs)
+// runtimeRefs (the Go runtime's) cut runs but start no token; in a Go
+// module (goModule) strings nothing refers to are left out.
+func dictionary(data []Data, consts [][]byte, refs, runtimeRefs []uint32, goModule bool) [][]byte {
+	referenced, rest := dataStrings(data, refs, runtimeRefs)
+	if goModule {
+		// Go code refers to its string literals: the rest of a Go
+		// module's data is the runtime's tables (type and function
+		// names, file paths).
+		rest = nil
+	}
 	seen := map[string]bool{}
 	var out [][]byte
 	add := func(list [][]byte, limit int) [][]byte {
@@ -476,10 +484,24 @@ func dictionary(data []Data, consts [][]byte, refs []uint32) [][]byte {
 	return out
 }
 
+// goRuntime reports whether a function is the Go runtime's (packages
+// runtime and internal/...).
+func goRuntime(name string) bool {
+	return strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal/")
+}
+
 // dataStrings returns the printable strings of data segments, split as
 // dictionary describes: those that start at a reference, and the rest.
-func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
-	refs = slices.Clone(refs)
+func dataStrings(data []Data, refs, runtimeRefs []uint32) (referenced, rest [][]byte) {
+	own := slices.Clone(refs)
+	slices.Sort(own)
+	own = slices.Compact(own)
+	kept := func(addr uint64) bool {
+		_, ok := slices.BinarySearch(own, uint32(addr))
+		return ok
+	}
+	// Every reference cuts; only the target's own start a token.
+	refs = append(slices.Clone(own), runtimeRefs...)
 	slices.Sort(refs)
 	refs = slices.Compact(refs)
 	for i := range data {
@@ -535,6 +557,9 @@ func dataStrings(data []Data, refs []uint32) (referenced, rest [][]byte) {
 				next := e
 				if k+1 < len(cuts) {
 					next = cuts[k+1]
+				}
+				if !kept(base + uint64(c)) {
+					continue
 				}
 				if next-c >= dictMinRef {
 					referenced = append(referenced, d[c:next])
