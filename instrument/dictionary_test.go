@@ -120,3 +120,17 @@ func TestSwitchConsts(t *testing.T) {
 		t.Errorf("switchConsts: %q, want %q", got, want)
 	}
 }
+
+// TestGoRuntime: the Go runtime's functions as Go's name section spells
+// them ("/" written "_"), and not the target's.
+func TestGoRuntime(t *testing.T) {
+	for name, want := range map[string]bool{
+		"runtime.main": true, "runtime_debug.SetGCPercent": true, "internal_abi.Kind.String": true,
+		"internal/bytealg.IndexByte": true, "encoding_json.Unmarshal": false, "main.fuzz": false,
+		"github.com/x/internal/y.F": false, "parse_runtime_config": false,
+	} {
+		if got := goRuntime(name); got != want {
+			t.Errorf("goRuntime(%q) = %v, expected %v", name, got, want)
+		}
+	}
+}

@@ -290,7 +290,7 @@
 // Go and Zig lay literals end to end), the i32/i64.const immediates that
 // feed comparisons, without their high zero bytes, and the case values of
 // switches (a br_table on a value minus a constant). The Go runtime's
-// functions (packages runtime and internal/...) give it no constant and no
+// functions (packages runtime/... and internal/...) give it no constant or
 // string (where they refer still cuts the literals laid end to end), and
 // a Go module's strings that no code refers to, the runtime's type and
 // function names, are left out: they had filled the 4,096 entries.

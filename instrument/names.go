@@ -485,9 +485,15 @@ func dictionary(data []Data, consts [][]byte, refs, runtimeRefs []uint32, goModu
 }
 
 // goRuntime reports whether a function is the Go runtime's (packages
-// runtime and internal/...).
+// runtime, runtime/... and internal/..., whose "/" Go's name section
+// writes as "_").
 func goRuntime(name string) bool {
-	return strings.HasPrefix(name, "runtime.") || strings.HasPrefix(name, "internal/")
+	for _, p := range []string{"runtime.", "runtime/", "runtime_", "internal/", "internal_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // dataStrings returns the printable strings of data segments, split as
