@@ -67,6 +67,13 @@ func (e *exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal asks wafer to stop and save; a second one
+		// ends the process, as it would without wafer's handler (a
+		// read blocked outside any context check no longer needs a KILL).
+		<-ctx.Done()
+		stop()
+	}()
 	code := (&cli{stdout: os.Stdout, stderr: os.Stderr}).main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -88,7 +88,22 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 		if strings.HasPrefix(de.Name(), ".") {
 			continue
 		}
-		if err := readSeedPath(ctx, fsys, filepath.Join(p, de.Name()), out, sk, depth+1); err != nil {
+		q := filepath.Join(p, de.Name())
+		switch t := de.Type(); {
+		case t&fs.ModeSymlink != 0:
+			// As libFuzzer: a link to a file is read, a link to a
+			// directory is not followed (two links back to their own
+			// directory made the walk exponential).
+			if _, err := fsys.ReadDir(q); err == nil {
+				continue
+			}
+		case t&^fs.ModeDir != 0:
+			// A named pipe would block the read forever; a device or
+			// socket is not an input either.
+			sk.add(q, fmt.Errorf("expected a regular file or directory, got %v", t))
+			continue
+		}
+		if err := readSeedPath(ctx, fsys, q, out, sk, depth+1); err != nil {
 			return err
 		}
 	}
