@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -56,6 +57,7 @@ func looksLikeLibFuzzer(args []string) bool {
 func (c *cli) libfuzzer(ctx context.Context, args []string) error {
 	f := newFuzzFlags()
 	f.fs.Init("libfuzzer", pflag.ContinueOnError)
+	args = c.dropUnknownLibFuzzerFlags(f.fs, args)
 	if err := f.parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return c.help(ctx, []string{"libfuzzer"})
@@ -63,4 +65,25 @@ func (c *cli) libfuzzer(ctx context.Context, args []string) error {
 		return err
 	}
 	return c.runFuzz(ctx, f, true)
+}
+
+// dropUnknownLibFuzzerFlags removes the -name=value flags wafer does not
+// know, with libFuzzer's warning for each: libFuzzer itself goes on past a
+// flag it does not know, and runners pass flags of newer versions
+// (ClusterFuzz's -merge_control_file, -shuffle, -stop_file...).
+func (c *cli) dropUnknownLibFuzzerFlags(fs *pflag.FlagSet, args []string) []string {
+	kept := args[:0:0]
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
+		known := !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") || name == "" ||
+			name == "help" || name == "h" || fs.Lookup(name) != nil ||
+			fs.Lookup(strings.ReplaceAll(name, "_", "-")) != nil ||
+			(len(name) == 1 && fs.ShorthandLookup(name) != nil)
+		if !known {
+			fmt.Fprintf(c.stderr, "WARNING: unrecognized flag '%s'; use -help=1 to list all flags\n", a)
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
 }
