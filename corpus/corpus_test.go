@@ -82,6 +82,12 @@ func TestIdentity(t *testing.T) {
 		// panic's site, past "panic" and the runtime's frames.
 		{name: "go re-panic", kind: "go-panic", msg: "attempted to parse unknown event: none", frames: []string{"gopkg.in/yaml%2ev2.handleErr", "panic", "runtime.goPanicIndex", "gopkg.in/yaml%2ev2.(*parser).parse", "gopkg.in/yaml%2ev2.unmarshal", "main.fuzz"},
 			want: "go-panic|attempted to parse unknown event: none|gopkg.in/yaml%2ev2.(*parser).parse;gopkg.in/yaml%2ev2.unmarshal;main.fuzz"},
+		// A fuel hang: the outermost frames above the harness, wherever
+		// in the loop the fuel ran out.
+		{name: "fuel hang", kind: "fuel", msg: "out of fuel (budget 268435456)", frames: []string{"weezl::decode::Decoder::has_ended", "gif::reader::ReadDecoder<R>::decode_next", "gif::reader::Decoder<R>::read_next_frame", "fuzz_gif", "LLVMFuzzerTestOneInput"},
+			want: "fuel|out of fuel (budget N)|gif::reader::ReadDecoder<R>::decode_next;gif::reader::Decoder<R>::read_next_frame;fuzz_gif"},
+		{name: "fuel hang, go", kind: "fuel", msg: "out of fuel", frames: []string{"image/bmp.decode", "main.fuzz", "github.com/wafer-fuzz/wafer/harness.TestOneInput", "github.com/wafer-fuzz/wafer/harness.testOneInput"},
+			want: "fuel|out of fuel|image/bmp.decode;main.fuzz"},
 		{name: "c++", kind: "abort", msg: "abort", frames: []string{"ns::Parser::next(int) const", "(anonymous namespace)::run(char const*, unsigned long)", "std::__2::vector<int>::at(unsigned long)"},
 			want: "abort|abort|ns::Parser::next;(anonymous namespace)::run;std::__2::vector<int>::at"},
 	}

@@ -81,6 +81,7 @@ func ParseID(name string) (id int, ok bool) {
 const (
 	stackOverflowKind = "stack-exhausted" // KindStackExhausted
 	outOfMemoryKind   = "out-of-memory"   // KindOutOfMemory
+	fuelKind          = "fuel"            // KindFuel
 )
 
 // allocatorFuncs and allocatorPrefixes name the allocators' own frames
@@ -103,7 +104,9 @@ var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "
 // kind, the class of its message (MessageClass) and the top n frames of
 // its stack (function names, innermost first; n <= 0 means 3). Two
 // failures with the same identity are the same bug as far as wafer knows.
-// For a Go panic raised again by a deferred function they start at the
+// For a fuel hang they are the outermost ones above the harness
+// (outermost). For a Go panic raised again by a deferred function they
+// start at the
 // first panic's site (pastRepanic). For a stack overflow the frames start
 // at the recursion (recursion):
 // where an unbounded recursion runs out of stack depends on the input,
@@ -119,6 +122,8 @@ func Identity(kind, message string, frames []string, n int) string {
 		frames = pastAllocator(frames)
 	case strings.HasPrefix(kind, "go-"):
 		frames = pastRepanic(frames)
+	case kind == fuelKind:
+		frames = outermost(frames, n)
 	}
 	var b strings.Builder
 	b.WriteString(kind)
@@ -151,6 +156,29 @@ func recursion(frames []string) []string {
 		}
 	}
 	return frames
+}
+
+// harnessFrames are the entry frames below a target's own code: the
+// libFuzzer export, WASI's command start, wafer's Go harness.
+var harnessFrames = []string{"LLVMFuzzerTestOneInput", "_start", "__main_void", "__main_argc_argv", "__original_main", "github.com/wafer-fuzz/wafer/harness."}
+
+// outermost returns the n outermost frames of a fuel hang above the
+// harness's entry frames, innermost first. Where the fuel runs out inside
+// an endless loop is any point of the loop or of what it calls (one gif
+// decoder loop gave six "unique" hangs by their top frames); the frames
+// that hold the loop are the stable part of the stack.
+func outermost(frames []string, n int) []string {
+	end := len(frames)
+	for end > 0 && slices.ContainsFunc(harnessFrames, func(h string) bool {
+		name := frameName(frames[end-1])
+		return name == h || strings.HasSuffix(h, ".") && strings.HasPrefix(name, h)
+	}) {
+		end--
+	}
+	if end == 0 {
+		return frames
+	}
+	return frames[max(0, end-n):end]
 }
 
 // pastRepanic returns the frames of a Go panic's first site: those past
