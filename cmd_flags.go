@@ -153,5 +153,8 @@ func ensureWritableFile(path string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("output %s: %s is not a directory", path, dir)
 	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("output %s: expected a file, got a directory", path)
+	}
 	return nil
 }

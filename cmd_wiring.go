@@ -832,7 +832,7 @@ func (c *cli) minimizeInput(ctx context.Context, f *minimizeFlags, wasm []byte, 
 	}
 	out := f.out
 	if out == "" {
-		out = artifactName("", "minimized-from", orig)
+		out = filepath.Join(filepath.Dir(crash), artifactName("", "minimized-from", orig)) // next to the input, as the help says
 	}
 	if err := os.WriteFile(out, sh.Data, 0o644); err != nil {
 		return fileError(out, err)

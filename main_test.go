@@ -578,6 +578,22 @@ func TestMinimizeAndMerge(t *testing.T) {
 	if r := wafer(t, tmp, "repro", filepath.Join(tlv, "tlv.wasm"), small); r.code != 77 {
 		t.Errorf("minimised input: expected it to crash (77), got %d\n%s", r.code, r.stdout)
 	}
+	// Without -o the output goes next to the input (it went to the
+	// working directory); -o naming a directory fails before any run.
+	crashes := t.TempDir()
+	crashFile := filepath.Join(crashes, "crash")
+	if err := os.WriteFile(crashFile, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := wafer(t, tmp, "minimize", "--runs", "300", filepath.Join(tlv, "tlv.wasm"), crashFile); r.code != 0 {
+		t.Fatalf("minimize without -o: expected exit 0, got %d\n%s", r.code, r.stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(crashes, "minimized-from-*")); len(m) != 1 {
+		t.Errorf("minimize without -o: expected its output next to the input, got %v", m)
+	}
+	if r := wafer(t, tmp, "minimize", "-o", crashes, filepath.Join(tlv, "tlv.wasm"), crashFile); r.code == 0 || !strings.Contains(r.stderr, "expected a file, got a directory") {
+		t.Errorf("minimize -o DIR: expected an error before running, got %d %q", r.code, r.stderr)
+	}
 
 	in := copyDir(t, filepath.Join(tlv, "seeds"))
 	// Duplicates of the seed in another name add no coverage.
