@@ -74,16 +74,28 @@ func (c *cli) libfuzzer(ctx context.Context, args []string) error {
 func (c *cli) dropUnknownLibFuzzerFlags(fs *pflag.FlagSet, args []string) []string {
 	kept := args[:0:0]
 	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
-		known := !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") || name == "" ||
-			name == "help" || name == "h" || fs.Lookup(name) != nil ||
-			fs.Lookup(strings.ReplaceAll(name, "_", "-")) != nil ||
-			(len(name) == 1 && fs.ShorthandLookup(name) != nil)
-		if !known {
+		if !libFuzzerFlagKnown(fs, a) {
 			fmt.Fprintf(c.stderr, "WARNING: unrecognized flag '%s'; use -help=1 to list all flags\n", a)
 			continue
 		}
 		kept = append(kept, a)
 	}
 	return kept
+}
+
+// libFuzzerFlagKnown reports whether argument a is not a single-dash flag
+// or one fs defines (by its name, its dashed name or its shorthand), help
+// included.
+func libFuzzerFlagKnown(fs *pflag.FlagSet, a string) bool {
+	if !strings.HasPrefix(a, "-") || strings.HasPrefix(a, "--") {
+		return true
+	}
+	name, _, _ := strings.Cut(a[1:], "=")
+	switch {
+	case name == "" || name == "help" || name == "h":
+		return true
+	case len(name) == 1:
+		return fs.ShorthandLookup(name) != nil || fs.Lookup(name) != nil
+	}
+	return fs.Lookup(name) != nil || fs.Lookup(strings.ReplaceAll(name, "_", "-")) != nil
 }

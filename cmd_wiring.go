@@ -265,8 +265,12 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 		defer dir.Close()
 	}
+	var resumed []corpus.Entry // the queue the engine replays first
+	if dir != nil {
+		resumed = dir.Entries()
+	}
 	maxIn := max(f.maxLen, maxSeedLen(seeds))
-	for _, e := range dirEntries(dir) {
+	for _, e := range resumed {
 		maxIn = max(maxIn, len(e.Input))
 	}
 	for _, p := range peers {
@@ -369,7 +373,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	// The engine replays the resumed queue, then the seeds and peers'
 	// entries, before it mutates anything.
-	replays := int64(len(dirEntries(dir)) + len(deps.Seeds))
+	replays := int64(len(resumed) + len(deps.Seeds))
 	if f.runs == 0 {
 		// libFuzzer's -runs=0: run the corpus, nothing more (the empty
 		// input when there is none).
@@ -492,14 +496,6 @@ func (c *cli) openOutput(ctx context.Context, f *fuzzFlags, out string, useGen b
 	return dir, peers, syncer, nil
 }
 
-// dirEntries is the queue of dir, none when there is no directory.
-func dirEntries(dir *corpus.Dir) []corpus.Entry {
-	if dir == nil {
-		return nil
-	}
-	return dir.Entries()
-}
-
 // newStore makes the campaign directory the engine's store, and tells the
 // engine which failures it already holds.
 func (c *cli) newStore(f *fuzzFlags, dir *corpus.Dir, target string, sm *instrument.SiteMap, deps *engine.Deps) *engine.CorpusStore {
@@ -575,7 +571,7 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 		}
 	}
 	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
-	if crashes != int(sum.Stats.Crashes) || hangs != int(sum.Stats.Hangs) {
+	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
 		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
 	}
 	// The search's time, as the final stats give it; shrinking after it

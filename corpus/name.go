@@ -106,11 +106,10 @@ var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "
 // failures with the same identity are the same bug as far as wafer knows.
 // For a fuel hang they are the outermost ones above the harness
 // (outermost). For a Go panic raised again by a deferred function they
-// start at the
-// first panic's site (pastRepanic). For a stack overflow the frames start
-// at the recursion (recursion):
-// where an unbounded recursion runs out of stack depends on the input,
-// which function of it, or which leaf it calls, takes the last frame.
+// start at the first panic's site (pastRepanic). For a stack overflow
+// they start at the recursion (recursion): where an unbounded recursion
+// runs out of stack depends on the input, which function of it, or which
+// leaf it calls, takes the last frame.
 func Identity(kind, message string, frames []string, n int) string {
 	if n <= 0 {
 		n = 3

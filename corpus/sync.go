@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,8 +19,8 @@ import (
 // write with atomic renames, so a listed file is complete; a Syncer only
 // reads them. It remembers per peer the ids imported (a watermark and the
 // ids above it), in OUT/<self>/.synced/<peer> (Commit), so a resumed
-// campaign does not import twice, and an entry that a listing missed while it was being
-// renamed is picked up by the next Poll.
+// campaign does not import twice, and an entry that a listing missed
+// while it was being renamed is picked up by the next Poll.
 // A Syncer is not safe for concurrent use (one per campaign, called from
 // the coordinator).
 type Syncer struct {
@@ -210,16 +211,16 @@ func (s *Syncer) pollPeer(ctx context.Context, peer string, seen map[uint64]bool
 // failed to start, before running them) are offered again by the next
 // session's Poll.
 func (s *Syncer) Commit() error {
-	peers := make([]string, 0, len(s.unsaved))
-	for p := range s.unsaved {
-		peers = append(peers, p)
+	if len(s.unsaved) == 0 {
+		return nil
 	}
-	slices.Sort(peers)
+	dir := filepath.Join(s.d.path, syncedDir)
+	if err := s.d.fs.MkdirAll(dir, 0o755); err != nil {
+		return &WriteError{Path: dir, Err: err}
+	}
+	peers := slices.Sorted(maps.Keys(s.unsaved))
 	for _, peer := range peers {
-		if err := s.d.fs.MkdirAll(filepath.Join(s.d.path, syncedDir), 0o755); err != nil {
-			return &WriteError{Path: filepath.Join(s.d.path, syncedDir), Err: err}
-		}
-		if err := s.d.w.write(filepath.Join(s.d.path, syncedDir, peer), s.peers[peer].encode()); err != nil {
+		if err := s.d.w.write(filepath.Join(dir, peer), s.peers[peer].encode()); err != nil {
 			return err
 		}
 		delete(s.unsaved, peer)

@@ -61,8 +61,8 @@
 // or extended-const arithmetic on constants, is evaluated and saturates;
 // one that reads a global becomes `...; i32.const RB; i32.add`, which
 // needs wazero's experimental.CoreFeaturesExtendedConst: runtime should
-// enable it, and wraps only for a value within RB of 2^32), and runs of them that follow each other in memory are merged
-// into one (mergedata.go: Go's 30,000-odd segments become about a dozen;
+// enable it, and wraps only for a value within RB of 2^32), and runs of
+// them that follow each other in memory are merged into one (mergedata.go: Go's 30,000-odd segments become about a dozen;
 // examples/gostdin, a Go command instantiated for every input, went from
 // 334-463 to 835-1,094 inputs/s in 10-second campaigns),
 // memory.init/copy/fill get their target addresses shifted with

@@ -507,7 +507,7 @@ func dataStrings(data []Data, refs, runtimeRefs []uint32) (referenced, rest [][]
 		return ok
 	}
 	// Every reference cuts; only the target's own start a token.
-	refs = append(slices.Clone(own), runtimeRefs...)
+	refs = append(own[:len(own):len(own)], runtimeRefs...) // a copy: own stays as it is
 	slices.Sort(refs)
 	refs = slices.Compact(refs)
 	for i := range data {
