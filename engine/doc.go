@@ -89,6 +89,12 @@
 // (generator mode) on one extra executor, and stored again in its smaller
 // form.
 //
+// With a FuelExecutor, a mutated child first runs with a smaller fuel
+// budget; one that exhausts it (a timeout) is rerun with the whole budget
+// only if it reached a site no earlier timeout did, by the coordinator's
+// set of such sites, so the rule does not depend on which worker ran it
+// (timeouts.go).
+//
 // # Wiring
 //
 // NewRuntimeExecutor / RuntimeExecutors adapt runtime's Workers,

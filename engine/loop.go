@@ -56,6 +56,13 @@ type childResult struct {
 	hash           uint64
 	trace          []byte
 	failure        *Failure
+	fuel           uint64
+	// timeout: the child exhausted its first fuel budget; the sparse
+	// trace of that run (timeouts.go). The rest is the rerun with the
+	// whole budget, unless dropped: it ran and was neither new nor a
+	// failure, or never ran.
+	timeout []byte
+	dropped bool
 }
 
 type jobResult struct {
@@ -66,6 +73,7 @@ type jobResult struct {
 	invalid  int64
 	crashes  int64
 	hangs    int64
+	timeouts int64 // children stopped at their first fuel budget and not rerun
 	note     any
 	err      error
 }
@@ -106,6 +114,12 @@ type worker struct {
 	known     map[string]bool // Deps.KnownFailures (the coordinator's, read-only)
 	onRun     func(uint64, int, []byte)
 	yield     bool // Gosched after each result (no P to spare)
+
+	// fx is exec when it counts fuel, full its whole budget (timeouts.go);
+	// nil and 0 otherwise. tmo: the sites of the timeouts it sent.
+	fx   FuelExecutor
+	full uint64
+	tmo  siteSet
 
 	halted bool                  // a crash (without keepGoing) or an error: skip the rest of the batch
 	tick   uint                  // children made, for time sampling
@@ -264,7 +278,7 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		if w.onRun != nil {
 			w.onRun(j.Seq, i, input)
 		}
-		r, err := w.exec.Run(ctx, input)
+		r, timeout, err := w.exec1(ctx, j, input)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -277,6 +291,19 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			t3 = time.Now()
 		}
 		res.execs++
+		if timeout != nil && r.Counters == nil {
+			// a timeout whose sites earlier ones reached: dropped
+			res.timeouts++
+			if !j.stage {
+				w.mut.Observe(j, Local{Outcome: Hang, Trace: timeout})
+			}
+			if timed {
+				w.t[tMutate] += t1.Sub(t0)
+				w.t[tGenerate] += t2.Sub(t1)
+				w.t[tExecute] += t3.Sub(t2)
+			}
+			continue
+		}
 		switch r.Outcome {
 		case Valid:
 			res.valid++
@@ -287,9 +314,14 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		case Hang:
 			res.hangs++
 		}
-		w.sc.probe = j.stage
+		// Input-to-state children, and reruns of timeouts, are queued only
+		// for a new branch (mergeJob): probe mode, which reports only those.
+		w.sc.probe = j.stage || timeout != nil
 		hash, fresh := w.sc.scan(r.Counters, r.Outcome)
 		w.sc.probe = false
+		if timeout != nil && !fresh && !r.Outcome.Failed() {
+			res.children = append(res.children, childResult{index: i, timeout: timeout, dropped: true})
+		}
 		if fresh || r.Outcome.Failed() {
 			c := childResult{
 				seq:     seq,
@@ -299,6 +331,8 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 				hash:    hash,
 				trace:   slices.Clone(w.sc.trace),
 				failure: r.Failure.clone(),
+				fuel:    r.Fuel,
+				timeout: timeout,
 			}
 			if c.choices == nil {
 				c.choices = []byte{}
@@ -311,7 +345,13 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			res.children = append(res.children, c)
 		}
 		if !j.stage {
-			w.mut.Observe(j, Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace})
+			l := Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace}
+			if timeout != nil {
+				// what every worker sees: whether this one reran it depends
+				// on which timeouts it sent before
+				l = Local{Outcome: Hang, Trace: timeout}
+			}
+			w.mut.Observe(j, l)
 		}
 		if timed {
 			t4 := time.Now()
@@ -331,6 +371,40 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		res.note = w.mut.Done(j)
 	}
 	return res
+}
+
+// exec1 runs one child. A mutated child of a fuel-counting executor gets
+// a first budget (childFuel); if it exhausts it, timeout is the trace of
+// that run and, when the sites it reached are new to this worker's
+// timeouts, r is the rerun with the whole budget, else a Result with nil
+// Counters (dropped).
+func (w *worker) exec1(ctx context.Context, j *Job, input []byte) (r Result, timeout []byte, err error) {
+	if w.fx == nil || j.replay {
+		r, err = w.exec.Run(ctx, input)
+		return r, nil, err
+	}
+	var parent uint64
+	if j.Parent != nil {
+		parent = j.Parent.Fuel
+	}
+	first := childFuel(parent, w.full)
+	if first >= w.full {
+		r, err = w.exec.Run(ctx, input)
+		return r, nil, err
+	}
+	if r, err = w.fx.RunFuel(ctx, input, first); err != nil || r.Outcome != Hang {
+		return r, nil, err
+	}
+	// The scan of a failed run marks no coverage: it only reads the trace
+	// (counting its hits) and clears the counters.
+	w.sc.scan(r.Counters, Hang)
+	if w.tmo.covers(w.sc.trace) {
+		return Result{}, w.sc.trace, nil
+	}
+	timeout = slices.Clone(w.sc.trace)
+	w.tmo.add(timeout)
+	r, err = w.exec.Run(ctx, input)
+	return r, timeout, err
 }
 
 // inputToState runs e on the comparer and returns its replacements
@@ -379,7 +453,10 @@ type coordinator struct {
 	inval  int64
 	crashR int64
 	hangR  int64
+	tmoR   int64
 	times  [tSlots]time.Duration
+	// tmo: the sites the timeouts merged so far reached (timeouts.go).
+	tmo siteSet
 
 	failures map[string]*Finding
 	known    map[string]bool // Deps.KnownFailures
@@ -469,6 +546,9 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			yield: cfg.Workers >= goruntime.GOMAXPROCS(0),
 		}
 		w.sgen, _ = w.gen.(StructuredGenerator)
+		if fx, ok := ex.(FuelExecutor); ok && fx.Fuel() > 0 {
+			w.fx, w.full = fx, fx.Fuel()
+		}
 		if im, ok := w.mut.(IndexedMutator); ok {
 			w.reuse = im.ReuseIndexes()
 		}
@@ -739,11 +819,18 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	c.inval += r.invalid
 	c.crashR += r.crashes
 	c.hangR += r.hangs
+	c.tmoR += r.timeouts
 	if r.err != nil {
 		c.setErr(r.err)
 	}
 	for i := range r.children {
 		ch := &r.children[i]
+		// A timeout counts, rerun or not, when it reached a site no
+		// earlier one did: the same rule for every worker, whichever
+		// timeouts it had sent (see timeouts.go).
+		if ch.timeout != nil && (!c.tmo.add(ch.timeout) || ch.dropped) {
+			continue
+		}
 		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace)
 		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
 		// Which not-new children a worker's filter lets through depends on
@@ -757,7 +844,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			continue
 		}
 		save := c.strat.Save(&c.st, &fb)
-		if r.job.stage {
+		if r.job.stage || ch.timeout != nil {
 			// An input-to-state child joins the queue only for a branch
 			// never covered before: one that only changes hit counts
 			// (typically a size field set to the limit it is checked
@@ -783,7 +870,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
 				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
-				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs, Seq: ch.seq,
+				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
 			if r.job.replay {
 				e.Op = "seed"
@@ -859,6 +946,7 @@ func (c *coordinator) stats(final bool) *Stats {
 		Hangs:         c.hangs,
 		CrashRuns:     c.crashR,
 		HangRuns:      c.hangR,
+		Timeouts:      c.tmoR,
 		Strategy:      c.cfg.Strategy,
 		Jobs:          c.seq,
 	}

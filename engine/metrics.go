@@ -39,6 +39,10 @@ type Stats struct {
 	Hangs     int   `json:"unique_hangs"`
 	CrashRuns int64 `json:"crash_runs"`
 	HangRuns  int64 `json:"hang_runs"`
+	// Timeouts counts the runs stopped at their first fuel budget and not
+	// run again: every site they reached, an earlier timeout had
+	// (timeouts.go).
+	Timeouts int64 `json:"timeouts"`
 	// B0, B1, B2 are the Hill numbers of branch abundance over unique
 	// traces (ALGORITHMS.md §2).
 	B0 float64 `json:"b0"`

@@ -31,6 +31,8 @@ type Result struct {
 	Counters []byte
 	// Failure describes a Crash or Hang; nil otherwise.
 	Failure *Failure
+	// Fuel is the fuel the run used (a FuelExecutor's; 0 otherwise).
+	Fuel uint64
 }
 
 // Failure is the engine's view of a target failure (ALGORITHMS.md §7).

@@ -33,11 +33,19 @@ func RuntimeExecutors(t *runtime.Target) func(ctx context.Context, w int) (Execu
 type runtimeExec struct{ w *runtime.Worker }
 
 func (e *runtimeExec) Run(ctx context.Context, input []byte) (Result, error) {
-	r, err := e.w.Run(ctx, input)
+	return e.RunFuel(ctx, input, 0)
+}
+
+// Fuel implements FuelExecutor.
+func (e *runtimeExec) Fuel() uint64 { return e.w.Fuel() }
+
+// RunFuel implements FuelExecutor (0: the whole budget).
+func (e *runtimeExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
+	r, err := e.w.RunFuel(ctx, input, fuel)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Outcome: r.Outcome, Counters: r.Counters}
+	res := Result{Outcome: r.Outcome, Counters: r.Counters, Fuel: r.Fuel}
 	if r.Failure != nil {
 		res.Failure = FailureOf(r)
 	}

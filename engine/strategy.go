@@ -47,6 +47,9 @@ type Entry struct {
 	Op     string
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
+	// Fuel is the fuel its run used (FuelExecutor; 0 otherwise): its
+	// children's first budget follows from it (timeouts.go).
+	Fuel uint64
 }
 
 // stageable reports whether the entry gets an input-to-state stage

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -115,4 +117,45 @@ func nonzero(b []byte) int {
 		}
 	}
 	return n
+}
+
+// TestRunFuel: a budget of its own per run, exact to the unit: the fuel a
+// run used is enough for it again, one unit less is a fuel hang; zero or
+// more than the target's budget is the target's.
+func TestRunFuel(t *testing.T) {
+	ctx := context.Background()
+	const budget = 1 << 20
+	w := worker(t, loadInstrumented(t, "clib/clib.wasm", fullOpts, Config{Fuel: budget}))
+	if w.Fuel() != budget {
+		t.Fatalf("Fuel: expected %d, got %d", budget, w.Fuel())
+	}
+	const in = "Pfuel"
+	used := run(t, w, in).Fuel
+	if used < 2 {
+		t.Fatalf("%q used %d fuel, want a run that needs some", in, used)
+	}
+	for _, c := range []struct {
+		fuel uint64
+		in   string
+		out  Outcome
+		used uint64
+	}{
+		{used, in, Valid, used},
+		{used - 1, in, Hang, used - 1},
+		{0, in, Valid, used},
+		{0, "L", Hang, budget},
+		{budget / 2, "L", Hang, budget / 2},
+		{budget * 2, "L", Hang, budget},
+	} {
+		r, err := w.RunFuel(ctx, []byte(c.in), c.fuel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Outcome != c.out || r.Fuel != c.used {
+			t.Fatalf("RunFuel(%q, %d): expected %v using %d, got %v using %d (%v)", c.in, c.fuel, c.out, c.used, r.Outcome, r.Fuel, r.Failure)
+		}
+		if want := fmt.Sprintf("(budget %d)", c.used); r.Outcome == Hang && (r.Failure.Kind != KindFuel || !strings.Contains(r.Failure.Message, want)) {
+			t.Fatalf("RunFuel(%q, %d): expected a fuel hang saying %s, got %v", c.in, c.fuel, want, r.Failure)
+		}
+	}
 }

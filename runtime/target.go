@@ -257,6 +257,15 @@ func pruneCache(dir string, budget int64) {
 // Harness is the harness kind in use (detected or configured).
 func (t *Target) Harness() Harness { return t.harness }
 
+// Fuel is the fuel budget of a run (Config.Fuel with its default), or 0
+// when the module counts no fuel (not instrumented with it).
+func (t *Target) Fuel() uint64 {
+	if t.fuelName == "" {
+		return 0
+	}
+	return t.budget
+}
+
 // Close releases the runtime, all instances and the cache handle.
 func (t *Target) Close(ctx context.Context) error {
 	var err error

@@ -163,7 +163,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
-			out, f, _ := classify(w.end(err, 0))
+			out, f, _ := classify(w.end(err, 0, math.MaxInt64))
 			_ = w.Close(ctx)
 			if f == nil {
 				return 0, fmt.Errorf("start-up: %s: %s", name, out)
@@ -538,11 +538,26 @@ func (w *Worker) SetCallerClears(on bool) { w.callerClears = on }
 // error means wafer could not run the input (ctx ended, input too long,
 // re-initialisation failed).
 func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
+	return w.RunFuel(ctx, input, w.t.budget)
+}
+
+// Fuel is the fuel budget of a run (Target.Fuel).
+func (w *Worker) Fuel() uint64 { return w.t.Fuel() }
+
+// RunFuel runs input as Run does with a fuel budget of its own: a run that
+// needs more than fuel units is a hang. Zero, or more than the target's
+// budget (Target.Fuel), means the target's budget. A caller gives a first
+// try a smaller budget and runs an input that exhausts it again with the
+// whole one to tell a slow input from a hang (the engine does).
+func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
+	if fuel == 0 || fuel > w.t.budget {
+		fuel = w.t.budget
+	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	if w.t.harness == HarnessCommand {
-		return w.runCommand(ctx, input)
+		return w.runCommand(ctx, input, fuel)
 	}
 	if len(input) > w.t.maxIn {
 		return Result{}, fmt.Errorf("input of %d bytes exceeds MaxInputLen %d", len(input), w.t.maxIn)
@@ -563,7 +578,7 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 		clear(w.ctrs)
 	}
 	w.clearCompares()
-	budget := w.t.budget
+	budget := fuel
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
@@ -594,7 +609,7 @@ func (w *Worker) Run(ctx context.Context, input []byte) (Result, error) {
 			res.Outcome = Invalid
 		}
 	} else {
-		end := w.end(err, uint32(w.stack[0]))
+		end := w.end(err, uint32(w.stack[0]), budget)
 		end.timedOut = timedOut
 		res.Outcome, res.Failure, res.ExitCode = classify(end)
 	}
@@ -642,7 +657,7 @@ func (w *Worker) tails() {
 }
 
 // end collects what classify needs after a call.
-func (w *Worker) end(err error, ret uint32) runEnd {
+func (w *Worker) end(err error, ret uint32, budget uint64) runEnd {
 	w.tails()
 	fuelOut := false
 	if err != nil && w.fuel != nil {
@@ -659,7 +674,7 @@ func (w *Worker) end(err error, ret uint32) runEnd {
 		stackOverflow: stackOverflow,
 		err:           err,
 		fuelOut:       fuelOut,
-		fuel:          w.t.budget,
+		fuel:          budget,
 		ret:           ret,
 		stderr:        w.errTail,
 		stderrMark:    w.errMark,
@@ -696,7 +711,7 @@ func (w *Worker) runContext(ctx context.Context) (context.Context, context.Cance
 
 // runCommand runs a WASI command on a new instance: _start with the input on
 // stdin or in the "@@" file.
-func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
+func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (Result, error) {
 	if w.args == nil {
 		w.args = make([]string, 0, len(w.t.cfg.Args)+1)
 		w.args = append(w.args, "target")
@@ -725,7 +740,6 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 	w.used = true
 	w.views()
 	w.clearCompares()
-	budget := w.t.budget
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
@@ -737,7 +751,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte) (Result, error) {
 		w.discard(ctx)
 		return Result{}, ctx.Err()
 	}
-	end := w.end(err, 0)
+	end := w.end(err, 0, budget)
 	end.timedOut = timedOut
 	res := Result{Fuel: w.fuelUsed(budget)}
 	res.Outcome, res.Failure, res.ExitCode = classify(end)
