@@ -220,6 +220,24 @@ func blockLen(r Rand, limit int) int {
 	return 1 + r.IntN(min(hi, limit))
 }
 
+// blkXL is AFL++'s HAVOC_BLK_XL: the longest run of one byte havoc inserts.
+const blkXL = 32768
+
+// repeatLen draws the length of a run of one repeated byte, in [1, limit]
+// (limit ≥ 1): blockLen's lengths up to 128 (libFuzzer's
+// InsertRepeatedBytes stops there), and 1 time in 50 a long run of 129 to
+// blkXL bytes, uniform, as AFL++'s XL blocks. Runs of thousands of one
+// byte are how havoc reaches a parser's unbounded recursion ("[[[[...":
+// the Rust toml and ron crates overflow their stack at 5,000-8,000 and
+// 2,000-4,000 levels), which steps of at most 128 cannot: each step is
+// kept only for new coverage, and hit counts stop counting at 128.
+func repeatLen(r Rand, limit int) int {
+	if limit > 128 && r.IntN(50) == 0 {
+		return 129 + r.IntN(min(blkXL, limit)-128)
+	}
+	return blockLen(r, min(128, limit))
+}
+
 func opDeleteBlock(b []byte, r Rand, _ *MutatorEnv, _ *Job) []byte {
 	if len(b) < 2 {
 		return nil
@@ -259,7 +277,7 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 		copy(b[to+mid-from:to+l], b[mid+l:])
 		return b
 	}
-	l := blockLen(r, min(128, space))
+	l := repeatLen(r, space)
 	v := byte(r.IntN(256))
 	if len(b) > 0 && r.IntN(2) == 0 {
 		v = b[r.IntN(len(b))]

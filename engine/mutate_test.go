@@ -119,6 +119,36 @@ func TestHavocInsertRespectsMaxLen(t *testing.T) {
 	}
 }
 
+// TestRepeatLen: runs of one byte stay within the room left, mostly up to
+// 128 bytes, and about 1 in 50 is a long one, up to blkXL: long enough,
+// within the default 10,240-byte inputs, for a nesting thousands deep.
+func TestRepeatLen(t *testing.T) {
+	r := &pcgRand{}
+	r.Seed(1, 2)
+	for _, limit := range []int{1, 5, 128, 129, 10_000, 100_000} {
+		long, longest := 0, 0
+		const n = 100_000
+		for range n {
+			l := repeatLen(r, limit)
+			if l < 1 || l > limit || l > blkXL {
+				t.Fatalf("limit %d: length %d", limit, l)
+			}
+			if l > 128 {
+				long++
+			}
+			longest = max(longest, l)
+		}
+		switch {
+		case limit <= 128 && long != 0:
+			t.Fatalf("limit %d: %d runs over 128 bytes", limit, long)
+		case limit > 128 && (long < n/50*8/10 || long > n/50*12/10):
+			t.Fatalf("limit %d: %d of %d runs over 128 bytes, want about 1 in 50", limit, long, n)
+		case limit >= 10_000 && longest < min(limit, blkXL)*9/10:
+			t.Fatalf("limit %d: longest run %d", limit, longest)
+		}
+	}
+}
+
 func TestHavocMutatorStacks(t *testing.T) {
 	// Default depth 5, draw 1 → 2 stacked ops: op 0 (flip bit 0), op 7
 	// (random byte at 1 xor 2).
@@ -269,7 +299,7 @@ func refInsertBlock(b []byte, r Rand, env *MutatorEnv) []byte {
 		out := append(append(bytes.Clone(old[:to]), old[from:from+l]...), old[to:]...)
 		return out
 	}
-	l := blockLen(r, min(128, space))
+	l := repeatLen(r, space)
 	v := byte(r.IntN(256))
 	if len(b) > 0 && r.IntN(2) == 0 {
 		v = b[r.IntN(len(b))]
