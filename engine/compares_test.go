@@ -145,7 +145,7 @@ func loadMagic(t *testing.T) (tgt *runtime.Target, sm *instrument.SiteMap, cmpTg
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: 4096})
+		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: DefaultMaxLen})
 		if err != nil {
 			t.Fatal(err)
 		}
