@@ -128,7 +128,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	}
 	var sm *instrument.SiteMap
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares}
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard}
 		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -199,6 +199,9 @@ func reproCommand(target string, t *targetFlags, hang bool) string {
 	}
 	if t.rssLimitMB != defaultRSSLimitMB {
 		args = append(args, "--rss-limit-mb", strconv.Itoa(t.rssLimitMB))
+	}
+	if !t.heapGuard {
+		args = append(args, "--heap-guard=false")
 	}
 	for _, p := range t.warmUp {
 		args = append(args, "--warm-up", p)
@@ -629,26 +632,31 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 			c()
 		}
 	}()
-	newWorker := func(t *targetFlags) (*runtime.Worker, error) {
-		tgt, _, err := loadTarget(ctx, target, wasm, t, b, maxSeedLen(seeds))
+	newWorker := func(t *targetFlags, b build) (*runtime.Worker, *instrument.SiteMap, error) {
+		tgt, sm, err := loadTarget(ctx, target, wasm, t, b, maxSeedLen(seeds))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w, err := tgt.NewWorker(ctx)
 		if err != nil {
 			tgt.Close(context.WithoutCancel(ctx))
-			return nil, fmt.Errorf("%s: %w", target, err)
+			return nil, nil, fmt.Errorf("%s: %w", target, err)
 		}
 		closers = append(closers, func() {
 			w.Close(context.WithoutCancel(ctx))
 			tgt.Close(context.WithoutCancel(ctx))
 		})
-		return w, nil
+		return w, sm, nil
 	}
-	w, err := newWorker(&fast)
+	w, _, err := newWorker(&fast, b)
 	if err != nil {
 		return 0, err
 	}
+	// The plain module has no heap guard: an input it passes runs again
+	// on the instrumented one, which has (made for the first such input;
+	// nil when the module has no heap to guard).
+	var guarded *runtime.Worker
+	lookAgain := b == buildPlain && t.heapGuard
 	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	var withLines *runtime.Worker // made for the first crash
 	code := exitOK
@@ -661,12 +669,26 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 		took := time.Since(start)
 		if r.Outcome == runtime.Crash && len(r.Failure.Stack) > 0 && fast.noSourceLines {
 			if withLines == nil {
-				if withLines, err = newWorker(&tf); err != nil {
+				if withLines, _, err = newWorker(&tf, b); err != nil {
 					return 0, err
 				}
 			}
 			if again, err := withLines.Run(ctx, s.Data); err == nil && again.Outcome == runtime.Crash {
 				r = again
+			}
+		}
+		if lookAgain && (r.Outcome == runtime.Valid || r.Outcome == runtime.Invalid) {
+			if guarded == nil {
+				var sm *instrument.SiteMap
+				if guarded, sm, err = newWorker(&tf, buildCounters); err != nil {
+					return 0, err
+				}
+				lookAgain = sm.Layout.HeapExport != ""
+			}
+			if lookAgain {
+				if again, err := guarded.Run(ctx, s.Data); err == nil && again.Outcome == runtime.Crash && (again.Failure.Kind == runtime.KindHeapOverflow || again.Failure.Kind == runtime.KindDoubleFree) {
+					r = again
+				}
 			}
 		}
 		fmt.Fprintf(c.stdout, "%s: %s (%d bytes, %s)\n", s.Path, r.Outcome, len(s.Data), took.Round(time.Microsecond))

@@ -9,10 +9,11 @@ import (
 )
 
 // TestReproCommand: a finding's repro command carries the flags that
-// change how the target runs (fuel, the memory cap, warm-up inputs), and
+// change how the target runs (fuel, the memory cap, warm-up inputs, no
+// heap guard), and
 // leaves defaults out.
 func TestReproCommand(t *testing.T) {
-	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20}
+	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20, heapGuard: true}
 	if got := reproCommand("t.wasm", &def, false); got != "wafer repro t.wasm {input}" {
 		t.Errorf("defaults: got %q", got)
 	}
@@ -21,12 +22,12 @@ func TestReproCommand(t *testing.T) {
 		t.Errorf("defaults, hang: expected %q, got %q", want, got)
 	}
 	set := def
-	set.fuel, set.rssLimitMB, set.warmUp = 2000, 4, []string{"seeds dir"}
+	set.fuel, set.rssLimitMB, set.warmUp, set.heapGuard = 2000, 4, []string{"seeds dir"}, false
 	if got := reproCommand("t.wasm", &set, true); !strings.Contains(got, "--fuel 2000 ") || strings.Count(got, "--fuel") != 1 {
 		t.Errorf("--fuel 2000, hang: got %q", got)
 	}
 	got := reproCommand("t.wasm", &set, false)
-	for _, want := range []string{"--fuel 2000", "--rss-limit-mb 4", "--warm-up 'seeds dir'"} {
+	for _, want := range []string{"--fuel 2000", "--rss-limit-mb 4", "--warm-up 'seeds dir'", "--heap-guard=false"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("expected %q in %q", want, got)
 		}

@@ -245,6 +245,13 @@ func TestRepro(t *testing.T) {
 	if err := os.WriteFile(big, []byte("B"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// testdata/heapguard writes 11 bytes into a 10-byte block on "O":
+	// no trap in the module as it is, a crash with the heap guard.
+	overflow := filepath.Join(t.TempDir(), "overflow")
+	if err := os.WriteFile(overflow, []byte("O0123456789X"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guard := filepath.Join(repoDir(t), "testdata", "heapguard", "guard.wasm")
 	tests := []struct {
 		name  string
 		args  []string
@@ -264,6 +271,10 @@ func TestRepro(t *testing.T) {
 			[]string{"valid"}},
 		{"out of memory", []string{"--rss-limit-mb", "3", filepath.Join(repoDir(t), "testdata", "heap", "heap.wasm"), big}, 71,
 			[]string{"crash", "out-of-memory"}},
+		{"heap overflow", []string{guard, overflow}, 77,
+			[]string{"crash", "heap-buffer-overflow", "10-byte", "free", "overflow_write"}},
+		{"heap overflow without the guard", []string{"--heap-guard=false", guard, overflow}, 0,
+			[]string{"valid"}},
 		{"go test fuzz v1 file", []string{filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm"),
 			filepath.Join(exampleDir(t, "cexpr"), "testdata", "fuzz", "FuzzExpr")}, 0,
 			[]string{"seed-paren: valid"}},

@@ -504,3 +504,21 @@ func TestDirtyRestoreContract(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapGuardWithoutAllocator: a module with no malloc and free to wrap
+// comes out of the heap guard as it would without it.
+func TestHeapGuardWithoutAllocator(t *testing.T) {
+	for _, wasm := range [][]byte{branchesWasm, memWasm, compareWasm} {
+		a, sa, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, sb, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true, HeapGuard: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) || sb.Layout.HeapExport != "" || sa.Layout != sb.Layout {
+			t.Fatalf("the guard changed a module without an allocator (HeapExport %q)", sb.Layout.HeapExport)
+		}
+	}
+}

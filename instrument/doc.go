@@ -266,6 +266,17 @@
 // addressed by, with the bounds of its values, so the host can tell a
 // stack overflow from other traps (stack.go).
 //
+// HeapGuard (heapguard.go): when the name section names a C allocator
+// (malloc and free of libc's types, and calloc, realloc, aligned_alloc,
+// posix_memalign and malloc_usable_size when defined), their bodies move
+// to new functions ("malloc.unguarded", ...) and wrappers take their
+// places, so every caller goes through them: each block gets a 16-byte
+// header before it and a 16-byte redzone after it, free and realloc trap
+// when the redzone changed or the block was freed already, with the error
+// in Layout.HeapExport. Blocks cost 32 bytes more; nothing else changes
+// (runtime's TestHeapGuardDifferential: SQLite, Zstandard and a Rust
+// crate give the same outcome and output on 811 inputs with and without).
+//
 // Compares (compare.go): the module logs, in reserved pages after the
 // dirty map, the last CompareSlots unequal operand pairs of every i32/i64
 // eq/ne/lt/gt/le/ge in a counted function (a call to an added helper

@@ -35,6 +35,11 @@ type Options struct {
 	// it is meant for a few runs per queue entry, beside the one built
 	// without it.
 	Compares bool
+	// HeapGuard wraps a C allocator found by name (malloc, free and kin,
+	// heapguard.go) so that a write past the end of a heap block and a
+	// double free trap when the block is freed, with the error in
+	// Layout.HeapExport.
+	HeapGuard bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -196,8 +201,21 @@ func (rw *rewriter) run() error {
 			return fmt.Errorf("instrument: skip pattern %q: %w", pat, err)
 		}
 	}
+	var guard *heapGuard
+	if rw.opts.HeapGuard {
+		guard = rw.guardHeap(funcNames(m))
+	}
 	nimp := m.NumImported(ExternFunc)
 	names := funcNames(m)
+	if guard != nil {
+		// the moved bodies are named for the wrappers that call them
+		for n, f := range guard.moved {
+			names[n] = names[f] + ".unguarded"
+		}
+		for n, name := range guard.helpers {
+			names[n] = name
+		}
+	}
 	customs := m.Customs[:0:0]
 	for _, c := range m.Customs {
 		if c.Name == "name" && !validNameSection(c.Data()) {
@@ -375,6 +393,9 @@ func (rw *rewriter) run() error {
 	}
 	if rw.opts.Compares {
 		l.CompareOffset, l.Compares, l.CompareMems = rw.cmpOff, uint32(rw.cmpInts), uint32(cmpMems)
+	}
+	if guard != nil {
+		l.HeapExport = GlobalExportPrefix + strconv.Itoa(int(guard.global))
 	}
 	if hasStack {
 		sl := stack.layout()

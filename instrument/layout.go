@@ -65,6 +65,11 @@ type Layout struct {
 	// wrapped around.
 	StackPointerExport  string
 	StackLow, StackHigh uint32
+	// HeapExport is the export of the heap guard's i64 error global
+	// (Options.HeapGuard, heapguard.go), "" without a guard: zero, or,
+	// when the guard trapped, its error kind (HeapOverflow, ...) << 32 |
+	// the size of the block.
+	HeapExport string
 }
 
 // StackOverflow reports whether sp, a value of the stack pointer, lies

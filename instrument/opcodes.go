@@ -72,6 +72,7 @@ const (
 	OpGlobalGet          Op = 0x23
 	OpGlobalSet          Op = 0x24
 	OpI32Load            Op = 0x28
+	OpI64Load            Op = 0x29
 	OpI32Load8U          Op = 0x2d
 	OpI32Store           Op = 0x36
 	OpI64Store           Op = 0x37
@@ -107,9 +108,11 @@ const (
 	OpI32Sub             Op = 0x6b
 	OpI32Mul             Op = 0x6c
 	OpI32And             Op = 0x71
+	OpI32Or              Op = 0x72
 	OpI32ShrU            Op = 0x76
 	OpI64Add             Op = 0x7c
 	OpI64Sub             Op = 0x7d
+	OpI64Mul             Op = 0x7e
 	OpI64ShrU            Op = 0x88
 	OpI64Shl             Op = 0x86
 	OpI64GtU             Op = 0x56

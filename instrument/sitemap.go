@@ -117,10 +117,12 @@ func (m *SiteMap) Describe(id int) string {
 }
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
-// log's layout, v4 the stack pointer's. UnmarshalBinary also reads v2 (no
-// comparison log) and v3 (no stack pointer).
+// log's layout, v4 the stack pointer's, v5 the heap guard's global.
+// UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
+// pointer) and v4 (no heap guard).
 const (
-	siteMapMagic   = "wafer sitemap v4\n"
+	siteMapMagic   = "wafer sitemap v5\n"
+	siteMapMagicV4 = "wafer sitemap v4\n"
 	siteMapMagicV3 = "wafer sitemap v3\n"
 	siteMapMagicV2 = "wafer sitemap v2\n"
 )
@@ -141,6 +143,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	s(l.StackPointerExport)
 	u(uint64(l.StackLow))
 	u(uint64(l.StackHigh))
+	s(l.HeapExport)
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -234,7 +237,8 @@ func (r *smReader) count(min int) int {
 func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v2 := bytes.HasPrefix(data, []byte(siteMapMagicV2))
 	v3 := bytes.HasPrefix(data, []byte(siteMapMagicV3))
-	if !v2 && !v3 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v4 := bytes.HasPrefix(data, []byte(siteMapMagicV4))
+	if !v2 && !v3 && !v4 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -247,6 +251,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	l.MemoryExport, l.FuelExport, l.GlobalExportPrefix = r.s(), r.s(), r.s()
 	if !v2 && !v3 {
 		l.StackPointerExport, l.StackLow, l.StackHigh = r.s(), r.u32(), r.u32()
+	}
+	if !v2 && !v3 && !v4 {
+		l.HeapExport = r.s()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)

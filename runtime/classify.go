@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // trapKinds maps the text after "wasm error: " in wazero v1.12's trap errors
@@ -45,12 +47,31 @@ type runEnd struct {
 	// had left the stack (Layout.StackOverflow) by the time the call
 	// trapped ("" when it had not).
 	stackOverflow string
-	funcs         map[string]Frame
+	// heap is the heap guard's error global after a trap
+	// (instrument.Layout.HeapExport): kind << 32 | block size, 0 for none.
+	heap  uint64
+	funcs map[string]Frame
 	// stderrMark is stderr from its last line that starts "panic: " or
 	// "fatal error: " (wasip1.TailBuffer.Mark): a deep goroutine trace
 	// pushes that line out of the tail. goTarget: a Go reactor.
 	stderrMark []byte
 	goTarget   bool
+}
+
+// heapFailure reads the heap guard's error global.
+func heapFailure(v uint64) (Kind, string) {
+	size := strconv.FormatUint(v&0xffffffff, 10)
+	switch v >> 32 {
+	case instrument.HeapOverflow:
+		return KindHeapOverflow, "a write past the end of a " + size + "-byte heap block, found when it was freed"
+	case instrument.HeapOverflowRealloc:
+		return KindHeapOverflow, "a write past the end of a " + size + "-byte heap block, found when it was reallocated"
+	case instrument.HeapDoubleFree:
+		return KindDoubleFree, "free of a heap block already freed"
+	case instrument.HeapReallocFreed:
+		return KindDoubleFree, "realloc of a heap block already freed"
+	}
+	return KindTrap, "heap guard error " + strconv.FormatUint(v, 16)
 }
 
 // goStderr is the stderr text Go's panics and fatal errors are read from:
@@ -75,6 +96,9 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		return Hang, &Failure{Kind: KindTimeout, Message: "wall-clock timeout (backstop)", Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.fuelOut:
 		return Hang, &Failure{Kind: KindFuel, Message: "out of fuel (budget " + strconv.FormatUint(e.fuel, 10) + ")", Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.heap != 0 && e.err != nil:
+		k, msg := heapFailure(e.heap)
+		return Crash, &Failure{Kind: k, Message: msg, Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.stackOverflow != "":
 		return Crash, &Failure{Kind: KindStackExhausted, Message: e.stackOverflow, Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.oom:

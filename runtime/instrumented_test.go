@@ -28,7 +28,7 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 	t.Helper()
 	instrumented.Lock()
 	im, ok := instrumented.m[rel]
-	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && len(opts.Skip) == 0 && !opts.Compares
+	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && opts.HeapGuard == fullOpts.HeapGuard && len(opts.Skip) == 0 && !opts.Compares
 	if !ok || !memo {
 		out, sm, err := instrument.Instrument(fixture(t, rel), opts)
 		if err != nil {
@@ -51,7 +51,8 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 	return tg
 }
 
-var fullOpts = instrument.Options{Fuel: true, DirtyPages: true}
+// fullOpts is what a campaign instruments with.
+var fullOpts = instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
 
 func TestInstrumentedCrashKinds(t *testing.T) {
 	tests := []struct {

@@ -61,6 +61,9 @@ const (
 	KindAbort       // C abort(): an unreachable trap inside abort, or assert
 	KindExit        // an exit code that is neither valid nor invalid
 	KindOutOfMemory // memory.grow past Config.MaxMemoryPages
+	// The heap guard's findings (instrument.Options.HeapGuard).
+	KindHeapOverflow // a write past the end of a heap block, found when it was freed or reallocated
+	KindDoubleFree   // a free or realloc of a block already freed
 	// Hangs.
 	KindFuel    // the instrumented fuel counter ran out (deterministic)
 	KindTimeout // the wall-clock backstop fired (not deterministic)
@@ -86,6 +89,8 @@ var kindNames = [...]string{
 	KindAbort:                "abort",
 	KindExit:                 "exit",
 	KindOutOfMemory:          "out-of-memory",
+	KindHeapOverflow:         "heap-buffer-overflow",
+	KindDoubleFree:           "double-free",
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 }
@@ -118,6 +123,8 @@ var (
 	ErrAbort                = errors.New("abort")
 	ErrExit                 = errors.New("abnormal exit")
 	ErrOutOfMemory          = errors.New("memory limit exceeded")
+	ErrHeapOverflow         = errors.New("heap buffer overflow")
+	ErrDoubleFree           = errors.New("double free")
 	// ErrHang matches both kinds of hang (fuel and timeout).
 	ErrHang = errors.New("hang")
 )
@@ -141,6 +148,8 @@ var kindErrs = [...]error{
 	KindAbort:                ErrAbort,
 	KindExit:                 ErrExit,
 	KindOutOfMemory:          ErrOutOfMemory,
+	KindHeapOverflow:         ErrHeapOverflow,
+	KindDoubleFree:           ErrDoubleFree,
 	KindFuel:                 ErrHang,
 	KindTimeout:              ErrHang,
 }

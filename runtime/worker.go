@@ -31,6 +31,7 @@ type Worker struct {
 	stack   [2]uint64
 	fuel    api.Global
 	sp      api.Global // the stack pointer (Layout.StackPointerExport), or nil
+	heap    api.Global // the heap guard's error (Layout.HeapExport), or nil
 	globals []api.MutableGlobal
 	inPtr   uint32     // target address of the input buffer
 	prevLen int        // length of the previous input written there
@@ -130,9 +131,12 @@ func (w *Worker) instantiate(ctx context.Context) error {
 			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
 		}
 	}
-	w.sp = nil
+	w.sp, w.heap = nil, nil
 	if name := w.t.meta.layout.StackPointerExport; name != "" {
 		w.sp = mod.ExportedGlobal(name)
+	}
+	if name := w.t.meta.layout.HeapExport; name != "" {
+		w.heap = mod.ExportedGlobal(name)
 	}
 	w.globals = w.globals[:0]
 	for _, name := range w.t.globals {
@@ -670,7 +674,12 @@ func (w *Worker) end(err error, ret uint32, budget uint64) runEnd {
 			stackOverflow = fmt.Sprintf("stack overflow: the stack pointer 0x%x left the stack [0x%x, 0x%x]", sp, lay.StackLow, lay.StackHigh)
 		}
 	}
+	var heap uint64
+	if err != nil && w.heap != nil {
+		heap = w.heap.Get()
+	}
 	return runEnd{
+		heap:          heap,
 		stackOverflow: stackOverflow,
 		err:           err,
 		fuelOut:       fuelOut,

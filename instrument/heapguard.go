@@ -1,0 +1,310 @@
+package instrument
+
+import "slices"
+
+// The heap guard (Options.HeapGuard): in Wasm a write past the end of a
+// heap block lands in the next one, or in the allocator's bookkeeping,
+// without a trap, so a C or C++ target's most common memory bug goes
+// unseen. With the guard, a module whose name section names a libc
+// allocator (malloc and free, both defined, and any of calloc, realloc,
+// aligned_alloc, posix_memalign and malloc_usable_size it defines) has
+// each of those functions' bodies moved to a new function and replaced by
+// a wrapper that gives every block a 16-byte header (requested size, the
+// allocator's pointer, a magic word) and 16 bytes of redzone after it:
+//
+//	[size u32][base u32][magic u64] user bytes ... [redzone: 16 × 0xbe]
+//	                                ^ the pointer the target gets
+//
+// free and realloc check the redzone and trap when a byte of it changed
+// (a heap-buffer-overflow write, found when its block is freed), and
+// free marks the header freed, so a second free of the block (before it
+// is handed out again) traps as a double free. Before trapping, the
+// wrapper stores the kind of error and the block's size in an exported
+// i64 global (Layout.HeapExport; kind<<32 | size), which the host reads to
+// classify the trap. What it does not find: reads past a block, writes
+// that skip the redzone or land in it with the byte 0xbe, overflows of a
+// block never freed, uses after free.
+//
+// Wrapping the bodies in place keeps every function index, export and
+// table entry: every caller, the host's calls to malloc included, goes
+// through the wrapper. A pointer the wrapper did not make (a block from
+// an allocator entry it does not wrap) has no magic and is passed to the
+// original function unchanged. The wrappers are ordinary functions to the
+// rest of Instrument: their memory accesses are moved and marked dirty
+// like the target's. The module needs bulk memory (memory.copy) only for
+// realloc of a block aligned past 16 bytes.
+//
+// A module that is not C's (Go's harness exports a malloc and no free) is
+// left alone.
+
+// Heap error kinds (Layout.HeapExport's high word).
+const (
+	HeapOverflow        = 1 // a free found the redzone after the block changed
+	HeapDoubleFree      = 2 // a free of a block already freed
+	HeapOverflowRealloc = 3 // a realloc found the redzone changed
+	HeapReallocFreed    = 4 // a realloc of a block already freed
+)
+
+const (
+	heapHeader  = 16
+	heapRedzone = 16
+	heapMagic   = 0x61656872_65666177 // "waferhea", little-endian
+	heapFreed   = 0x65657266_72656677 // "wferfree"
+	heapPattern = 0xbebebebe_bebebebe
+	// heapMaxSize: larger requests go to the allocator unchanged (it
+	// fails them), since the header and redzone would overflow 32 bits.
+	heapMaxSize = 1<<32 - 1 - heapHeader - heapRedzone
+)
+
+// heapFuncs are the entry points the guard wraps, with their types.
+var heapFuncs = []struct {
+	name            string
+	params, results []ValType
+}{
+	{"malloc", []ValType{TI32}, []ValType{TI32}},
+	{"free", []ValType{TI32}, nil},
+	{"calloc", []ValType{TI32, TI32}, []ValType{TI32}},
+	{"realloc", []ValType{TI32, TI32}, []ValType{TI32}},
+	{"aligned_alloc", []ValType{TI32, TI32}, []ValType{TI32}},
+	{"posix_memalign", []ValType{TI32, TI32, TI32}, []ValType{TI32}},
+	{"malloc_usable_size", []ValType{TI32}, []ValType{TI32}},
+}
+
+// heapGuard is what guardHeap did to a module.
+type heapGuard struct {
+	global uint32 // the error global's index
+	// moved maps each new function index to the index whose body it
+	// holds (for its name).
+	moved map[uint32]uint32
+	// helpers names the helper functions it added by index.
+	helpers map[uint32]string
+}
+
+// guardHeap wraps m's allocator (see above), or does nothing and returns
+// nil when m has no malloc and free of libc's types. names are the
+// function names by index (funcNames).
+func (rw *rewriter) guardHeap(names []string) *heapGuard {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
+	// The defined function of each name, when unique and of libc's type.
+	found := map[string]uint32{}
+	seen := map[string]int{}
+	for i := range m.Code {
+		idx := nimp + uint32(i)
+		name := names[idx]
+		for _, hf := range heapFuncs {
+			if hf.name != name || int(m.Funcs[i]) >= len(m.Types) {
+				continue
+			}
+			seen[name]++
+			ft := &m.Types[m.Funcs[i]]
+			if slices.Equal(ft.Params, hf.params) && slices.Equal(ft.Results, hf.results) {
+				found[name] = idx
+			}
+		}
+	}
+	for name, n := range seen {
+		if n > 1 {
+			delete(found, name) // ambiguous: not knowing which is libc's, wrap none
+			if name == "malloc" || name == "free" {
+				return nil
+			}
+		}
+	}
+	if _, ok := found["malloc"]; !ok {
+		return nil
+	}
+	if _, ok := found["free"]; !ok {
+		return nil
+	}
+	g := &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
+	g.global = m.NumImported(ExternGlobal) + uint32(len(m.Globals))
+	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})
+
+	// Move each body to a new function; orig[name] is its index.
+	orig := map[string]uint32{}
+	for _, hf := range heapFuncs {
+		idx, ok := found[hf.name]
+		if !ok {
+			continue
+		}
+		n := nimp + uint32(len(m.Code))
+		m.Funcs = append(m.Funcs, m.Funcs[idx-nimp])
+		m.Code = append(m.Code, m.Code[idx-nimp])
+		orig[hf.name] = n
+		g.moved[n] = idx
+	}
+	addHelper := func(name string, params, results []ValType, locals []LocalDecl, body []Instr) uint32 {
+		n := nimp + uint32(len(m.Code))
+		m.Funcs = append(m.Funcs, rw.typeIndex(params, results))
+		m.Code = append(m.Code, Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}})
+		g.helpers[n] = name
+		return n
+	}
+	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
+	i64 := func(v uint64) Instr { return Instr{Op: OpI64Const, A: v} }
+	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
+	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
+	tee := func(l uint64) Instr { return Instr{Op: OpLocalTee, A: l} }
+	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
+	op := func(o Op) Instr { return Instr{Op: o} }
+	mem := func(o Op, offset uint64) Instr { return Instr{Op: o, A: offset} } // align 1: any address
+	ifThen := func(then ...Instr) []Instr {
+		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
+	}
+	ret := op(OpReturn)
+	// hdr pushes the header's address: p-16.
+	hdr := func(p uint64) []Instr { return []Instr{get(p), i32(heapHeader), op(OpI32Sub)} }
+	// report stores kind<<32 | the size in local size (none: -1) and traps.
+	report := func(kind uint64, size int64) []Instr {
+		in := []Instr{i64(kind << 32)}
+		if size >= 0 {
+			in = append(in, get(uint64(size)), op(OpI64ExtendI32U), op(OpI64Or))
+		}
+		return append(in, Instr{Op: OpGlobalSet, A: uint64(g.global)}, op(OpUnreachable))
+	}
+	seq := func(parts ...[]Instr) []Instr { return slices.Concat(parts...) }
+	one := func(in ...Instr) []Instr { return in }
+	locals := func(ts ...ValType) []LocalDecl {
+		var ds []LocalDecl
+		for _, t := range ts {
+			ds = append(ds, LocalDecl{Count: 1, Type: t})
+		}
+		return ds
+	}
+
+	// arm(p, base, n) → p: writes the header before p and the redzone
+	// after its n bytes.
+	arm := addHelper("wafer.heap.arm", []ValType{TI32, TI32, TI32}, []ValType{TI32}, nil, seq(
+		hdr(0), one(get(2), mem(OpI32Store, 0)),
+		hdr(0), one(get(1), mem(OpI32Store, 4)),
+		hdr(0), one(i64(heapMagic), mem(OpI64Store, 8)),
+		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 0)),
+		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 8)),
+		one(get(0)),
+	))
+	// overrun(p) → i32: whether the redzone of live block p changed.
+	overrun := addHelper("wafer.heap.overrun", []ValType{TI32}, []ValType{TI32}, locals(TI32), seq(
+		hdr(0), one(mem(OpI32Load, 0), set(1)),
+		one(get(0), get(1), op(OpI32Add), mem(OpI64Load, 0), i64(heapPattern), op(OpI64Ne)),
+		one(get(0), get(1), op(OpI32Add), mem(OpI64Load, 8), i64(heapPattern), op(OpI64Ne)),
+		one(op(OpI32Or)),
+	))
+	// check traps with kind, in the wrapper (the top frame of the
+	// report), when the redzone of live block p changed; size is a
+	// scratch local.
+	check := func(p, size uint64, kind uint64) []Instr {
+		return seq(
+			one(get(p), call(overrun)),
+			ifThen(seq(hdr(p), one(mem(OpI32Load, 0), set(size)), report(kind, int64(size)))...),
+		)
+	}
+	// magic pushes the magic word of the block at p.
+	magic := func(p uint64) []Instr { return seq(hdr(p), one(mem(OpI64Load, 8))) }
+	// unwrapped(p, passThrough): p too low for a header, or its magic not
+	// ours (and not freed when freed is set): run passThrough.
+	lowOrForeign := func(p uint64, passThrough []Instr) []Instr {
+		return seq(
+			one(get(p), i32(heapHeader), op(OpI32LtU)), ifThen(passThrough...),
+			magic(p), one(i64(heapMagic), op(OpI64Ne)), ifThen(passThrough...),
+		)
+	}
+	wrapper := func(name string, locals []LocalDecl, body []Instr) {
+		idx := found[name]
+		m.Code[idx-nimp] = Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}}
+	}
+	mallocW, freeW := found["malloc"], found["free"]
+
+	// malloc(n)
+	wrapper("malloc", locals(TI32), seq(
+		one(get(0), i32(heapMaxSize), op(OpI32GtU)), ifThen(get(0), call(orig["malloc"]), ret),
+		one(get(0), i32(heapHeader+heapRedzone), op(OpI32Add), call(orig["malloc"]), tee(1), op(OpI32Eqz)), ifThen(i32(0), ret),
+		one(get(1), i32(heapHeader), op(OpI32Add), get(1), get(0), call(arm)),
+	))
+	// free(p)
+	wrapper("free", locals(TI32), seq(
+		one(get(0), op(OpI32Eqz)), ifThen(ret),
+		one(get(0), i32(heapHeader), op(OpI32LtU)), ifThen(get(0), call(orig["free"]), ret),
+		magic(0), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(HeapDoubleFree, -1)...),
+		magic(0), one(i64(heapMagic), op(OpI64Ne)), ifThen(get(0), call(orig["free"]), ret),
+		check(0, 1, HeapOverflow),
+		hdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
+		hdr(0), one(mem(OpI32Load, 4), call(orig["free"])),
+	))
+	// calloc(count, size)
+	if o, ok := orig["calloc"]; ok {
+		const total, b = 2, 3
+		wrapper("calloc", locals(TI64, TI32), seq(
+			one(get(0), op(OpI64ExtendI32U), get(1), op(OpI64ExtendI32U), op(OpI64Mul), tee(total), i64(heapMaxSize), op(OpI64GtU)),
+			ifThen(get(0), get(1), call(o), ret),
+			one(i32(1), get(total), op(OpI32WrapI64), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(total), op(OpI32WrapI64), call(arm)),
+		))
+	}
+	// realloc(q, n)
+	if o, ok := orig["realloc"]; ok {
+		const b, p, oldn = 2, 3, 4
+		wrapper("realloc", locals(TI32, TI32, TI32), seq(
+			one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
+			one(get(0), i32(heapHeader), op(OpI32LtU)), ifThen(get(0), get(1), call(o), ret),
+			magic(0), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(HeapReallocFreed, -1)...),
+			magic(0), one(i64(heapMagic), op(OpI64Ne)), ifThen(get(0), get(1), call(o), ret),
+			check(0, oldn, HeapOverflowRealloc),
+			one(get(1), i32(heapMaxSize), op(OpI32GtU)), ifThen(i32(0), ret),
+			// a block aligned past 16 bytes: a new block, a copy, a free
+			hdr(0), one(mem(OpI32Load, 4)), hdr(0), one(op(OpI32Ne)),
+			ifThen(seq(
+				one(get(1), call(mallocW), tee(p), op(OpI32Eqz)), ifThen(i32(0), ret),
+				one(get(p), get(0)),
+				hdr(0), one(mem(OpI32Load, 0), set(oldn)),
+				one(get(1), get(oldn), get(1), get(oldn), op(OpI32LtU), op(OpSelect)),
+				one(Instr{Op: OpMemoryCopy}),
+				one(get(0), call(freeW), get(p), ret),
+			)...),
+			hdr(0), one(get(1), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(1), call(arm)),
+		))
+	}
+	// alignedHeader pushes the alignment rounded up to the header, in
+	// local a2, from the alignment in local a.
+	aligned := func(a, a2 uint64) []Instr {
+		return []Instr{get(a), i32(heapHeader), get(a), i32(heapHeader), op(OpI32GtU), op(OpSelect), set(a2)}
+	}
+	// aligned_alloc(align, n)
+	if o, ok := orig["aligned_alloc"]; ok {
+		const b, a2 = 2, 3
+		pass := []Instr{get(0), get(1), call(o), ret}
+		wrapper("aligned_alloc", locals(TI32, TI32), seq(
+			// not a power of two: the allocator's answer
+			one(get(0), op(OpI32Eqz), get(0), get(0), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
+			aligned(0, a2),
+			one(get(1), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
+			one(get(a2), get(1), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+			one(get(b), get(a2), op(OpI32Add), get(b), get(1), call(arm)),
+		))
+	}
+	// posix_memalign(pp, align, n)
+	if o, ok := orig["posix_memalign"]; ok {
+		const r, a2, b = 3, 4, 5
+		pass := []Instr{get(0), get(1), get(2), call(o), ret}
+		wrapper("posix_memalign", locals(TI32, TI32, TI32), seq(
+			// not a power of two of at least 4: the allocator's EINVAL
+			one(get(1), i32(4), op(OpI32LtU), get(1), get(1), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
+			aligned(1, a2),
+			one(get(2), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
+			one(get(0), get(a2), get(2), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(r)), ifThen(get(r), ret),
+			one(get(0), mem(OpI32Load, 0), set(b)),
+			one(get(0), get(b), get(a2), op(OpI32Add), get(b), get(2), call(arm), mem(OpI32Store, 0)),
+			one(i32(0)),
+		))
+	}
+	// malloc_usable_size(p): the size asked for, so writes past it are
+	// overflows as the guard sees them
+	if o, ok := orig["malloc_usable_size"]; ok {
+		wrapper("malloc_usable_size", nil, seq(
+			lowOrForeign(0, []Instr{get(0), call(o), ret}),
+			hdr(0), one(mem(OpI32Load, 0)),
+		))
+	}
+	return g
+}

@@ -1,0 +1,108 @@
+package runtime
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// TestHeapGuard: with the guard, heap overflows and double frees of a C
+// target crash, classified, at the free that found them, with the caller
+// that did it below; without it they pass unseen (or upset dlmalloc). Every allocator entry
+// point still does its job (input 'W' checks them all and returns -1 if
+// one misbehaved), with and without.
+func TestHeapGuard(t *testing.T) {
+	const fixture = "heapguard/guard.wasm"
+	tests := []struct {
+		in     string
+		kind   Kind
+		frames []string // innermost first
+		msg    string
+	}{
+		{"O0123456789X", KindHeapOverflow, []string{"free", "overflow_write"}, "a write past the end of a 10-byte heap block, found when it was freed"},
+		{"D", KindDoubleFree, []string{"free", "double_free"}, "free of a heap block already freed"},
+		{"R", KindHeapOverflow, []string{"realloc", "realloc_overflow"}, "a write past the end of a 16-byte heap block, found when it was reallocated"},
+		{"F", KindDoubleFree, []string{"realloc", "realloc_freed"}, "realloc of a heap block already freed"},
+		{"A", KindHeapOverflow, []string{"free", "aligned_overflow"}, "a write past the end of a 64-byte heap block, found when it was freed"},
+	}
+	for _, mode := range []Reset{Restore, Fresh, Persistent} {
+		w := worker(t, loadInstrumented(t, fixture, fullOpts, Config{Reset: mode, Fuel: 1 << 24}))
+		plain := worker(t, loadInstrumented(t, fixture, instrument.Options{Fuel: true, DirtyPages: true}, Config{Reset: mode, Fuel: 1 << 24}))
+		for _, tc := range tests {
+			r := run(t, w, tc.in)
+			if r.Outcome != Crash || r.Failure.Kind != tc.kind || r.Failure.Message != tc.msg {
+				t.Fatalf("%v %q: expected %v %q, got %v %v", mode, tc.in, tc.kind, tc.msg, r.Outcome, r.Failure)
+			}
+			if !errors.Is(r.Failure, tc.kind.Err()) {
+				t.Fatalf("%v %q: %v does not match %v", mode, tc.in, r.Failure, tc.kind.Err())
+			}
+			for i, f := range tc.frames {
+				if i >= len(r.Failure.Stack) || r.Failure.Stack[i].Func != f {
+					t.Fatalf("%v %q: expected frames %v, got %v", mode, tc.in, tc.frames, r.Failure.Stack)
+				}
+			}
+			// (a free of a freed block may upset dlmalloc itself)
+			if r := run(t, plain, tc.in); r.Outcome == Crash && (r.Failure.Kind == KindHeapOverflow || r.Failure.Kind == KindDoubleFree) {
+				t.Fatalf("%v %q without the guard: got %v", mode, tc.in, r.Failure)
+			}
+			// the next run starts clean: the error global is reset
+			if r := run(t, w, "Wabc"); r.Outcome != Valid {
+				t.Fatalf("%v: after %q, a correct run: expected valid, got %v %v", mode, tc.in, r.Outcome, r.Failure)
+			}
+		}
+		for _, in := range []string{"W", "Wx", "W" + string(make([]byte, 5000))} {
+			for _, x := range []*Worker{w, plain} {
+				if r := run(t, x, in); r.Outcome != Valid {
+					t.Fatalf("%v: %d-byte workout: expected valid, got %v %v", mode, len(in), r.Outcome, r.Failure)
+				}
+			}
+		}
+	}
+}
+
+// TestHeapGuardDifferential: on the third-party examples that have a libc
+// allocator (SQLite, Zstandard's decoder, a Rust crate through its std
+// allocator), the guarded build gives every seed, and every seed with a
+// byte changed, the outcome and output of the unguarded one.
+func TestHeapGuardDifferential(t *testing.T) {
+	for _, ex := range []string{"csqlite", "czstd", "rustini"} {
+		t.Run(ex, func(t *testing.T) {
+			path := "../examples/" + ex + "/" + ex + ".wasm"
+			opts := fullOpts
+			opts.HeapGuard = false
+			plain := worker(t, loadInstrumented(t, path, opts, Config{MaxInputLen: DefaultMaxInputLen}))
+			tg := loadInstrumented(t, path, fullOpts, Config{MaxInputLen: DefaultMaxInputLen})
+			if tg.meta.layout.HeapExport == "" {
+				t.Fatal("no heap guard: expected the allocator found")
+			}
+			guarded := worker(t, tg)
+			seeds, err := filepath.Glob("../examples/" + ex + "/seeds/*")
+			if err != nil || len(seeds) == 0 {
+				t.Fatalf("no seeds: %v", err)
+			}
+			runs := 0
+			for _, s := range seeds {
+				in, err := os.ReadFile(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := -1; i < min(len(in), 64); i++ {
+					x := bytes.Clone(in)
+					if i >= 0 {
+						x[i] ^= 0x5a
+					}
+					a, b := run(t, plain, string(x)), run(t, guarded, string(x))
+					if a.Outcome != b.Outcome || !bytes.Equal(a.Stdout, b.Stdout) || !bytes.Equal(a.Stderr, b.Stderr) {
+						t.Fatalf("%s, byte %d changed: unguarded %v %v %q, guarded %v %v %q", s, i, a.Outcome, a.Failure, a.Stdout, b.Outcome, b.Failure, b.Stdout)
+					}
+					runs++
+				}
+			}
+			t.Logf("%d inputs, the same outcome and output", runs)
+		})
+	}
+}
