@@ -16,3 +16,15 @@ func stackText(f *Failure) string {
 	}
 	return b.String()
 }
+
+// startupHint says how to fix a start-up failure wafer recognises: a Go
+// program built as a command (its exports run before the runtime, which
+// only _start starts, is initialised).
+func startupHint(f *Failure) string {
+	for _, fr := range f.Stack {
+		if fr.Func == "runtime.notInitialized" {
+			return "\n(a Go program's exports need the Go runtime started: build it as a reactor, GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)"
+		}
+	}
+	return ""
+}

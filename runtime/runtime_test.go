@@ -454,3 +454,16 @@ func TestWarmUp(t *testing.T) {
 		t.Fatalf("expected a start-up error for a crashing warm-up input, got %v", err)
 	}
 }
+
+// TestStartupHint: a Go program built as a command traps in
+// runtime.notInitialized when its exports run first; the start-up error
+// says how to build it instead. Other failures get no hint.
+func TestStartupHint(t *testing.T) {
+	goCmd := &Failure{Kind: KindUnreachable, Stack: []Frame{{Func: "runtime.abort"}, {Func: "runtime.notInitialized"}, {Func: "malloc"}}}
+	if h := startupHint(goCmd); !strings.Contains(h, "-buildmode=c-shared") {
+		t.Fatalf("expected a hint to build a reactor, got %q", h)
+	}
+	if h := startupHint(&Failure{Kind: KindUnreachable, Stack: []Frame{{Func: "abort"}, {Func: "LLVMFuzzerInitialize"}}}); h != "" {
+		t.Fatalf("expected no hint, got %q", h)
+	}
+}

@@ -172,7 +172,7 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			if f == nil {
 				return 0, fmt.Errorf("start-up: %s: %s", name, out)
 			}
-			return 0, fmt.Errorf("start-up: %s failed: %w%s", name, f, stackText(f))
+			return 0, fmt.Errorf("start-up: %s failed: %w%s%s", name, f, stackText(f), startupHint(f))
 		}
 		if len(res) > 0 {
 			return res[0], nil
