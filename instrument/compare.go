@@ -15,7 +15,10 @@ import (
 // Every i32/i64 eq, ne, lt, gt, le and ge in a counted function (not eqz:
 // a compare with zero teaches nothing) gets an entry of the integer log;
 // before the comparison its operands go to $cmp32/$cmp64, which keep the
-// last CompareSlots unequal pairs. Functions named like libc's byte
+// last CompareSlots unequal pairs. f32/f64 comparisons log their operands'
+// bits the same way (as AFL++'s cmplog does): the input holds those bits,
+// so replacing them with the other operand's meets a range check such as
+// `x < 1000000.01 || x > 1000010.99`. Functions named like libc's byte
 // comparisons (memcmp, bcmp, strcmp, strncmp, strcasecmp, strncasecmp:
 // wasi-libc's, and what Rust's and C++'s standard libraries call) and Go's
 // (memeqbody, cmpbody: what string == and < come down to) get an entry of
@@ -119,11 +122,17 @@ func compareLogBytes(ints, mems int) uint64 {
 func countCompares(e *Expr) int {
 	n := 0
 	for i := range e.Instrs {
-		if isCompare(e.Instrs[i].Op) {
+		if loggedCompare(e.Instrs[i].Op) {
 			n++
 		}
 	}
 	return n
+}
+
+// loggedCompare reports whether op is a comparison the integer log takes:
+// i32/i64 (isCompare) and f32/f64 eq, ne, lt, gt, le, ge.
+func loggedCompare(op Op) bool {
+	return isCompare(op) || op >= OpF32Eq && op <= OpF32Ge || op >= OpF64Eq && op <= OpF64Ge
 }
 
 // memHook says how to log a byte comparison function's buffers at its
@@ -180,14 +189,25 @@ func (rw *rewriter) compare(in *Instr) {
 	}
 	entry := uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
 	rw.ncmp++
-	t, fn := TI32, rw.cmpFunc
-	if in.Op >= OpI64Eq {
+	t, fn, bits := TI32, rw.cmpFunc, Op(0)
+	switch {
+	case in.Op >= OpF64Eq:
+		t, fn, bits = TF64, rw.cmpFunc+1, OpI64ReinterpretF64
+	case in.Op >= OpF32Eq:
+		t, bits = TF32, OpI32ReinterpretF32
+	case in.Op >= OpI64Eq:
 		t, fn = TI64, rw.cmpFunc+1
 	}
 	a, b := rw.local(t, 200), rw.local(t, 201)
 	rw.emit(OpLocalSet, uint64(b))
 	rw.emit(OpLocalTee, uint64(a))
+	if bits != 0 {
+		rw.emit(bits, 0)
+	}
 	rw.emit(OpLocalGet, uint64(b))
+	if bits != 0 {
+		rw.emit(bits, 0)
+	}
 	rw.i32(int64(entry))
 	rw.emit(OpCall, uint64(fn))
 	rw.emit(OpLocalGet, uint64(a))

@@ -21,6 +21,8 @@ var compareCalls = []coreCall{
 	call("store", 65528, 0x00646e65), // "end\0" in the last 8 bytes
 	call("eq32", 0x4d414749), call("eq32", 7),
 	call("lt64", 5), call("lt64", 1<<50),
+	call("ltf32", 0x40a00000), call("ltf32", 0x49742450), call("ltf32", 0x7fc00000), // 5, 1000005, NaN
+	call("gef64", 0x3ff8000000000000), call("gef64", 0x400a000000000000), // 1.5, 3.25
 	call("magic", 100), call("magic", 16), call("magic", 65533), call("magic", 65534),
 	call("keyword", 32), call("keyword", 200), call("keyword", 65528), call("keyword", 65536),
 	call("memcmp", 65535, 0, 0), call("memcmp", 65536, 0, 1),
@@ -39,11 +41,12 @@ func TestComparesBehaviour(t *testing.T) {
 			}
 			sameResults(t, compareWasm, out, compareCalls)
 			l := sm.Layout
-			// integers: memcmp's, strcmp's, eq32's, lt64's and dead's
-			// (whose entry stays empty); memory: $memcmp, $strcmp,
-			// $memeqbody, $cmpbody and the exports named memcmp and strcmp
-			if l.Compares != 5 || l.CompareMems != 6 {
-				t.Errorf("log entries: %d integer, %d memory; want 5, 6", l.Compares, l.CompareMems)
+			// integers: memcmp's, strcmp's, eq32's, lt64's, ltf32's
+			// two, gef64's and dead's (whose entry stays empty);
+			// memory: $memcmp, $strcmp, $memeqbody, $cmpbody and the
+			// exports named memcmp and strcmp
+			if l.Compares != 8 || l.CompareMems != 6 {
+				t.Errorf("log entries: %d integer, %d memory; want 8, 6", l.Compares, l.CompareMems)
 			}
 			if l.CompareOffset < l.DirtyOffset+l.DirtyPages || uint64(l.CompareOffset)+l.CompareLogBytes() > l.ReservedBytes() {
 				t.Errorf("log at %d+%d outside the reserved %d bytes or overlapping the dirty map", l.CompareOffset, l.CompareLogBytes(), l.ReservedBytes())
@@ -90,6 +93,9 @@ func TestComparesLog(t *testing.T) {
 		{"equal operands are not logged", []coreCall{call("eq32", 0x4d414749), call("lt64", 1000000000000)}, nil},
 		{"i32", []coreCall{call("eq32", 7)}, []string{"4:0x7 0x4d414749"}},
 		{"i64", []coreCall{call("lt64", 1<<50)}, []string{"8:0x4000000000000 0xe8d4a51000"}},
+		{"f32: the operands' bits, each comparison its entry", []coreCall{call("ltf32", 0x40a00000)},
+			[]string{"4:0x40a00000 0x49742400", "4:0x40a00000 0x497424b0"}},
+		{"f64", []coreCall{call("gef64", 0x3ff8000000000000)}, []string{"8:0x3ff8000000000000 0x400a000000000000"}},
 		{"the last pairs of an entry", []coreCall{call("eq32", 1), call("eq32", 2), call("eq32", 3), call("eq32", 4), call("eq32", 5), call("eq32", 6)},
 			[]string{"4:0x5 0x4d414749", "4:0x6 0x4d414749", "4:0x3 0x4d414749", "4:0x4 0x4d414749"}},
 		{"memcmp: n bytes, and the loop's byte comparison",

@@ -845,7 +845,7 @@ func mayRunLong(body []Instr) bool {
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
-	if rw.cmpInts > 0 && rw.count && isCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
+	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
 		rw.compare(in)
 		return nil
 	}

@@ -99,6 +99,10 @@ const (
 	OpI64Ne              Op = 0x52
 	OpI64Or              Op = 0x84
 	OpI64GeU             Op = 0x5a
+	OpF32Eq              Op = 0x5b
+	OpF32Ge              Op = 0x60
+	OpF64Eq              Op = 0x61
+	OpF64Ge              Op = 0x66
 	OpI32GtU             Op = 0x4b
 	OpI32LeU             Op = 0x4d
 	OpI64LtU             Op = 0x54
@@ -119,6 +123,8 @@ const (
 	OpI32LtU             Op = 0x49
 	OpI32WrapI64         Op = 0xa7
 	OpI64ExtendI32U      Op = 0xad
+	OpI32ReinterpretF32  Op = 0xbc
+	OpI64ReinterpretF64  Op = 0xbd
 	OpRefNull            Op = 0xd0
 	OpRefFunc            Op = 0xd2
 	OpBrOnNull           Op = 0xd5

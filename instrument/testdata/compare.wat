@@ -41,6 +41,12 @@
   ;; lt64(x): x <u 1000000000000
   (func (export "lt64") (param i64) (result i32)
     (i64.lt_u (local.get 0) (i64.const 1000000000000)))
+  ;; ltf32(x): x < 1000000.01 or x > 1000010.99 (a float range check)
+  (func (export "ltf32") (param f32) (result i32)
+    (i32.or (f32.lt (local.get 0) (f32.const 1000000.01)) (f32.gt (local.get 0) (f32.const 1000010.99))))
+  ;; gef64(x): x >= 3.25
+  (func (export "gef64") (param f64) (result i32)
+    (f64.ge (local.get 0) (f64.const 3.25)))
   ;; magic(p): memcmp(p, "MAGIC", 5) == 0
   (func (export "magic") (param i32) (result i32)
     (i32.eqz (call $memcmp (local.get 0) (i32.const 16) (i32.const 5))))
