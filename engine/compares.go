@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -72,11 +73,18 @@ const opInputToState = "i2s"
 type replacement struct {
 	pos      int32
 	from, to []byte
+	// near: to is the other operand plus or minus one, for an ordering
+	// comparison the exact value does not pass (x <= 100100 || x >=
+	// 100102 needs 100101), as AFL++'s cmplog tries too. Tried after every
+	// exact replacement.
+	near bool
 }
 
 // inputToState finds the operands of ops in input and returns the
-// replacements, larger operands first, at most maxReplacements. Integer
-// operands are looked for as 2, 4 and 8-byte values of either byte order;
+// replacements, exact ones before near ones, larger operands first, at
+// most maxReplacements. Integer operands are looked for as 2, 4 and
+// 8-byte values of either byte order, and as 3, 5, 6 or 7-byte ones when
+// one operand needs that many bytes;
 // comparisons of two values below 256 (a byte against a character) are
 // left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
 // narrower than 16 bits: in a text input each would match everywhere.
@@ -87,6 +95,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 		from, to string
 	}
 	seen := map[key]bool{}
+	near := false // what add adds
 	add := func(from, to []byte) {
 		if len(from) == 0 || bytes.Equal(from, to) || len(from) > len(input) {
 			return
@@ -100,7 +109,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			pos := i + k
 			if k := (key{pos, string(from), string(to)}); !seen[k] {
 				seen[k] = true
-				out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to)})
+				out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near})
 			}
 			i = pos + 1
 		}
@@ -130,8 +139,29 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			continue
 		}
 		var la, lb, ba, bb [8]byte
-		for _, w := range [...]int{8, 4, 2} {
+		// swap puts a's bytes in place of b's and b's in place of a's,
+		// the replacements' values d away from the other operand.
+		swap := func(w int, a, b uint64, d uint64) {
+			binary.LittleEndian.PutUint64(la[:], a)
+			binary.LittleEndian.PutUint64(lb[:], b+d)
+			binary.BigEndian.PutUint64(ba[:], a)
+			binary.BigEndian.PutUint64(bb[:], b+d)
+			add(la[:w], lb[:w])
+			add(ba[8-w:], bb[8-w:])
+			binary.LittleEndian.PutUint64(la[:], a+d)
+			binary.LittleEndian.PutUint64(lb[:], b)
+			binary.BigEndian.PutUint64(ba[:], a+d)
+			binary.BigEndian.PutUint64(bb[:], b)
+			add(lb[:w], la[:w])
+			add(bb[8-w:], ba[8-w:])
+		}
+		for _, w := range [...]int{8, 7, 6, 5, 4, 3, 2} {
 			if w > op.Size {
+				continue
+			}
+			if w&(w-1) != 0 && byteLen(op.A) != w && byteLen(op.B) != w {
+				// an odd width only for a value of that many bytes
+				// (_ExtInt(24), a 3-byte length field)
 				continue
 			}
 			a, aok := narrow(op.A, op.Size, w)
@@ -139,22 +169,31 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			if !aok || !bok {
 				continue
 			}
-			binary.LittleEndian.PutUint64(la[:], a)
-			binary.LittleEndian.PutUint64(lb[:], b)
-			binary.BigEndian.PutUint64(ba[:], a)
-			binary.BigEndian.PutUint64(bb[:], b)
-			add(la[:w], lb[:w])
-			add(lb[:w], la[:w])
-			add(ba[8-w:], bb[8-w:])
-			add(bb[8-w:], ba[8-w:])
+			near = false
+			swap(w, a, b, 0)
+			near = true
+			swap(w, a, b, 1)
+			swap(w, a, b, ^uint64(0)) // minus one
 		}
+		near = false
 	}
-	slices.SortStableFunc(out, func(x, y replacement) int { return cmp.Compare(len(y.from), len(x.from)) })
+	slices.SortStableFunc(out, func(x, y replacement) int {
+		if x.near != y.near {
+			if y.near {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(len(y.from), len(x.from))
+	})
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
 	}
 	return slices.Clip(out)
 }
+
+// byteLen is the number of bytes v needs (1 for 0).
+func byteLen(v uint64) int { return max(1, (bits.Len64(v)+7)/8) }
 
 // narrow returns v, an operand of size bytes, as a w-byte value when it
 // fits: zero-extended, or sign-extended from w bytes.
@@ -162,13 +201,13 @@ func narrow(v uint64, size, w int) (uint64, bool) {
 	if w >= size {
 		return v, true
 	}
-	bits := uint(8 * w)
-	lo := v & (1<<bits - 1)
+	nb := uint(8 * w)
+	lo := v & (1<<nb - 1)
 	if v == lo {
 		return lo, true
 	}
-	mask := uint64(1)<<uint(8*size) - 1             // all ones for size 8: the shift gives 0
-	if lo>>(bits-1) == 1 && v|(1<<bits-1) == mask { // sign-extended
+	mask := uint64(1)<<uint(8*size) - 1         // all ones for size 8: the shift gives 0
+	if lo>>(nb-1) == 1 && v|(1<<nb-1) == mask { // sign-extended
 		return lo, true
 	}
 	return 0, false

@@ -34,7 +34,9 @@ func TestInputToState(t *testing.T) {
 		not   []string // and children that must not
 	}{
 		{"32-bit little-endian", "xxABCDyy", []Operands{{Size: 4, A: 0x44434241, B: 0x52464157}},
-			[]string{"xxWAFRyy"}, []string{"xxXAFRyy"}},
+			[]string{"xxWAFRyy"}, []string{"xxRFAWyy"}},
+		{"plus and minus one, for an ordering comparison", "xx\x00\x00\x01\x00yy", []Operands{{Size: 4, A: 0x10000, B: 100100}},
+			[]string{"xx\x04\x87\x01\x00yy", "xx\x05\x87\x01\x00yy", "xx\x03\x87\x01\x00yy"}, nil},
 		{"32-bit big-endian", "xxABCDyy", []Operands{{Size: 4, A: 0x41424344, B: 0x57414652}},
 			[]string{"xxWAFRyy"}, nil},
 		{"the other operand is in the input", "xxABCDyy", []Operands{{Size: 4, A: 0x52464157, B: 0x44434241}},
@@ -47,6 +49,8 @@ func TestInputToState(t *testing.T) {
 			[]string{"a\x07\x00b"}, nil},
 		{"a value that does not fit is not narrowed", "a\x01b", []Operands{{Size: 4, A: 1, B: 0x10000}},
 			nil, []string{"a\x00b"}},
+		{"a 3-byte value (_ExtInt(24), a 3-byte length field)", "ab\x01\x02\x03cd", []Operands{{Size: 4, A: 0x030201, B: 0x123456}},
+			[]string{"ab\x56\x34\x12cd"}, nil},
 		{"memory operands, different lengths", "key=dix;", []Operands{{MemA: []byte("dix"), MemB: []byte("divide")}},
 			[]string{"key=divide;"}, nil},
 		{"byte comparisons are havoc's", "a=b", []Operands{{Size: 4, A: '=', B: ':'}}, nil, []string{"a:b"}},
@@ -86,7 +90,10 @@ func TestInputToStateLimit(t *testing.T) {
 		t.Fatalf("%d replacements, want the limit %d", len(rs), maxReplacements)
 	}
 	for i := 1; i < len(rs); i++ {
-		if len(rs[i].from) > len(rs[i-1].from) {
+		if rs[i-1].near && !rs[i].near {
+			t.Fatalf("replacement %d is exact, after a near one: exact ones must come first", i)
+		}
+		if rs[i-1].near == rs[i].near && len(rs[i].from) > len(rs[i-1].from) {
 			t.Fatalf("replacement %d (%d bytes) after one of %d: larger operands must come first", i, len(rs[i].from), len(rs[i-1].from))
 		}
 	}
