@@ -15,7 +15,9 @@ import (
 // Every i32/i64 eq, ne, lt, gt, le and ge in a counted function (not eqz:
 // a compare with zero teaches nothing) gets an entry of the integer log;
 // before the comparison its operands go to $cmp32/$cmp64, which keep the
-// last CompareSlots unequal pairs. f32/f64 comparisons log their operands'
+// last CompareSlots unequal pairs. A switch (a br_table on a value minus
+// a constant, switchCases) gets one too, logging the value against each
+// of its first CompareSlots case values. f32/f64 comparisons log their operands'
 // bits the same way (as AFL++'s cmplog does): the input holds those bits,
 // so replacing them with the other operand's meets a range check such as
 // `x < 1000000.01 || x > 1000010.99`. Functions named like libc's byte
@@ -122,7 +124,7 @@ func compareLogBytes(ints, mems int) uint64 {
 func countCompares(e *Expr) int {
 	n := 0
 	for i := range e.Instrs {
-		if loggedCompare(e.Instrs[i].Op) {
+		if _, cases := switchCases(e, i, 1); loggedCompare(e.Instrs[i].Op) || cases != nil {
 			n++
 		}
 	}
@@ -180,9 +182,42 @@ func memCompareHook(name string, ft *FuncType) (memHook, bool) {
 	return h, true
 }
 
+// offsetOperand reports the constant c when the left operand of the i32
+// comparison at body[k] is a value plus c (`i32.const c; i32.add` or
+// `i32.const -c; i32.sub`, then maybe a local.tee) and its right operand
+// one instruction (a constant, local or global): LLVM's range checks and
+// switch lookups, `x - 100001 <u 3` for 100001 <= x <= 100003. The log
+// then holds x and the right operand minus c: the input holds x.
+func offsetOperand(body []Instr, k int) (c int32, ok bool) {
+	if body[k].Op < OpI32Eq || body[k].Op > OpI32GeU || k < 4 {
+		return 0, false
+	}
+	switch body[k-1].Op {
+	case OpI32Const, OpLocalGet, OpGlobalGet:
+	default:
+		return 0, false
+	}
+	j := k - 2
+	if body[j].Op == OpLocalTee {
+		j--
+	}
+	if j < 1 || body[j-1].Op != OpI32Const {
+		return 0, false
+	}
+	v := int32(uint32(body[j-1].A))
+	switch body[j].Op {
+	case OpI32Add:
+		return v, v != 0
+	case OpI32Sub:
+		return -v, v != 0
+	}
+	return 0, false
+}
+
 // compare logs the operands of the comparison in (unless the log is
-// full), then performs it.
-func (rw *rewriter) compare(in *Instr) {
+// full), then performs it. offset: the left operand is a value plus
+// offset, logged without it (offsetOperand).
+func (rw *rewriter) compare(in *Instr, offset int32) {
 	if rw.ncmp >= rw.cmpInts {
 		rw.keep(in)
 		return
@@ -204,15 +239,44 @@ func (rw *rewriter) compare(in *Instr) {
 	if bits != 0 {
 		rw.emit(bits, 0)
 	}
+	if offset != 0 {
+		rw.i32(-int64(offset))
+		rw.emit(OpI32Add, 0)
+	}
 	rw.emit(OpLocalGet, uint64(b))
 	if bits != 0 {
 		rw.emit(bits, 0)
+	}
+	if offset != 0 {
+		rw.i32(-int64(offset))
+		rw.emit(OpI32Add, 0)
 	}
 	rw.i32(int64(entry))
 	rw.emit(OpCall, uint64(fn))
 	rw.emit(OpLocalGet, uint64(a))
 	rw.emit(OpLocalGet, uint64(b))
 	rw.keep(in)
+}
+
+// switchCompare logs the value a switch's br_table selects on, the index
+// on the stack plus base (its index is the value minus base), against each
+// case value in cases (at most CompareSlots, each a slot of one entry).
+func (rw *rewriter) switchCompare(cases []uint32, base uint32) {
+	if rw.ncmp >= rw.cmpInts {
+		return
+	}
+	entry := uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
+	rw.ncmp++
+	sel := rw.local(TI32, 202)
+	rw.emit(OpLocalTee, uint64(sel))
+	for _, c := range cases {
+		rw.emit(OpLocalGet, uint64(sel))
+		rw.i32(int64(base))
+		rw.emit(OpI32Add, 0)
+		rw.i32(int64(c))
+		rw.i32(int64(entry))
+		rw.emit(OpCall, uint64(rw.cmpFunc))
+	}
 }
 
 // memCompare logs the buffers of a byte comparison at its entry.

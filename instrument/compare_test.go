@@ -23,6 +23,8 @@ var compareCalls = []coreCall{
 	call("lt64", 5), call("lt64", 1<<50),
 	call("ltf32", 0x40a00000), call("ltf32", 0x49742450), call("ltf32", 0x7fc00000), // 5, 1000005, NaN
 	call("gef64", 0x3ff8000000000000), call("gef64", 0x400a000000000000), // 1.5, 3.25
+	call("sw", 5), call("sw", 100001), call("sw", 100002), call("sw", 100003),
+	call("rng", 5), call("rng", 100001), call("rng", 100003), call("rng", 100004), call("rng", 0xffffffff),
 	call("magic", 100), call("magic", 16), call("magic", 65533), call("magic", 65534),
 	call("keyword", 32), call("keyword", 200), call("keyword", 65528), call("keyword", 65536),
 	call("memcmp", 65535, 0, 0), call("memcmp", 65536, 0, 1),
@@ -42,11 +44,11 @@ func TestComparesBehaviour(t *testing.T) {
 			sameResults(t, compareWasm, out, compareCalls)
 			l := sm.Layout
 			// integers: memcmp's, strcmp's, eq32's, lt64's, ltf32's
-			// two, gef64's and dead's (whose entry stays empty);
-			// memory: $memcmp, $strcmp, $memeqbody, $cmpbody and the
-			// exports named memcmp and strcmp
-			if l.Compares != 8 || l.CompareMems != 6 {
-				t.Errorf("log entries: %d integer, %d memory; want 8, 6", l.Compares, l.CompareMems)
+			// two, gef64's, sw's switch, rng's and dead's (whose entry
+			// stays empty); memory: $memcmp, $strcmp, $memeqbody,
+			// $cmpbody and the exports named memcmp and strcmp
+			if l.Compares != 10 || l.CompareMems != 6 {
+				t.Errorf("log entries: %d integer, %d memory; want 10, 6", l.Compares, l.CompareMems)
 			}
 			if l.CompareOffset < l.DirtyOffset+l.DirtyPages || uint64(l.CompareOffset)+l.CompareLogBytes() > l.ReservedBytes() {
 				t.Errorf("log at %d+%d outside the reserved %d bytes or overlapping the dirty map", l.CompareOffset, l.CompareLogBytes(), l.ReservedBytes())
@@ -96,6 +98,9 @@ func TestComparesLog(t *testing.T) {
 		{"f32: the operands' bits, each comparison its entry", []coreCall{call("ltf32", 0x40a00000)},
 			[]string{"4:0x40a00000 0x49742400", "4:0x40a00000 0x497424b0"}},
 		{"f64", []coreCall{call("gef64", 0x3ff8000000000000)}, []string{"8:0x3ff8000000000000 0x400a000000000000"}},
+		{"a switch: its value against each case", []coreCall{call("sw", 5)}, []string{"4:0x5 0x186a1", "4:0x5 0x186a2"}},
+		{"a range check logs the value, not the value minus the range's start", []coreCall{call("rng", 5)}, []string{"4:0x5 0x186a4"}},
+		{"a switch on a case value", []coreCall{call("sw", 100002)}, []string{"4:0x186a2 0x186a1"}},
 		{"the last pairs of an entry", []coreCall{call("eq32", 1), call("eq32", 2), call("eq32", 3), call("eq32", 4), call("eq32", 5), call("eq32", 6)},
 			[]string{"4:0x5 0x4d414749", "4:0x6 0x4d414749", "4:0x3 0x4d414749", "4:0x4 0x4d414749"}},
 		{"memcmp: n bytes, and the loop's byte comparison",

@@ -846,7 +846,8 @@ func mayRunLong(body []Instr) bool {
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
-		rw.compare(in)
+		off, _ := offsetOperand(body, k)
+		rw.compare(in, off)
 		return nil
 	}
 	info := opinfo(in.Op)
@@ -933,6 +934,12 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		rw.brIf(in)
 		return nil
 	case OpBrTable:
+		if rw.cmpInts > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
+			e := Expr{Instrs: body, Pool: rw.pool}
+			if base, cases := switchCases(&e, k, CompareSlots); cases != nil {
+				rw.switchCompare(cases, uint32(base))
+			}
+		}
 		if rw.count {
 			rw.brTable(in, rw.ctl[len(rw.ctl)-1].dead)
 		} else {

@@ -357,38 +357,49 @@ func cmpConsts(e *Expr, out [][]byte) [][]byte {
 // does. Values are little-endian without their high zero bytes, like
 // cmpConsts'; at most switchMaxCases per table.
 func switchConsts(e *Expr, out [][]byte) [][]byte {
-	ins := e.Instrs
-	for i := 2; i < len(ins); i++ {
-		if ins[i].Op != OpBrTable {
-			continue
-		}
-		var base int64
-		switch c := int64(int32(uint32(ins[i-2].A))); {
-		case ins[i-2].Op == OpI32Const && ins[i-1].Op == OpI32Add:
-			base = -c
-		case ins[i-2].Op == OpI32Const && ins[i-1].Op == OpI32Sub:
-			base = c
-		default:
-			continue
-		}
-		start, n := ins[i].A, ins[i].B
-		if n == 0 || start+n > uint64(len(e.Pool)) {
-			continue
-		}
-		labels := e.Pool[start : start+n]
-		def := labels[n-1]
-		cases := 0
-		for j, l := range labels[:n-1] {
-			if l == def {
-				continue
-			}
-			if cases++; cases > switchMaxCases {
-				break
-			}
-			out = append(out, trimHighZeros(binary.LittleEndian.AppendUint32(nil, uint32(base+int64(j)))))
+	for i := range e.Instrs {
+		_, cases := switchCases(e, i, switchMaxCases)
+		for _, v := range cases {
+			out = append(out, trimHighZeros(binary.LittleEndian.AppendUint32(nil, v)))
 		}
 	}
 	return out
+}
+
+// switchCases returns the values, at most max, that take the br_table at
+// e.Instrs[i] to an arm other than its default, when its index is a value
+// minus a constant (`i32.const -K; i32.add` or `i32.const K; i32.sub`
+// right before it): arm j is taken for the value K+j. It returns K too.
+// No cases for any other instruction.
+func switchCases(e *Expr, i, max int) (base int64, cases []uint32) {
+	ins := e.Instrs
+	if i < 2 || ins[i].Op != OpBrTable || ins[i-2].Op != OpI32Const {
+		return 0, nil
+	}
+	switch c := int64(int32(uint32(ins[i-2].A))); ins[i-1].Op {
+	case OpI32Add:
+		base = -c
+	case OpI32Sub:
+		base = c
+	default:
+		return 0, nil
+	}
+	start, n := ins[i].A, ins[i].B
+	if n == 0 || start+n > uint64(len(e.Pool)) {
+		return 0, nil
+	}
+	labels := e.Pool[start : start+n]
+	def := labels[n-1]
+	for j, l := range labels[:n-1] {
+		if l == def {
+			continue
+		}
+		if len(cases) == max {
+			break
+		}
+		cases = append(cases, uint32(base+int64(j)))
+	}
+	return base, cases
 }
 
 // trimHighZeros drops the high zero bytes of a little-endian value,

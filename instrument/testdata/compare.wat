@@ -47,6 +47,19 @@
   ;; gef64(x): x >= 3.25
   (func (export "gef64") (param f64) (result i32)
     (f64.ge (local.get 0) (f64.const 3.25)))
+  ;; sw(x): a switch with cases 100001 and 100002 (a br_table on x - 100001)
+  (func (export "sw") (param i32) (result i32)
+    (block $d
+      (block $b
+        (block $a
+          (br_table $a $b $d (i32.sub (local.get 0) (i32.const 100001))))
+        (return (i32.const 1)))
+      (return (i32.const 2)))
+    (i32.const 0))
+  ;; rng(x): 100001 <= x <= 100003, as LLVM checks a range: x - 100001 <u 3
+  (func (export "rng") (param i32) (result i32)
+    (local i32)
+    (i32.lt_u (local.tee 1 (i32.add (local.get 0) (i32.const -100001))) (i32.const 3)))
   ;; magic(p): memcmp(p, "MAGIC", 5) == 0
   (func (export "magic") (param i32) (result i32)
     (i32.eqz (call $memcmp (local.get 0) (i32.const 16) (i32.const 5))))
