@@ -111,6 +111,10 @@ func readModule(path string) ([]byte, error) {
 	if len(b) < len(wasmMagic) || !bytes.Equal(b[:4], wasmMagic[:4]) {
 		return nil, fmt.Errorf("%s: not a WebAssembly binary module: expected magic \\0asm, got %q", path, b[:min(4, len(b))])
 	}
+	if b[6] == 1 && b[7] == 0 {
+		// the layer field of the component model's preamble
+		return nil, fmt.Errorf("%s: a WebAssembly component (component model), not a core module: wafer runs core modules; build the target for wasm32-wasip1 (or fuzz the core module the component embeds)", path)
+	}
 	if !bytes.Equal(b[4:8], wasmMagic[4:]) {
 		return nil, fmt.Errorf("%s: unsupported WebAssembly version: expected 1, got % x", path, b[4:8])
 	}

@@ -80,6 +80,8 @@ func TestBadInvocation(t *testing.T) {
 	os.WriteFile(truncated, []byte("\x00asm"), 0o644)
 	badVersion := filepath.Join(tmp, "v2.wasm")
 	os.WriteFile(badVersion, []byte("\x00asm\x02\x00\x00\x00"), 0o644)
+	component := filepath.Join(tmp, "component.wasm")
+	os.WriteFile(component, []byte("\x00asm\x0d\x00\x01\x00"), 0o644)
 	// A module header that the decoder must reject: a section id past the end.
 	malformed := filepath.Join(tmp, "malformed.wasm")
 	os.WriteFile(malformed, []byte("\x00asm\x01\x00\x00\x00\x01\xff\xff\xff\xff\x0f"), 0o644)
@@ -116,6 +118,7 @@ func TestBadInvocation(t *testing.T) {
 		{"fuzz not wasm", []string{"fuzz", notWasm}, 1, "not a WebAssembly binary module"},
 		{"fuzz truncated", []string{"fuzz", truncated}, 1, "not a WebAssembly binary module"},
 		{"fuzz bad version", []string{"fuzz", badVersion}, 1, "unsupported WebAssembly version"},
+		{"fuzz component", []string{"fuzz", component}, 1, "a WebAssembly component (component model)"},
 		{"fuzz unwritable output", []string{"fuzz", "-o", unwritable, malformed}, 1, "output directory"},
 		{"repro missing input", []string{"repro", malformed}, 2, "expected TARGET.wasm and at least one input"},
 		{"repro not wasm", []string{"repro", notWasm, notWasm}, 1, "not a WebAssembly binary module"},
