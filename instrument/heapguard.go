@@ -201,13 +201,15 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	}
 	// magic pushes the magic word of the block at p.
 	magic := func(p uint64) []Instr { return seq(hdr(p), one(mem(OpI64Load, 8))) }
-	// unwrapped(p, passThrough): p too low for a header, or its magic not
-	// ours (and not freed when freed is set): run passThrough.
-	lowOrForeign := func(p uint64, passThrough []Instr) []Instr {
-		return seq(
-			one(get(p), i32(heapHeader), op(OpI32LtU)), ifThen(passThrough...),
-			magic(p), one(i64(heapMagic), op(OpI64Ne)), ifThen(passThrough...),
-		)
+	// ours runs passThrough (which returns) when p is not a live block
+	// the guard made: too low for a header, or without its magic; a block
+	// freed already traps with freedKind first (0: passed through too).
+	ours := func(p uint64, passThrough []Instr, freedKind uint64) []Instr {
+		in := seq(one(get(p), i32(heapHeader), op(OpI32LtU)), ifThen(passThrough...))
+		if freedKind != 0 {
+			in = seq(in, magic(p), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(freedKind, -1)...))
+		}
+		return seq(in, magic(p), one(i64(heapMagic), op(OpI64Ne)), ifThen(passThrough...))
 	}
 	wrapper := func(name string, locals []LocalDecl, body []Instr) {
 		idx := found[name]
@@ -224,9 +226,7 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	// free(p)
 	wrapper("free", locals(TI32), seq(
 		one(get(0), op(OpI32Eqz)), ifThen(ret),
-		one(get(0), i32(heapHeader), op(OpI32LtU)), ifThen(get(0), call(orig["free"]), ret),
-		magic(0), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(HeapDoubleFree, -1)...),
-		magic(0), one(i64(heapMagic), op(OpI64Ne)), ifThen(get(0), call(orig["free"]), ret),
+		ours(0, []Instr{get(0), call(orig["free"]), ret}, HeapDoubleFree),
 		check(0, 1, HeapOverflow),
 		hdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
 		hdr(0), one(mem(OpI32Load, 4), call(orig["free"])),
@@ -246,9 +246,7 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		const b, p, oldn = 2, 3, 4
 		wrapper("realloc", locals(TI32, TI32, TI32), seq(
 			one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
-			one(get(0), i32(heapHeader), op(OpI32LtU)), ifThen(get(0), get(1), call(o), ret),
-			magic(0), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(HeapReallocFreed, -1)...),
-			magic(0), one(i64(heapMagic), op(OpI64Ne)), ifThen(get(0), get(1), call(o), ret),
+			ours(0, []Instr{get(0), get(1), call(o), ret}, HeapReallocFreed),
 			check(0, oldn, HeapOverflowRealloc),
 			one(get(1), i32(heapMaxSize), op(OpI32GtU)), ifThen(i32(0), ret),
 			// a block aligned past 16 bytes: a new block, a copy, a free
@@ -265,8 +263,8 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(1), call(arm)),
 		))
 	}
-	// alignedHeader pushes the alignment rounded up to the header, in
-	// local a2, from the alignment in local a.
+	// aligned sets local a2 to the alignment in local a rounded up to the
+	// header's 16 bytes.
 	aligned := func(a, a2 uint64) []Instr {
 		return []Instr{get(a), i32(heapHeader), get(a), i32(heapHeader), op(OpI32GtU), op(OpSelect), set(a2)}
 	}
@@ -302,7 +300,7 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	// overflows as the guard sees them
 	if o, ok := orig["malloc_usable_size"]; ok {
 		wrapper("malloc_usable_size", nil, seq(
-			lowOrForeign(0, []Instr{get(0), call(o), ret}),
+			ours(0, []Instr{get(0), call(o), ret}, 0),
 			hdr(0), one(mem(OpI32Load, 0)),
 		))
 	}
