@@ -38,10 +38,15 @@ func TestDWARFNames(t *testing.T) {
 }
 
 // TestNoSourceLines: an uninstrumented module run without wazero's DWARF
-// lines keeps its frames' names; with them, frames have file:line.
+// lines keeps its frames' names; with them, frames have file:line, also
+// when the same module was compiled without them into the same
+// compilation cache first (wazero's cache key does not tell the two
+// apart: wafer repro lost its file:line once any earlier run had cached
+// the module).
 func TestNoSourceLines(t *testing.T) {
-	for _, noLines := range []bool{false, true} {
-		tg := load(t, "clib/clib.wasm", meta{}, Config{Reset: Fresh, NoSourceLines: noLines})
+	cache := t.TempDir()
+	for _, noLines := range []bool{true, false, true, false} {
+		tg := load(t, "clib/clib.wasm", meta{}, Config{Reset: Fresh, NoSourceLines: noLines, CacheDir: cache})
 		f := run(t, worker(t, tg), "D").Failure
 		if f == nil || len(f.Stack) == 0 || f.Stack[0].Func != "divide_by_zero" || (f.Stack[0].File == "") != noLines {
 			t.Errorf("NoSourceLines %v: expected divide_by_zero with a file:line %v, got %+v", noLines, !noLines, f)

@@ -93,7 +93,8 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	// wazero parses DWARF on every trap to print source lines: costly on a
 	// crash-heavy campaign, and an instrumented module's code offsets no
 	// longer match its DWARF. The SiteMap carries the positions instead.
-	rc = rc.WithDebugInfoEnabled(!m.instrumented && !cfg.NoSourceLines)
+	lines := !m.instrumented && !cfg.NoSourceLines
+	rc = rc.WithDebugInfoEnabled(lines)
 	if !cfg.NoCache {
 		dir := cfg.CacheDir
 		if dir == "" {
@@ -103,6 +104,13 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 		}
 		if dir != "" {
 			pruneCache(dir, cacheBudget)
+			if lines {
+				// wazero keeps the map from machine code to Wasm offsets
+				// (source lines) only in code compiled with debug info,
+				// and its cache key does not say which: such code has a
+				// cache of its own.
+				dir = filepath.Join(dir, "lines")
+			}
 			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 				t.cache = c
 				rc = rc.WithCompilationCache(c)
