@@ -379,6 +379,12 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	sm.Lines[k] = Line{0, 42}
 	sm.LineTable = []LineEntry{{Offset: 10, File: 0, Line: 42}}
 	sm.Layout.StackPointerExport, sm.Layout.StackLow, sm.Layout.StackHigh = "wafer.g0", 1024, 70000
+	sm.Layout.StackMinExport, sm.Layout.DepthSite = StackMinExport, uint32(len(sm.Sites))
+	for step := range uint32(DepthSites) {
+		sm.Sites = append(sm.Sites, Site{Kind: StackDepth, Arm: step})
+		sm.Lines = append(sm.Lines, Line{})
+	}
+	sm.Layout.Counters = uint32(len(sm.Sites))
 	b, err := sm.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -392,6 +398,15 @@ func TestSiteMapRoundTrip(t *testing.T) {
 	}
 	if d := got.Describe(k); !strings.Contains(d, "a.c:42 if-then") {
 		t.Errorf("Describe(%d) = %q", k, d)
+	}
+	if d := got.Describe(int(got.Layout.DepthSite) + 9); d != "stack depth step 9 (144 bytes or more)" {
+		t.Errorf("Describe(stack depth step 9) = %q", d)
+	}
+	// A map whose depth sites would lie past its counters is refused.
+	short := *sm
+	short.Layout.DepthSite++
+	if b, _ := short.MarshalBinary(); got.UnmarshalBinary(b) == nil {
+		t.Errorf("UnmarshalBinary accepted %d depth sites from %d of %d", DepthSites, short.Layout.DepthSite, short.Layout.Counters)
 	}
 	for _, bad := range [][]byte{nil, []byte(siteMapMagicV2), []byte(siteMapMagic), b[:len(b)-1], append(append([]byte{}, b...), 0)} {
 		var x SiteMap

@@ -220,9 +220,11 @@ func BenchmarkRun(b *testing.B) {
 		// skipped): the memory shift, fuel and dirty marks alone, the
 		// floor under any placement or number of counters in a
 		// restore-mode campaign.
-		variants := append(realVariants(), realVariant{"uncounted", &instrument.Options{Fuel: true, DirtyPages: true, Skip: []string{"*"}}})
+		// "depth" is "dirty" with the stack's depth kept (StackDepth).
+		variants := append(realVariants(), realVariant{"uncounted", &instrument.Options{Fuel: true, DirtyPages: true, Skip: []string{"*"}}},
+			realVariant{"depth", &instrument.Options{Fuel: true, DirtyPages: true, StackDepth: true}})
 		for _, v := range variants {
-			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" && v.name != "uncounted" {
+			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" && v.name != "uncounted" && v.name != "depth" {
 				continue
 			}
 			vr := &variant{name: v.name}

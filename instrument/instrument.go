@@ -40,6 +40,11 @@ type Options struct {
 	// double free trap when the block is freed, with the error in
 	// Layout.HeapExport.
 	HeapGuard bool
+	// StackDepth keeps the lowest value of an LLVM-built module's stack
+	// pointer in Layout.StackMinExport and adds DepthSites sites of kind
+	// StackDepth that the host sets from it (stack.go): feedback for how
+	// deep a run recursed. A module without a stack pointer gets neither.
+	StackDepth bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -157,6 +162,10 @@ type rewriter struct {
 	fuelGlobal uint32
 	baseGlobal uint32
 	markFunc   uint32
+	stack      stackBounds // the stack pointer (findStack)
+	hasStack   bool
+	minGlobal  uint32    // the lowest stack pointer global (Options.StackDepth)
+	depth      bool      // Options.StackDepth and the module has a stack pointer
 	cmpFunc    uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
 	cmpOff     uint32    // real address of the comparison log
 	cmpInts    int       // integer log entries
@@ -234,6 +243,10 @@ func (rw *rewriter) run() error {
 			}
 		}
 	}
+	// The stack's bounds read the segments as the target has them: before
+	// they move up by the reserved bytes and merge.
+	rw.stack, rw.hasStack = findStack(m)
+	rw.depth = rw.opts.StackDepth && rw.hasStack
 	// Pass 1: count sites to size the reserved region; collect the
 	// constants that feed comparisons before code is inserted.
 	var consts [][]byte
@@ -262,6 +275,10 @@ func (rw *rewriter) run() error {
 	}
 	for i := range m.Globals {
 		refs = constAddrs(&m.Globals[i].Init, refs, dataLo, dataHi)
+	}
+	funcSites := rw.nsites
+	if rw.depth {
+		rw.nsites += DepthSites
 	}
 	rw.funcOff = make([]uint32, len(m.Code))
 	var codeSize int
@@ -319,6 +336,11 @@ func (rw *rewriter) run() error {
 		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true},
 			Init: Expr{Instrs: []Instr{{Op: OpI64Const, A: 1<<63 - 1}, {Op: OpEnd}}}})
 	}
+	if rw.depth {
+		rw.minGlobal = nglobImp + uint32(len(m.Globals))
+		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true},
+			Init: Expr{Instrs: []Instr{{Op: OpI32Const, A: uint64(int64(int32(rw.stack.high)))}, {Op: OpEnd}}}})
+	}
 	helpers := nimp + uint32(len(m.Code))
 	if rw.opts.DirtyPages {
 		rw.markFunc = helpers
@@ -326,10 +348,7 @@ func (rw *rewriter) run() error {
 	}
 	rw.cmpFunc = helpers
 
-	// The dictionary and the stack's bounds read the segments as the
-	// target has them: before they move up by the reserved bytes and
-	// merge.
-	stack, hasStack := findStack(m)
+	// The dictionary reads the segments as the target has them.
 	dict := dictionary(m.Data, consts, refs, runtimeRefs, goModule)
 	for i := range m.Data {
 		d := &m.Data[i]
@@ -349,8 +368,13 @@ func (rw *rewriter) run() error {
 			return err
 		}
 	}
-	if len(rw.sm.Sites) != rw.nsites {
-		panic(fmt.Sprintf("instrument: counted %d sites, placed %d", rw.nsites, len(rw.sm.Sites)))
+	if len(rw.sm.Sites) != funcSites {
+		panic(fmt.Sprintf("instrument: counted %d sites, placed %d", funcSites, len(rw.sm.Sites)))
+	}
+	if rw.depth {
+		for step := range uint32(DepthSites) {
+			rw.sm.Sites = append(rw.sm.Sites, Site{Kind: StackDepth, Arm: step})
+		}
 	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
@@ -368,9 +392,14 @@ func (rw *rewriter) run() error {
 			return err
 		}
 	}
+	if rw.depth {
+		if err := rw.export(StackMinExport, ExternGlobal, rw.minGlobal); err != nil {
+			return err
+		}
+	}
 	for i := range m.Globals {
 		idx := nglobImp + uint32(i)
-		if !m.Globals[i].Type.Mutable || (rw.opts.Fuel && idx == rw.fuelGlobal) {
+		if !m.Globals[i].Type.Mutable || (rw.opts.Fuel && idx == rw.fuelGlobal) || (rw.depth && idx == rw.minGlobal) {
 			continue
 		}
 		if err := rw.export(GlobalExportPrefix+strconv.Itoa(int(idx)), ExternGlobal, idx); err != nil {
@@ -397,9 +426,12 @@ func (rw *rewriter) run() error {
 	if guard != nil {
 		l.HeapExport = GlobalExportPrefix + strconv.Itoa(int(guard.global))
 	}
-	if hasStack {
-		sl := stack.layout()
+	if rw.hasStack {
+		sl := rw.stack.layout()
 		l.StackPointerExport, l.StackLow, l.StackHigh = sl.StackPointerExport, sl.StackLow, sl.StackHigh
+	}
+	if rw.depth {
+		l.StackMinExport, l.DepthSite = StackMinExport, uint32(funcSites)
 	}
 	rw.sm.Layout = l
 	rw.sm.Funcs = make([]Func, 0, len(names))
@@ -953,6 +985,12 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		rw.keep(in)
 		rw.ctl[len(rw.ctl)-1].dead = true
+		return nil
+	case OpGlobalSet:
+		rw.keep(in)
+		if rw.depth && uint32(in.A) == rw.stack.global && !rw.ctl[len(rw.ctl)-1].dead {
+			rw.stackMin(body, k)
+		}
 		return nil
 	case OpMemorySize:
 		rw.keep(in)

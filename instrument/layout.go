@@ -65,6 +65,14 @@ type Layout struct {
 	// wrapped around.
 	StackPointerExport  string
 	StackLow, StackHigh uint32
+	// StackMinExport is the export of the mutable i32 global holding the
+	// lowest value the stack pointer took (Options.StackDepth, stack.go),
+	// "" without it. The host sets it to StackHigh before a run; after
+	// it, a run that went DepthStep(StackHigh-min) deep covers site
+	// DepthSite+step, whose counter the host adds one to (the module never
+	// touches the DepthSites counters from DepthSite on).
+	StackMinExport string
+	DepthSite      uint32
 	// HeapExport is the export of the heap guard's i64 error global
 	// (Options.HeapGuard, heapguard.go), "" without a guard: zero, or,
 	// when the guard trapped, its error kind (HeapOverflow, ...) << 32 |

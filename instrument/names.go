@@ -217,6 +217,9 @@ func addDWARF(m *Module, sm *SiteMap) {
 	sm.LineTable = table
 	sm.Lines = make([]Line, len(sm.Sites))
 	for i, s := range sm.Sites {
+		if s.Kind == StackDepth {
+			continue // no code of its own
+		}
 		if f, l, ok := lookupTable(table, s.Offset); ok {
 			sm.Lines[i] = Line{File: f, Line: l}
 		}

@@ -44,8 +44,9 @@ func realVariants() []realVariant {
 		{"fuel", &instrument.Options{Fuel: true}},
 		{"dirty", &instrument.Options{Fuel: true, DirtyPages: true}},
 		{"compares", &instrument.Options{Fuel: true, DirtyPages: true, Compares: true}},
-		// what a campaign runs: the allocator wrapped too
-		{"heap-guard", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}},
+		// what a campaign runs: the allocator wrapped and the stack's
+		// depth kept too
+		{"campaign", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackDepth: true}},
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},

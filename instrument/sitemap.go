@@ -19,9 +19,10 @@ const (
 	BrIfTaken                    // a br_if branched
 	BrIfNotTaken                 // a br_if fell through
 	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
+	StackDepth                   // the run's stack reached depth step Arm (DepthStep), set by the host
 )
 
-var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table"}
+var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth"}
 
 func (k SiteKind) String() string {
 	if int(k) < len(siteKindNames) {
@@ -101,6 +102,9 @@ func (m *SiteMap) Describe(id int) string {
 		return fmt.Sprintf("site %d (out of range)", id)
 	}
 	s := m.Sites[id]
+	if s.Kind == StackDepth {
+		return fmt.Sprintf("stack depth step %d (%d bytes or more)", s.Arm, DepthOfStep(int(s.Arm)))
+	}
 	name := fmt.Sprintf("func[%d]", s.Func)
 	if int(s.Func) < len(m.Funcs) && m.Funcs[s.Func].Name != "" {
 		name = m.Funcs[s.Func].Name
@@ -117,11 +121,12 @@ func (m *SiteMap) Describe(id int) string {
 }
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
-// log's layout, v4 the stack pointer's, v5 the heap guard's global.
-// UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
-// pointer) and v4 (no heap guard).
+// log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
+// the stack depth's. UnmarshalBinary also reads v2 (no comparison log),
+// v3 (no stack pointer), v4 (no heap guard) and v5 (no stack depth).
 const (
-	siteMapMagic   = "wafer sitemap v5\n"
+	siteMapMagic   = "wafer sitemap v6\n"
+	siteMapMagicV5 = "wafer sitemap v5\n"
 	siteMapMagicV4 = "wafer sitemap v4\n"
 	siteMapMagicV3 = "wafer sitemap v3\n"
 	siteMapMagicV2 = "wafer sitemap v2\n"
@@ -144,6 +149,8 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(l.StackLow))
 	u(uint64(l.StackHigh))
 	s(l.HeapExport)
+	s(l.StackMinExport)
+	u(uint64(l.DepthSite))
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -238,7 +245,8 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v2 := bytes.HasPrefix(data, []byte(siteMapMagicV2))
 	v3 := bytes.HasPrefix(data, []byte(siteMapMagicV3))
 	v4 := bytes.HasPrefix(data, []byte(siteMapMagicV4))
-	if !v2 && !v3 && !v4 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v5 := bytes.HasPrefix(data, []byte(siteMapMagicV5))
+	if !v2 && !v3 && !v4 && !v5 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -254,6 +262,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if !v2 && !v3 && !v4 {
 		l.HeapExport = r.s()
+	}
+	if !v2 && !v3 && !v4 && !v5 {
+		l.StackMinExport, l.DepthSite = r.s(), r.u32()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
@@ -303,6 +314,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if uint64(l.Counters) != uint64(len(out.Sites)) {
 		return fmt.Errorf("sitemap: expected %d sites, got %d", l.Counters, len(out.Sites))
+	}
+	if l.StackMinExport != "" && uint64(l.DepthSite)+DepthSites > uint64(l.Counters) {
+		return fmt.Errorf("sitemap: expected %d stack depth sites from site %d, the map has %d", DepthSites, l.DepthSite, l.Counters)
 	}
 	*m = out
 	return nil

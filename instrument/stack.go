@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"bytes"
+	"math/bits"
 	"strconv"
 )
 
@@ -125,4 +126,73 @@ func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
 // layout is a Layout holding only the stack fields for sb.
 func (sb stackBounds) layout() Layout {
 	return Layout{StackPointerExport: GlobalExportPrefix + strconv.Itoa(int(sb.global)), StackLow: sb.low, StackHigh: sb.high}
+}
+
+// Stack depth feedback (Options.StackDepth).
+//
+// How deep a run's LLVM stack went is coverage of its own: a parser that
+// recurses once per nesting level reaches new depths long before its
+// recursion has no end, and every level is a step towards the overflow.
+// libFuzzer keeps an input that reaches a new depth (clang's
+// -fsanitize=fuzzer adds -fsanitize-coverage=stack-depth on Linux); so
+// does wafer, for modules with a stack pointer (findStack).
+//
+// After each global.set of the stack pointer the module keeps the lowest
+// value it has held in an exported mutable i32 global
+// (Layout.StackMinExport): `min = select(sp, min, sp <u min)`, no branch.
+// A set of the pointer plus a positive constant (an epilogue) cannot lower
+// it and gets nothing. The host sets the global to StackHigh before a run
+// and turns StackHigh-min after it into one of DepthSites sites of kind
+// StackDepth (DepthStep: eight steps per doubling of the depth, as
+// libFuzzer's) and adds one to its counter: an input that reaches a depth
+// step never reached before covers a new site.
+//
+// What it does not see: recursion whose frames live only in Wasm locals
+// (a function that takes no local's address has no frame in linear
+// memory and never moves the pointer). That recursion ends in the
+// engine's call stack limit, far deeper; the stack in linear memory, 64
+// KiB by default for C, is what overflows first and silently.
+
+// StackMinExport is the export name of the lowest stack pointer global.
+const StackMinExport = "wafer.stack_min"
+
+// DepthSites is the number of StackDepth sites: DepthStep of the largest
+// 32-bit depth is DepthSites-1.
+const DepthSites = 208
+
+// DepthStep maps a stack depth in bytes to its step, 0..DepthSites-1:
+// the depth in 16-byte units (LLVM aligns frames to 16) below 8, then
+// eight steps per doubling.
+func DepthStep(depth uint32) int {
+	u := depth >> 4
+	if u < 8 {
+		return int(u)
+	}
+	l := bits.Len32(u) - 1 // >= 3
+	return (l-2)*8 + int(u>>(l-3)&7)
+}
+
+// stackMin emits the update of the lowest stack pointer after the
+// global.set of body[k] (see above), unless that set is an epilogue's.
+func (rw *rewriter) stackMin(body []Instr, k int) {
+	if k >= 2 && body[k-1].Op == OpI32Add && body[k-2].Op == OpI32Const && int32(body[k-2].A) > 0 {
+		return
+	}
+	sp, lo := uint64(rw.stack.global), uint64(rw.minGlobal)
+	rw.emit(OpGlobalGet, sp)
+	rw.emit(OpGlobalGet, lo)
+	rw.emit(OpGlobalGet, sp)
+	rw.emit(OpGlobalGet, lo)
+	rw.emit(OpI32LtU, 0)
+	rw.emit(OpSelect, 0)
+	rw.emit(OpGlobalSet, lo)
+}
+
+// DepthOfStep is the least depth in bytes that DepthStep maps to step.
+func DepthOfStep(step int) uint32 {
+	if step < 8 {
+		return uint32(step) << 4
+	}
+	l := step/8 + 2
+	return uint32(8+step%8) << (l - 3) << 4
 }

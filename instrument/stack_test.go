@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"os"
 	"testing"
 )
@@ -72,5 +73,116 @@ func TestStackBounds(t *testing.T) {
 				t.Errorf("%s: StackOverflow(%#x) = %v", tc.path, c.sp, got)
 			}
 		}
+	}
+}
+
+// TestDepthStep: the steps of stack depths rise by at most one from one
+// depth to the next, from 0 to DepthSites-1 over the 32-bit depths, eight
+// per doubling past 128 bytes; DepthOfStep is the least depth of a step.
+func TestDepthStep(t *testing.T) {
+	prev := DepthStep(0)
+	if prev != 0 {
+		t.Fatalf("DepthStep(0) = %d", prev)
+	}
+	check := func(d uint32) {
+		s := DepthStep(d)
+		if s != prev && s != prev+1 {
+			t.Fatalf("DepthStep(%d) = %d after %d", d, s, prev)
+		}
+		if s != prev && DepthOfStep(s) != d {
+			t.Fatalf("step %d starts at depth %d, DepthOfStep says %d", s, d, DepthOfStep(s))
+		}
+		prev = s
+	}
+	for d := uint32(1); d < 1<<20; d++ {
+		check(d)
+	}
+	// past 1 MiB, the steps' first depths and their neighbours
+	for s := DepthStep(1<<20) + 1; s < DepthSites; s++ {
+		d := DepthOfStep(s)
+		if DepthStep(d-1) != s-1 || DepthStep(d) != s {
+			t.Fatalf("step %d: DepthStep(%d) = %d, DepthStep(%d) = %d", s, d-1, DepthStep(d-1), d, DepthStep(d))
+		}
+	}
+	if got := DepthStep(1<<32 - 1); got != DepthSites-1 {
+		t.Errorf("DepthStep(max) = %d, expected %d", got, DepthSites-1)
+	}
+	if got := DepthStep(4096) - DepthStep(2048); got != 8 {
+		t.Errorf("steps from 2 KiB to 4 KiB: %d, expected 8", got)
+	}
+}
+
+// TestStackDepthSets: Options.StackDepth updates the lowest stack pointer
+// after each set of the stack pointer but an epilogue's (plus a positive
+// constant), and adds nothing to a module without a stack pointer.
+func TestStackDepthSets(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/clib/clib.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, ok := findStack(m)
+	if !ok {
+		t.Fatal("clib.wasm: no stack pointer")
+	}
+	var sets, lowering int
+	for i := range m.Code {
+		b := m.Code[i].Body.Instrs
+		for k := range b {
+			if b[k].Op != OpGlobalSet || uint32(b[k].A) != sb.global {
+				continue
+			}
+			sets++
+			if k < 2 || b[k-1].Op != OpI32Add || b[k-2].Op != OpI32Const || int32(b[k-2].A) <= 0 {
+				lowering++
+			}
+		}
+	}
+	out, sm, err := Instrument(wasm, Options{StackDepth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	om, err := Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var minSets int
+	minGlobal := -1
+	for _, e := range om.Exports {
+		if e.Name == StackMinExport && e.Kind == ExternGlobal {
+			minGlobal = int(e.Index)
+		}
+	}
+	for i := range om.Code {
+		for _, in := range om.Code[i].Body.Instrs {
+			if in.Op == OpGlobalSet && int(in.A) == minGlobal {
+				minSets++
+			}
+		}
+	}
+	if sets == 0 || lowering == sets || minSets != lowering {
+		t.Errorf("clib.wasm: %d sets of the stack pointer, %d not epilogues: expected as many updates of the lowest, got %d", sets, lowering, minSets)
+	}
+	if l := sm.Layout; l.StackMinExport != StackMinExport || l.DepthSite+DepthSites != l.Counters || sm.Sites[l.DepthSite].Kind != StackDepth {
+		t.Errorf("clib.wasm: expected %d depth sites at the end, got layout %+v", DepthSites, l)
+	}
+
+	stripped, err := os.ReadFile("../testdata/cxxcommand/stripped.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, sa, err := Instrument(stripped, Options{Fuel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, sb2, err := Instrument(stripped, Options{Fuel: true, StackDepth: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) || sb2.Layout.StackMinExport != "" || len(sa.Sites) != len(sb2.Sites) {
+		t.Errorf("stripped.wasm (no stack pointer): StackDepth changed the module")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // TestStackOverflow: testdata/stack recurses 100 levels on "r" (legal)
@@ -43,6 +45,48 @@ func TestStackOverflow(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("plain", plain)
+		}
+	}
+}
+
+// TestStackDepth: a run of an LLVM-built target covers the one stack
+// depth site of the depth its stack reached (instrument.Options.StackDepth),
+// in every reset mode and run after run: testdata/stack's 100 levels of
+// at least 256 bytes ("r") reach the step of 25.6 KB or more, and deeper
+// than its 16-byte-aligned frames allow only up to 100 levels of 400;
+// an input that does not recurse ("x") stays shallow.
+func TestStackDepth(t *testing.T) {
+	for _, fx := range []string{"stack/stack.wasm", "stack/first.wasm"} {
+		for _, mode := range []Reset{Restore, Fresh, Persistent} {
+			tg := loadInstrumented(t, fx, fullOpts, Config{Reset: mode})
+			lay := tg.meta.layout
+			if lay.StackMinExport == "" || lay.DepthSite+instrument.DepthSites != lay.Counters {
+				t.Fatalf("%s: expected %d stack depth sites at the end of %d, got layout %+v", fx, instrument.DepthSites, lay.Counters, lay)
+			}
+			w := worker(t, tg)
+			steps := func(in string) []int {
+				t.Helper()
+				var set []int
+				for i, c := range run(t, w, in).Counters[lay.DepthSite:] {
+					if c != 0 {
+						set = append(set, i)
+					}
+				}
+				return set
+			}
+			for round := range 3 {
+				deep, shallow := steps("r"), steps("x")
+				if round == 0 {
+					t.Logf("%s %v: depth steps of \"r\" %v, of \"x\" %v", fx, mode, deep, shallow)
+				}
+				lo, hi := instrument.DepthStep(100*256), instrument.DepthStep(101*400)
+				if len(deep) != 1 || deep[0] < lo || deep[0] > hi {
+					t.Errorf("%s %v round %d: \"r\": expected one depth step in [%d, %d], got %v", fx, mode, round, lo, hi, deep)
+				}
+				if len(shallow) > 1 || len(shallow) == 1 && shallow[0] >= instrument.DepthStep(256) {
+					t.Errorf("%s %v round %d: \"x\": expected at most one step below %d, got %v", fx, mode, round, instrument.DepthStep(256), shallow)
+				}
+			}
 		}
 	}
 }

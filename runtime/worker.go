@@ -32,6 +32,7 @@ type Worker struct {
 	fuel    api.Global
 	sp      api.Global // the stack pointer (Layout.StackPointerExport), or nil
 	heap    api.Global // the heap guard's error (Layout.HeapExport), or nil
+	minSP   api.Global // the lowest stack pointer (Layout.StackMinExport), or nil
 	globals []api.MutableGlobal
 	inPtr   uint32     // target address of the input buffer
 	prevLen int        // length of the previous input written there
@@ -131,7 +132,10 @@ func (w *Worker) instantiate(ctx context.Context) error {
 			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
 		}
 	}
-	w.sp, w.heap = nil, nil
+	w.sp, w.heap, w.minSP = nil, nil, nil
+	if name := w.t.meta.layout.StackMinExport; name != "" {
+		w.minSP = mod.ExportedGlobal(name)
+	}
 	if name := w.t.meta.layout.StackPointerExport; name != "" {
 		w.sp = mod.ExportedGlobal(name)
 	}
@@ -586,6 +590,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
+	w.resetDepth()
 	buf := w.inBuf[:max(len(input), w.prevLen)]
 	copy(buf, input)
 	clear(buf[len(input):])
@@ -618,6 +623,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 		res.Outcome, res.Failure, res.ExitCode = classify(end)
 	}
 	res.Counters = w.counters()
+	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil || late {
 		// A failed instance is never reused. Counters stay readable: the
@@ -696,6 +702,30 @@ func (w *Worker) end(err error, ret uint32, budget uint64) runEnd {
 	}
 }
 
+// resetDepth sets the lowest stack pointer to the top of the stack before
+// a run (instrument.Options.StackDepth).
+func (w *Worker) resetDepth() {
+	if w.minSP != nil {
+		w.minSP.(api.MutableGlobal).Set(uint64(w.t.meta.layout.StackHigh))
+	}
+}
+
+// markDepth counts a hit of the stack depth step the run reached
+// (instrument.Layout.DepthSite), if it went below the top of the stack.
+func (w *Worker) markDepth(ctrs []byte) {
+	if w.minSP == nil {
+		return
+	}
+	lay := &w.t.meta.layout
+	low := uint32(w.minSP.Get())
+	if low >= lay.StackHigh {
+		return
+	}
+	if i := int(lay.DepthSite) + instrument.DepthStep(lay.StackHigh-low); i < len(ctrs) && ctrs[i] < 255 {
+		ctrs[i]++ // a hit, as the module's counters count them
+	}
+}
+
 // fuelUsed is the fuel consumed since the global was set to budget.
 func (w *Worker) fuelUsed(budget uint64) uint64 {
 	if w.fuel == nil {
@@ -765,6 +795,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 	res := Result{Fuel: w.fuelUsed(budget)}
 	res.Outcome, res.Failure, res.ExitCode = classify(end)
 	res.Counters = w.counters()
+	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	w.discard(ctx)
 	return res, nil
