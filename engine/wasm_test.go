@@ -314,3 +314,42 @@ func BenchmarkScanRecorded(b *testing.B) {
 		})
 	}
 }
+
+// TestStackDepthFindsDeepNesting: testdata/depth's elements ("<a>") keep
+// 200 bytes each on the C stack, so about 300 levels overflow it, and
+// above 32 levels its branches' hit counts (AFL's buckets) no longer
+// change until 128. Built with instrument.Options.StackDepth, havoc keeps
+// each input that nests deeper than any before and reaches the overflow
+// within the budget. Without it (logged only: a fixed-seed run of a
+// search that may improve) havoc has only the buckets to go by.
+func TestStackDepthFindsDeepNesting(t *testing.T) {
+	const runs = 400_000
+	for _, depth := range []bool{true, false} {
+		if !depth && testing.Short() {
+			continue
+		}
+		wasm, err := os.ReadFile("../testdata/depth/nest.wasm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wasm, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, StackDepth: depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		tgt, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tgt.Close(ctx)
+		sum, err := Fuzz(ctx, Config{Seed: 1, Runs: runs}, Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := sum.Stop == "crash" && len(sum.Failures) == 1 && sum.Failures[0].Failure.Kind == "stack-exhausted"
+		t.Logf("stack depth %v: stop %s after %d runs, queue %d, coverage %d, found the overflow: %v", depth, sum.Stop, sum.Stats.Execs, sum.Stats.Queue, sum.Stats.Coverage, found)
+		if depth && !found {
+			t.Errorf("with stack depth feedback: expected the stack overflow within %d runs, got stop %q and %d failures", runs, sum.Stop, len(sum.Failures))
+		}
+	}
+}

@@ -1,0 +1,43 @@
+// Nested elements: "<name>" opens an element, "</>" closes one. Each
+// level keeps its name in a 200-byte buffer on the C stack, so about 300
+// levels overflow wasm-ld's default 64 KiB stack.
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct elem { char name[200]; size_t len; };
+
+__attribute__((noinline)) static size_t read_name(struct elem *e, const uint8_t *d, size_t n, size_t i) {
+	e->len = 0;
+	while (i < n && d[i] >= 'a' && d[i] <= 'z' && e->len < sizeof e->name - 1)
+		e->name[e->len++] = d[i++];
+	e->name[e->len] = 0;
+	return i;
+}
+
+static size_t element(const uint8_t *d, size_t n, size_t i, int *count) {
+	struct elem e;
+	i = read_name(&e, d, n, i);
+	if (e.len == 0 || i >= n || d[i] != '>')
+		return n;
+	i++;
+	(*count)++;
+	while (i < n) {
+		if (d[i] == '<') {
+			if (i + 2 < n && d[i + 1] == '/' && d[i + 2] == '>')
+				return i + 3;
+			i = element(d, n, i + 1, count);
+		} else {
+			i++;
+		}
+	}
+	return i + e.name[0];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	int count = 0;
+	if (size < 1 || data[0] != '<')
+		return -1;
+	element(data, size, 1, &count);
+	return 0;
+}
