@@ -147,6 +147,18 @@ func (sb stackBounds) layout() Layout {
 // libFuzzer's) and adds one to its counter: an input that reaches a depth
 // step never reached before covers a new site.
 //
+// The same place checks the stack, as binaryen's --stack-check does for
+// Emscripten: a pointer set outside [StackLow, StackHigh] traps there
+// (`unreachable`), and the host, finding the pointer out of its bounds,
+// reports a stack overflow in the function whose frame did not fit.
+// Without it, an overflow of a stack above the static data (wasm-ld's
+// default layout) writes over that data and fails later elsewhere: in the
+// allocator, whose state it overwrote, as an out-of-bounds access, one
+// bug under as many identities as the places it surfaced. The check
+// bounds the stack from below by the end of the initialised data, so an
+// overflow is caught when it reaches that data; the zero-initialised
+// data between (.bss) is overwritten first (findStack).
+//
 // What it does not see: recursion whose frames live only in Wasm locals
 // (a function that takes no local's address has no frame in linear
 // memory and never moves the pointer). That recursion ends in the
@@ -172,8 +184,9 @@ func DepthStep(depth uint32) int {
 	return (l-2)*8 + int(u>>(l-3)&7)
 }
 
-// stackMin emits the update of the lowest stack pointer after the
-// global.set of body[k] (see above), unless that set is an epilogue's.
+// stackMin emits, after the global.set of body[k] unless that set is an
+// epilogue's, the update of the lowest stack pointer (see above) and the
+// stack check (below).
 func (rw *rewriter) stackMin(body []Instr, k int) {
 	if k >= 2 && body[k-1].Op == OpI32Add && body[k-2].Op == OpI32Const && int32(body[k-2].A) > 0 {
 		return
@@ -186,6 +199,14 @@ func (rw *rewriter) stackMin(body []Instr, k int) {
 	rw.emit(OpI32LtU, 0)
 	rw.emit(OpSelect, 0)
 	rw.emit(OpGlobalSet, lo)
+	rw.emit(OpGlobalGet, sp)
+	rw.i32(int64(int32(rw.stack.low)))
+	rw.emit(OpI32Sub, 0)
+	rw.i32(int64(int32(rw.stack.high - rw.stack.low)))
+	rw.emit(OpI32GtU, 0)
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpUnreachable, 0)
+	rw.emit(OpEnd, 0)
 }
 
 // DepthOfStep is the least depth in bytes that DepthStep maps to step.

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,40 @@ func TestStackDepth(t *testing.T) {
 					t.Errorf("%s %v round %d: \"x\": expected at most one step below %d, got %v", fx, mode, round, instrument.DepthStep(256), shallow)
 				}
 			}
+		}
+	}
+}
+
+// TestStackCheck: testdata/depth's stack lies above its static data
+// (wasm-ld's default layout). Built with instrument.Options.StackDepth,
+// an overflow traps as the stack pointer crosses into that data, in the
+// function whose frame did not fit; built without, the pointer runs on
+// over the data, wraps around and traps only then.
+func TestStackCheck(t *testing.T) {
+	deep := "<" + strings.Repeat("a><", 400)
+	for _, check := range []bool{true, false} {
+		opts := fullOpts
+		opts.StackDepth = check
+		tg := loadInstrumented(t, "depth/nest.wasm", opts, Config{})
+		lay := tg.meta.layout
+		if lay.StackLow == 0 {
+			t.Fatalf("expected static data below the stack, got the stack [%#x, %#x]", lay.StackLow, lay.StackHigh)
+		}
+		res := run(t, worker(t, tg), deep)
+		f := res.Failure
+		if res.Outcome != Crash || f == nil || f.Kind != KindStackExhausted || len(f.Stack) == 0 {
+			t.Fatalf("check %v: expected a stack overflow, got %v %+v", check, res.Outcome, f)
+		}
+		var sp uint32
+		if _, err := fmt.Sscanf(f.Message, "stack overflow: the stack pointer %v", &sp); err != nil {
+			t.Fatalf("check %v: message %q: %v", check, f.Message, err)
+		}
+		caught := sp < lay.StackLow && sp >= lay.StackLow-512 // one frame below
+		if caught != check {
+			t.Errorf("check %v: the pointer trapped at %#x (the stack [%#x, %#x]): expected caught at the crossing %v", check, sp, lay.StackLow, lay.StackHigh, check)
+		}
+		if top := f.Stack[0].Func; top != "element" && top != "read_name" {
+			t.Errorf("check %v: expected the overflow in element or read_name, got %s", check, top)
 		}
 	}
 }
