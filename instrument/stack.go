@@ -22,13 +22,13 @@ import (
 //
 // findStack bounds the pointer's legal values: high is its initial value,
 // low the end of the highest active data segment below it (0 when there is
-// none: stack first). Layout.StackOverflow tells a trap with the pointer
-// outside them from the target's other traps. Between the initialised
-// data and wasm-ld's real stack limit lies the zero-initialised data
-// (.bss), which the module does not record: a bound that cannot be wrong,
-// where one derived from wasm-ld's default stack size (64 KiB) would call
-// a deep but legal stack of a target linked with a larger one an
-// overflow.
+// none: stack first), raised past the zero-initialised data (.bss) the
+// code addresses (staticEnd), which the module does not record otherwise.
+// Layout.StackOverflow tells a trap with the pointer outside them from the
+// target's other traps. Bounds from the module's contents cannot be
+// wrong, where one derived from wasm-ld's default stack size (64 KiB)
+// would call a deep but legal stack of a target linked with a larger one
+// an overflow.
 //
 // A module without a global of that name in its name section (stripped,
 // or not from LLVM: Go's stack checks are its own) or whose data segments
@@ -88,7 +88,51 @@ func findStack(m *Module) (stackBounds, bool) {
 			sb.low = max(sb.low, uint32(end))
 		}
 	}
+	sb.low = staticEnd(m, sb)
 	return sb, true
+}
+
+// minStack is the least stack size staticEnd assumes: it raises the lower
+// bound of the stack to at most StackHigh-minStack (wasm-ld's default is
+// 64 KiB, Rust's 1 MiB).
+const minStack = 16 << 10
+
+// staticEnd returns sb.low raised past the zero-initialised data (.bss)
+// that lies between the initialised data and the stack in wasm-ld's
+// default layout: the end of the highest access of the code at a constant
+// address (`i32.const A` as the address operand of a load or store, plus
+// its offset) below the stack. LLVM addresses static variables that way
+// and the stack never, so the result stays at or below the stack's real
+// bottom, short of it by what lies past the last such access (the rest
+// of an array indexed from its start). An address within minStack of the
+// top is not taken for one.
+func staticEnd(m *Module, sb stackBounds) uint32 {
+	low := sb.low
+	if sb.high < minStack {
+		return low
+	}
+	limit := uint64(sb.high - minStack)
+	for i := range m.Code {
+		body := m.Code[i].Body.Instrs
+		for k := range body {
+			info := opinfo(body[k].Op)
+			if info.imm != immMemarg || (info.mem != memLoad && info.mem != memStore) {
+				continue
+			}
+			addr := k - 1 // a load's address is its only operand
+			if info.mem == memStore {
+				addr = exprStart(body, k-1) - 1
+			}
+			if addr < 0 || body[addr].Op != OpI32Const {
+				continue
+			}
+			end := uint64(uint32(body[addr].A)) + body[k].A + uint64(info.size)
+			if end > uint64(low) && end <= limit {
+				low = uint32(end)
+			}
+		}
+	}
+	return low
 }
 
 // ExportStackPointer returns wasm with its stack pointer (see above)
@@ -155,9 +199,10 @@ func (sb stackBounds) layout() Layout {
 // default layout) writes over that data and fails later elsewhere: in the
 // allocator, whose state it overwrote, as an out-of-bounds access, one
 // bug under as many identities as the places it surfaced. The check
-// bounds the stack from below by the end of the initialised data, so an
-// overflow is caught when it reaches that data; the zero-initialised
-// data between (.bss) is overwritten first (findStack).
+// bounds the stack from below by the end of the static data the code
+// addresses (findStack), so an overflow is caught as it reaches that
+// data: in testdata and the C programs tried, 0 to 12 bytes below the
+// stack's real bottom.
 //
 // What it does not see: recursion whose frames live only in Wasm locals
 // (a function that takes no local's address has no frame in linear

@@ -3,6 +3,7 @@ package instrument
 import (
 	"bytes"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -15,10 +16,14 @@ func TestStackBounds(t *testing.T) {
 		low, high uint32 // both 0: no stack pointer
 	}{
 		// wasm-ld's default layout: the initialised data (1024..3712)
-		// below the stack, whose top is the pointer's initial value.
-		{"../testdata/clib/clib.wasm", 3712, 70848},
-		// No initialised data: the stack reaches down to 0 in effect.
-		{"../testdata/stack/stack.wasm", 0, 0x10600},
+		// and the zero-initialised data below the stack, whose top is
+		// the pointer's initial value; the code's highest access at a
+		// constant address ends at 5300, 12 bytes short of the stack's
+		// 64 KiB (0x114c0-0x10000 = 5312).
+		{"../testdata/clib/clib.wasm", 5300, 70848},
+		// No initialised data, zero-initialised data (the allocator's
+		// state) up to 0x600, the stack's real bottom.
+		{"../testdata/stack/stack.wasm", 0x5f4, 0x10600},
 		// --stack-first: the stack from 0, the data above it.
 		{"../testdata/stack/first.wasm", 0, 0x10000},
 		{"../examples/rustini/rustini.wasm", 0, 1 << 20},
@@ -184,5 +189,43 @@ func TestStackDepthSets(t *testing.T) {
 	}
 	if !bytes.Equal(a, b) || sb2.Layout.StackMinExport != "" || len(sa.Sites) != len(sb2.Sites) {
 		t.Errorf("stripped.wasm (no stack pointer): StackDepth changed the module")
+	}
+}
+
+// TestStaticEnd: the stack's lower bound rises past loads and stores at
+// constant addresses below it (the static data the code addresses), and
+// not for a constant that is no address or an address within minStack of
+// the stack's top.
+func TestStaticEnd(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/stack/stack.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, ok := findStack(m)
+	if !ok {
+		t.Fatal("no stack pointer")
+	}
+	body := &m.Code[0].Body
+	orig := body.Instrs
+	tests := []struct {
+		name string
+		code []Instr
+		low  uint32
+	}{
+		{"no address", []Instr{{Op: OpI32Const, A: 0x8000}, {Op: OpDrop}}, base.low},
+		{"near the top", []Instr{{Op: OpI32Const, A: uint64(base.high - 100)}, {Op: OpI32Load}, {Op: OpDrop}}, base.low},
+		{"load", []Instr{{Op: OpI32Const, A: 0x2000}, {Op: OpI32Load, A: 4}, {Op: OpDrop}}, 0x2008},
+		{"store", []Instr{{Op: OpI32Const, A: 0x3000}, {Op: OpLocalGet}, {Op: OpI32Const, A: 1}, {Op: OpI32Add}, {Op: OpI32Store16, A: 8}}, 0x300a},
+	}
+	for _, tc := range tests {
+		body.Instrs = append(slices.Clone(tc.code), orig...)
+		sb, ok := findStack(m)
+		if !ok || sb.low != tc.low || sb.high != base.high {
+			t.Errorf("%s: expected the stack [%#x, %#x], got [%#x, %#x] (%v)", tc.name, tc.low, base.high, sb.low, sb.high, ok)
+		}
 	}
 }

@@ -88,8 +88,10 @@
 // stack [low, high]". That is how an overflow ends when the stack comes
 // first in memory (Rust's default, C linked with -Wl,--stack-first): the
 // pointer wraps around and its first use traps out of bounds. Above the
-// static data (wasm-ld's default layout) an overflow overwrites that data
-// first and may trap elsewhere or never. A truncated trace whose innermost
+// static data (wasm-ld's default layout), a module instrumented with
+// instrument.Options.StackDepth (a campaign's build) traps as the pointer
+// leaves the stack; uninstrumented (wafer repro) an overflow overwrites
+// that data first and may trap elsewhere or never. A truncated trace whose innermost
 // function fills the stack is also KindStackExhausted ("shadow stack
 // exhausted by recursion in f").
 //
