@@ -42,8 +42,10 @@ type Options struct {
 	HeapGuard bool
 	// StackDepth keeps the lowest value of an LLVM-built module's stack
 	// pointer in Layout.StackMinExport and adds DepthSites sites of kind
-	// StackDepth that the host sets from it (stack.go): feedback for how
-	// deep a run recursed. A module without a stack pointer gets neither.
+	// StackDepth that the host counts from it (stack.go): feedback for how
+	// deep a run recursed. The module also traps as the pointer leaves the
+	// stack's bounds (Layout.StackLow, StackHigh), so an overflow is caught
+	// where it happens. A module without a stack pointer gets neither.
 	StackDepth bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
