@@ -220,9 +220,9 @@ func BenchmarkRun(b *testing.B) {
 		// skipped): the memory shift, fuel and dirty marks alone, the
 		// floor under any placement or number of counters in a
 		// restore-mode campaign.
-		// "depth" is "dirty" with the stack's depth kept (StackDepth).
+		// "depth" is "dirty" with the stack checked and its depth kept.
 		variants := append(realVariants(), realVariant{"uncounted", &instrument.Options{Fuel: true, DirtyPages: true, Skip: []string{"*"}}},
-			realVariant{"depth", &instrument.Options{Fuel: true, DirtyPages: true, StackDepth: true}})
+			realVariant{"depth", &instrument.Options{Fuel: true, DirtyPages: true, StackCheck: true, StackDepth: true}})
 		for _, v := range variants {
 			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" && v.name != "uncounted" && v.name != "depth" {
 				continue

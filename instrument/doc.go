@@ -277,12 +277,14 @@
 // (runtime's TestHeapGuardDifferential: SQLite, Zstandard and a Rust
 // crate give the same outcome and output on 811 inputs with and without).
 //
-// StackDepth (stack.go): after each set of that stack pointer but an
-// epilogue's, the module keeps its lowest value in Layout.StackMinExport
-// (two global reads, a compare and a select); the host turns the depth a
-// run reached into one of DepthSites sites of kind StackDepth, after the
-// branch sites, so an input that recurses deeper than any before covers
-// a new site, as with libFuzzer's stack-depth feature.
+// StackCheck and StackDepth (stack.go): after each set of that stack
+// pointer but an epilogue's, the module traps if the pointer left its
+// bounds (a subtract, a compare and a branch), and keeps its lowest value
+// in Layout.StackMinExport (two global reads, a compare and a select);
+// the host turns the depth a run reached into one of DepthSites sites of
+// kind StackDepth, after the branch sites, so an input that recurses
+// deeper than any before covers a new site, as with libFuzzer's
+// stack-depth feature.
 //
 // Compares (compare.go): the module logs, in reserved pages after the
 // dirty map, the last CompareSlots unequal operand pairs of every i32/i64

@@ -30,7 +30,7 @@ func FuzzInstrument(f *testing.F) {
 		f.Add(b, uint8(16+3)) // a C allocator for the heap guard
 	}
 	if b, err := os.ReadFile("../testdata/stack/stack.wasm"); err == nil {
-		f.Add(b, uint8(32+3)) // a stack pointer for StackDepth
+		f.Add(b, uint8(64+32+3)) // a stack pointer for StackDepth and StackCheck
 	}
 	ctx := context.Background()
 	feats := api.CoreFeaturesV2 | experimental.CoreFeaturesThreads | experimental.CoreFeaturesTailCall |
@@ -39,7 +39,7 @@ func FuzzInstrument(f *testing.F) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(feats))
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte, flags uint8) {
-		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0, Compares: flags&8 != 0, HeapGuard: flags&16 != 0, StackDepth: flags&32 != 0}
+		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0, Compares: flags&8 != 0, HeapGuard: flags&16 != 0, StackDepth: flags&32 != 0, StackCheck: flags&64 != 0}
 		if flags&4 != 0 {
 			opts.Skip = []string{"*"}
 		}

@@ -40,12 +40,15 @@ type Options struct {
 	// double free trap when the block is freed, with the error in
 	// Layout.HeapExport.
 	HeapGuard bool
-	// StackDepth keeps the lowest value of an LLVM-built module's stack
-	// pointer in Layout.StackMinExport and adds DepthSites sites of kind
-	// StackDepth that the host counts from it (stack.go): feedback for how
-	// deep a run recursed. The module also traps as the pointer leaves the
-	// stack's bounds (Layout.StackLow, StackHigh), so an overflow is caught
-	// where it happens. A module without a stack pointer gets neither.
+	// StackCheck traps as an LLVM-built module's stack pointer leaves the
+	// stack's bounds (Layout.StackLow, StackHigh; stack.go), so an
+	// overflow is caught where it happens. A module without a stack
+	// pointer is left alone.
+	StackCheck bool
+	// StackDepth keeps the lowest value of that stack pointer in
+	// Layout.StackMinExport and adds DepthSites sites of kind StackDepth
+	// that the host counts from it (stack.go): feedback for how deep a
+	// run recursed. A module without a stack pointer gets neither.
 	StackDepth bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
@@ -168,6 +171,7 @@ type rewriter struct {
 	hasStack   bool
 	minGlobal  uint32    // the lowest stack pointer global (Options.StackDepth)
 	depth      bool      // Options.StackDepth and the module has a stack pointer
+	stackCheck bool      // Options.StackCheck and the module has a stack pointer
 	cmpFunc    uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
 	cmpOff     uint32    // real address of the comparison log
 	cmpInts    int       // integer log entries
@@ -249,6 +253,7 @@ func (rw *rewriter) run() error {
 	// they move up by the reserved bytes and merge.
 	rw.stack, rw.hasStack = findStack(m)
 	rw.depth = rw.opts.StackDepth && rw.hasStack
+	rw.stackCheck = rw.opts.StackCheck && rw.hasStack
 	// Pass 1: count sites to size the reserved region; collect the
 	// constants that feed comparisons before code is inserted.
 	var consts [][]byte
@@ -990,8 +995,8 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		return nil
 	case OpGlobalSet:
 		rw.keep(in)
-		if rw.depth && uint32(in.A) == rw.stack.global && !rw.ctl[len(rw.ctl)-1].dead {
-			rw.stackMin(body, k)
+		if (rw.depth || rw.stackCheck) && uint32(in.A) == rw.stack.global && !rw.ctl[len(rw.ctl)-1].dead {
+			rw.stackSet(body, k)
 		}
 		return nil
 	case OpMemorySize:

@@ -191,8 +191,8 @@ func (sb stackBounds) layout() Layout {
 // libFuzzer's) and adds one to its counter: an input that reaches a depth
 // step never reached before covers a new site.
 //
-// The same place checks the stack, as binaryen's --stack-check does for
-// Emscripten: a pointer set outside [StackLow, StackHigh] traps there
+// The same place checks the stack (Options.StackCheck), as binaryen's
+// --stack-check does for Emscripten: a pointer set outside [StackLow, StackHigh] traps there
 // (`unreachable`), and the host, finding the pointer out of its bounds,
 // reports a stack overflow in the function whose frame did not fit.
 // Without it, an overflow of a stack above the static data (wasm-ld's
@@ -229,21 +229,27 @@ func DepthStep(depth uint32) int {
 	return (l-2)*8 + int(u>>(l-3)&7)
 }
 
-// stackMin emits, after the global.set of body[k] unless that set is an
+// stackSet emits, after the global.set of body[k] unless that set is an
 // epilogue's, the update of the lowest stack pointer (see above) and the
-// stack check (below).
-func (rw *rewriter) stackMin(body []Instr, k int) {
+// stack check (below), as the options ask.
+func (rw *rewriter) stackSet(body []Instr, k int) {
 	if k >= 2 && body[k-1].Op == OpI32Add && body[k-2].Op == OpI32Const && int32(body[k-2].A) > 0 {
 		return
 	}
-	sp, lo := uint64(rw.stack.global), uint64(rw.minGlobal)
-	rw.emit(OpGlobalGet, sp)
-	rw.emit(OpGlobalGet, lo)
-	rw.emit(OpGlobalGet, sp)
-	rw.emit(OpGlobalGet, lo)
-	rw.emit(OpI32LtU, 0)
-	rw.emit(OpSelect, 0)
-	rw.emit(OpGlobalSet, lo)
+	sp := uint64(rw.stack.global)
+	if rw.depth {
+		lo := uint64(rw.minGlobal)
+		rw.emit(OpGlobalGet, sp)
+		rw.emit(OpGlobalGet, lo)
+		rw.emit(OpGlobalGet, sp)
+		rw.emit(OpGlobalGet, lo)
+		rw.emit(OpI32LtU, 0)
+		rw.emit(OpSelect, 0)
+		rw.emit(OpGlobalSet, lo)
+	}
+	if !rw.stackCheck {
+		return
+	}
 	rw.emit(OpGlobalGet, sp)
 	rw.i32(int64(int32(rw.stack.low)))
 	rw.emit(OpI32Sub, 0)

@@ -93,7 +93,7 @@ func TestStackDepth(t *testing.T) {
 }
 
 // TestStackCheck: testdata/depth's stack lies above its static data
-// (wasm-ld's default layout). Built with instrument.Options.StackDepth,
+// (wasm-ld's default layout). Built with instrument.Options.StackCheck,
 // an overflow traps as the stack pointer crosses into that data, in the
 // function whose frame did not fit; built without, the pointer runs on
 // over the data, wraps around and traps only then.
@@ -101,7 +101,7 @@ func TestStackCheck(t *testing.T) {
 	deep := "<" + strings.Repeat("a><", 400)
 	for _, check := range []bool{true, false} {
 		opts := fullOpts
-		opts.StackDepth = check
+		opts.StackCheck = check
 		tg := loadInstrumented(t, "depth/nest.wasm", opts, Config{})
 		lay := tg.meta.layout
 		if lay.StackLow == 0 {
