@@ -68,9 +68,10 @@ type Layout struct {
 	// StackMinExport is the export of the mutable i32 global holding the
 	// lowest value the stack pointer took (Options.StackDepth, stack.go),
 	// "" without it. The host sets it to StackHigh before a run; after
-	// it, a run that went DepthStep(StackHigh-min) deep covers site
-	// DepthSite+step, whose counter the host adds one to (the module never
-	// touches the DepthSites counters from DepthSite on).
+	// it, a run that went DepthStep(StackHigh-min) deep covers sites
+	// DepthSite to DepthSite+step, whose counters the host adds one to
+	// (the module never touches the DepthSites counters from DepthSite
+	// on).
 	StackMinExport string
 	DepthSite      uint32
 	// HeapExport is the export of the heap guard's i64 error global

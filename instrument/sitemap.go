@@ -19,7 +19,7 @@ const (
 	BrIfTaken                    // a br_if branched
 	BrIfNotTaken                 // a br_if fell through
 	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
-	StackDepth                   // the run's stack reached depth step Arm (DepthStep), set by the host
+	StackDepth                   // the run's stack reached depth step Arm (DepthStep) or deeper, counted by the host
 )
 
 var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth"}

@@ -186,10 +186,11 @@ func (sb stackBounds) layout() Layout {
 // (Layout.StackMinExport): `min = select(sp, min, sp <u min)`, no branch.
 // A set of the pointer plus a positive constant (an epilogue) cannot lower
 // it and gets nothing. The host sets the global to StackHigh before a run
-// and turns StackHigh-min after it into one of DepthSites sites of kind
-// StackDepth (DepthStep: eight steps per doubling of the depth, as
-// libFuzzer's) and adds one to its counter: an input that reaches a depth
-// step never reached before covers a new site.
+// and turns StackHigh-min after it into a step among DepthSites sites of
+// kind StackDepth (DepthStep: eight steps per doubling of the depth, as
+// libFuzzer's) and adds one to the counters of that step and every step
+// below it: an input that takes the stack deeper than any before covers a
+// new site.
 //
 // The same place checks the stack (Options.StackCheck), as binaryen's
 // --stack-check does for Emscripten: a pointer set outside [StackLow, StackHigh] traps there

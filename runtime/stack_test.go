@@ -50,12 +50,13 @@ func TestStackOverflow(t *testing.T) {
 	}
 }
 
-// TestStackDepth: a run of an LLVM-built target covers the one stack
-// depth site of the depth its stack reached (instrument.Options.StackDepth),
-// in every reset mode and run after run: testdata/stack's 100 levels of
-// at least 256 bytes ("r") reach the step of 25.6 KB or more, and deeper
-// than its 16-byte-aligned frames allow only up to 100 levels of 400;
-// an input that does not recurse ("x") stays shallow.
+// TestStackDepth: a run of an LLVM-built target covers the stack depth
+// sites of every step up to the depth its stack reached
+// (instrument.Options.StackDepth), in every reset mode and run after run:
+// testdata/stack's 100 levels of at least 256 bytes ("r") reach the step
+// of 25.6 KB or more, and deeper than its 16-byte-aligned frames allow
+// only up to 100 levels of 400; an input that does not recurse ("x")
+// stays shallow.
 func TestStackDepth(t *testing.T) {
 	for _, fx := range []string{"stack/stack.wasm", "stack/first.wasm"} {
 		for _, mode := range []Reset{Restore, Fresh, Persistent} {
@@ -65,15 +66,24 @@ func TestStackDepth(t *testing.T) {
 				t.Fatalf("%s: expected %d stack depth sites at the end of %d, got layout %+v", fx, instrument.DepthSites, lay.Counters, lay)
 			}
 			w := worker(t, tg)
+			// steps returns the deepest step a run covered, after checking
+			// that it covered every one below and only them, once.
 			steps := func(in string) []int {
 				t.Helper()
 				var set []int
-				for i, c := range run(t, w, in).Counters[lay.DepthSite:] {
+				ctrs := run(t, w, in).Counters[lay.DepthSite:]
+				for i, c := range ctrs {
+					if c != 0 && (c != 1 || i != len(set)) {
+						t.Fatalf("%s %v %q: depth step %d counted %d after %d steps", fx, mode, in, i, c, len(set))
+					}
 					if c != 0 {
 						set = append(set, i)
 					}
 				}
-				return set
+				if len(set) > 0 {
+					return set[len(set)-1:]
+				}
+				return nil
 			}
 			for round := range 3 {
 				deep, shallow := steps("r"), steps("x")
