@@ -606,6 +606,13 @@ func indent(s string) string {
 	return b.String()
 }
 
+// foundByChecks reports whether a failure of kind k can come from the
+// checks a campaign's build adds (the heap guard, the stack check) where
+// the plain module runs on.
+func foundByChecks(k runtime.Kind) bool {
+	return k == runtime.KindHeapOverflow || k == runtime.KindDoubleFree || k == runtime.KindStackExhausted
+}
+
 // runOnce runs seeds one by one on the module as it is (fresh instance per
 // input, as runtime.Repro) and prints each outcome; failures get the full
 // report. It returns the exit status: crash beats out of memory beats hang
@@ -652,11 +659,14 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 	if err != nil {
 		return 0, err
 	}
-	// The plain module has no heap guard: an input it passes runs again
-	// on the instrumented one, which has (made for the first such input;
-	// nil when the module has no heap to guard).
+	// The plain module has no heap guard and no stack check: an input it
+	// passes runs again on the instrumented one, which has them (made for
+	// the first such input; nil when the module has neither a heap to
+	// guard nor an LLVM stack to check). An overflow of a stack above the
+	// static data may pass on the plain module, having written over data
+	// it never reads again.
 	var guarded *runtime.Worker
-	lookAgain := b == buildPlain && t.heapGuard
+	lookAgain := b == buildPlain
 	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	var withLines *runtime.Worker // made for the first crash
 	code := exitOK
@@ -683,10 +693,10 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 				if guarded, sm, err = newWorker(&tf, buildCounters); err != nil {
 					return 0, err
 				}
-				lookAgain = sm.Layout.HeapExport != ""
+				lookAgain = sm.Layout.HeapExport != "" || sm.Layout.StackPointerExport != ""
 			}
 			if lookAgain {
-				if again, err := guarded.Run(ctx, s.Data); err == nil && again.Outcome == runtime.Crash && (again.Failure.Kind == runtime.KindHeapOverflow || again.Failure.Kind == runtime.KindDoubleFree) {
+				if again, err := guarded.Run(ctx, s.Data); err == nil && again.Outcome == runtime.Crash && foundByChecks(again.Failure.Kind) {
 					r = again
 				}
 			}

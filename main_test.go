@@ -255,6 +255,14 @@ func TestRepro(t *testing.T) {
 		t.Fatal(err)
 	}
 	guard := filepath.Join(repoDir(t), "testdata", "heapguard", "guard.wasm")
+	// testdata/depth nested 320 levels deep: its stack, above the static
+	// data, runs a little way into that data; the module as it is passes,
+	// the stack check of a campaign's build stops it.
+	nested := filepath.Join(t.TempDir(), "nested")
+	if err := os.WriteFile(nested, []byte("<"+strings.Repeat("a><", 320)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nest := filepath.Join(repoDir(t), "testdata", "depth", "nest.wasm")
 	tests := []struct {
 		name  string
 		args  []string
@@ -278,6 +286,8 @@ func TestRepro(t *testing.T) {
 			[]string{"crash", "heap-buffer-overflow", "10-byte", "free", "overflow_write"}},
 		{"heap overflow without the guard", []string{"--heap-guard=false", guard, overflow}, 0,
 			[]string{"valid"}},
+		{"stack overflow into the static data", []string{nest, nested}, 77,
+			[]string{"crash", "stack-exhausted", "left the stack", "element"}},
 		{"go test fuzz v1 file", []string{filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm"),
 			filepath.Join(exampleDir(t, "cexpr"), "testdata", "fuzz", "FuzzExpr")}, 0,
 			[]string{"seed-paren: valid"}},
