@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Fixtures: testdata/*.wat, rebuilt by testdata/build.sh (wat2wasm).
@@ -30,12 +31,13 @@ type coreCall struct {
 
 func call(fn string, args ...uint64) coreCall { return coreCall{fn, args} }
 
-// coreRun instantiates wasm and performs calls in order, returning one line
-// per call: the results or the trap's first line.
+// coreRun instantiates wasm (core 2.0 and tail calls) and performs calls
+// in order, returning one line per call: the results or the trap's first
+// line.
 func coreRun(t *testing.T, wasm []byte, calls []coreCall, setup func(api.Module)) ([]string, api.Module) {
 	t.Helper()
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2|experimental.CoreFeaturesTailCall))
 	t.Cleanup(func() { rt.Close(ctx) })
 	mod, err := rt.Instantiate(ctx, wasm)
 	if err != nil {

@@ -50,6 +50,11 @@ type Options struct {
 	// that the host counts from it (stack.go): feedback for how deep a
 	// run recursed. A module without a stack pointer gets neither.
 	StackDepth bool
+	// CallPairs counts, for every call_indirect and return_call_indirect
+	// of a counted function, which table index it called, hashed with
+	// the call site into a region of Layout.CallSites counters of kind
+	// CallPair after the branch sites (callpairs.go).
+	CallPairs bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -172,6 +177,9 @@ type rewriter struct {
 	minGlobal  uint32    // the lowest stack pointer global (Options.StackDepth)
 	depth      bool      // Options.StackDepth and the module has a stack pointer
 	stackCheck bool      // Options.StackCheck and the module has a stack pointer
+	callSites  int       // counters of indirect call pairs (Options.CallPairs)
+	callFirst  uint32    // id of the first of them
+	ncall      int       // indirect call sites rewritten so far
 	cmpFunc    uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
 	cmpOff     uint32    // real address of the comparison log
 	cmpInts    int       // integer log entries
@@ -287,6 +295,17 @@ func (rw *rewriter) run() error {
 	if rw.depth {
 		rw.nsites += DepthSites
 	}
+	if rw.opts.CallPairs {
+		calls := 0
+		for i := range m.Code {
+			if !rw.skip[i] {
+				calls += countIndirectCalls(&m.Code[i].Body)
+			}
+		}
+		rw.callSites = callSiteCount(calls)
+		rw.callFirst = uint32(rw.nsites)
+		rw.nsites += rw.callSites
+	}
 	rw.funcOff = make([]uint32, len(m.Code))
 	var codeSize int
 	for i := range m.Code {
@@ -383,6 +402,9 @@ func (rw *rewriter) run() error {
 			rw.sm.Sites = append(rw.sm.Sites, Site{Kind: StackDepth, Arm: step})
 		}
 	}
+	for k := range uint32(rw.callSites) {
+		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: CallPair, Arm: k})
+	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
 	}
@@ -439,6 +461,9 @@ func (rw *rewriter) run() error {
 	}
 	if rw.depth {
 		l.StackMinExport, l.DepthSite = StackMinExport, uint32(funcSites)
+	}
+	if rw.callSites > 0 {
+		l.CallSite, l.CallSites = rw.callFirst, uint32(rw.callSites)
 	}
 	rw.sm.Layout = l
 	rw.sm.Funcs = make([]Func, 0, len(names))
@@ -986,7 +1011,16 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		rw.ctl[len(rw.ctl)-1].dead = true
 		return nil
+	case OpCallIndirect:
+		if rw.callSites > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
+			rw.callPair()
+		}
+		rw.keep(in)
+		return nil
 	case OpUnreachable, OpBr, OpReturn, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef, OpThrow, OpThrowRef, OpRethrow:
+		if in.Op == OpReturnCallIndirect && rw.callSites > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
+			rw.callPair()
+		}
 		if (in.Op == OpBr && rw.exits(in.A)) || (in.Op == OpReturn && rw.nest != nil) {
 			rw.flush()
 		}

@@ -37,7 +37,7 @@ var coreOptionSets = []struct {
 }{
 	{"counters", Options{}},
 	{"fuel", Options{Fuel: true}},
-	{"fuel+dirty", Options{Fuel: true, DirtyPages: true}},
+	{"fuel+dirty", Options{Fuel: true, DirtyPages: true, CallPairs: true}},
 }
 
 // TestSpecInstrumentCompiles instruments every valid spec module (a sample

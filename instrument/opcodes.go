@@ -113,6 +113,7 @@ const (
 	OpI32Mul             Op = 0x6c
 	OpI32And             Op = 0x71
 	OpI32Or              Op = 0x72
+	OpI32Xor             Op = 0x73
 	OpI32ShrU            Op = 0x76
 	OpI64Add             Op = 0x7c
 	OpI64Sub             Op = 0x7d

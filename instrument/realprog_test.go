@@ -46,7 +46,7 @@ func realVariants() []realVariant {
 		{"compares", &instrument.Options{Fuel: true, DirtyPages: true, Compares: true}},
 		// what a campaign runs: the allocator wrapped and the stack's
 		// depth kept too
-		{"campaign", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true}},
+		{"campaign", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}},
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},

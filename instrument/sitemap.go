@@ -20,9 +20,10 @@ const (
 	BrIfNotTaken                 // a br_if fell through
 	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
 	StackDepth                   // the run's stack reached depth step Arm (DepthStep) or deeper, counted by the host
+	CallPair                     // an indirect call whose site and callee hash to counter Arm of the region
 )
 
-var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth"}
+var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair"}
 
 func (k SiteKind) String() string {
 	if int(k) < len(siteKindNames) {
@@ -102,8 +103,11 @@ func (m *SiteMap) Describe(id int) string {
 		return fmt.Sprintf("site %d (out of range)", id)
 	}
 	s := m.Sites[id]
-	if s.Kind == StackDepth {
+	switch s.Kind {
+	case StackDepth:
 		return fmt.Sprintf("stack depth step %d (%d bytes or more)", s.Arm, DepthOfStep(int(s.Arm)))
+	case CallPair:
+		return fmt.Sprintf("indirect call pairs, counter %d", s.Arm)
 	}
 	name := fmt.Sprintf("func[%d]", s.Func)
 	if int(s.Func) < len(m.Funcs) && m.Funcs[s.Func].Name != "" {
@@ -122,8 +126,9 @@ func (m *SiteMap) Describe(id int) string {
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
-// the stack depth's. UnmarshalBinary also reads v2 (no comparison log),
-// v3 (no stack pointer), v4 (no heap guard) and v5 (no stack depth).
+// the stack depth's and the call pairs'. UnmarshalBinary also reads v2
+// (no comparison log), v3 (no stack pointer), v4 (no heap guard) and v5
+// (neither stack depth nor call pairs).
 const (
 	siteMapMagic   = "wafer sitemap v6\n"
 	siteMapMagicV5 = "wafer sitemap v5\n"
@@ -151,6 +156,8 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	s(l.HeapExport)
 	s(l.StackMinExport)
 	u(uint64(l.DepthSite))
+	u(uint64(l.CallSite))
+	u(uint64(l.CallSites))
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -265,6 +272,7 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if !v2 && !v3 && !v4 && !v5 {
 		l.StackMinExport, l.DepthSite = r.s(), r.u32()
+		l.CallSite, l.CallSites = r.u32(), r.u32()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
@@ -317,6 +325,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if l.StackMinExport != "" && uint64(l.DepthSite)+DepthSites > uint64(l.Counters) {
 		return fmt.Errorf("sitemap: expected %d stack depth sites from site %d, the map has %d", DepthSites, l.DepthSite, l.Counters)
+	}
+	if uint64(l.CallSite)+uint64(l.CallSites) > uint64(l.Counters) {
+		return fmt.Errorf("sitemap: expected %d indirect call pair sites from site %d, the map has %d", l.CallSites, l.CallSite, l.Counters)
 	}
 	*m = out
 	return nil

@@ -22,7 +22,7 @@ func specTransforms() (ts []specTransform, note string) {
 		{name: "roundtrip", apply: specRoundTrip},
 		{name: "counters", apply: specInstrument(instrument.Options{}), features: specInstrumentFeatures},
 		{name: "fuel", apply: specInstrument(instrument.Options{Fuel: true}), features: specInstrumentFeatures},
-		{name: "dirty", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true}), features: specInstrumentFeatures},
+		{name: "dirty", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true, CallPairs: true}), features: specInstrumentFeatures},
 		{name: "compares", apply: specInstrument(instrument.Options{Fuel: true, DirtyPages: true, Compares: true}), features: specInstrumentFeatures},
 	}, ""
 }
