@@ -286,6 +286,13 @@
 // deeper than any before covers a new site, as with libFuzzer's
 // stack-depth feature.
 //
+// CallPairs (callpairs.go): before each call_indirect and
+// return_call_indirect of a counted function, the module hashes the call
+// site and the table index into one of Layout.CallSites counters after
+// the branch sites and bumps it, as libFuzzer's indirect-calls coverage
+// counts caller-callee pairs (a multiply, a shift and a counter whose
+// address is computed, so with a bounds check of its own).
+//
 // Compares (compare.go): the module logs, in reserved pages after the
 // dirty map, the last CompareSlots unequal operand pairs of every i32/i64
 // eq/ne/lt/gt/le/ge in a counted function (a call to an added helper
