@@ -12,8 +12,12 @@ import "math/bits"
 // (-fsanitize-coverage=indirect-calls); so does wafer, in a region of
 // CallSites counters after the branch sites: each call_indirect and
 // return_call_indirect of a counted function hashes its own constant with
-// the table index it calls into a counter of the region and bumps it (a
-// saturating 8-bit increment, as branch counters). The region has 16
+// the table index it calls into a counter of the region and sets it to 1:
+// a pair was seen or not, as in libFuzzer's feature map. (Counted as
+// branches are, the counters of pairs that share one add up, and every
+// sum is a new hit-count bucket: csqlite's 120 s campaign kept 10 % fewer
+// branch features; set to 1, csqlite's three 120 s campaigns kept 80,332
+// branch features against 80,371 without pairs.) The region has 16
 // counters per call site, a power of two between 64 and 4,096: pairs of
 // different sites may share a counter (libFuzzer's pairs share its
 // feature map too), the branch sites stay collision-free. call_ref's
@@ -49,13 +53,11 @@ func countIndirectCalls(e *Expr) int {
 }
 
 // callPair emits, before the indirect call on top of the stack (its table
-// index the top operand), the increment of the region's counter for this
+// index the top operand), the store of 1 in the region's counter for this
 // call site and that index: index (kept) xor the site's constant, times a
 // golden-ratio constant, the top bits select the counter.
 func (rw *rewriter) callPair() {
 	t := uint64(rw.local(TI32, 301))
-	a := uint64(rw.local(TI32, 302))
-	w := uint64(rw.local(TI32, 7))
 	site := rw.ncall
 	rw.ncall++
 	rw.emit(OpLocalTee, t)
@@ -66,16 +68,7 @@ func (rw *rewriter) callPair() {
 	rw.emit(OpI32Mul, 0)
 	rw.i32(int64(32 - bits.TrailingZeros(uint(rw.callSites))))
 	rw.emit(OpI32ShrU, 0)
-	rw.emit(OpLocalTee, a)
-	rw.emit(OpLocalGet, a)
-	rw.emitMem(OpI32Load8U, uint64(rw.callFirst), 0)
 	rw.i32(1)
-	rw.emit(OpI32Add, 0)
-	rw.emit(OpLocalTee, w)
-	rw.emit(OpLocalGet, w)
-	rw.i32(8)
-	rw.emit(OpI32ShrU, 0)
-	rw.emit(OpI32Sub, 0)
 	rw.emitMem(OpI32Store8, uint64(rw.callFirst), 0)
 	rw.emit(OpLocalGet, t)
 }

@@ -289,9 +289,9 @@
 // CallPairs (callpairs.go): before each call_indirect and
 // return_call_indirect of a counted function, the module hashes the call
 // site and the table index into one of Layout.CallSites counters after
-// the branch sites and bumps it, as libFuzzer's indirect-calls coverage
-// counts caller-callee pairs (a multiply, a shift and a counter whose
-// address is computed, so with a bounds check of its own).
+// the branch sites and sets it to 1, as libFuzzer's indirect-calls
+// coverage notes caller-callee pairs (a multiply, a shift and a store
+// whose address is computed, so with a bounds check of its own).
 //
 // Compares (compare.go): the module logs, in reserved pages after the
 // dirty map, the last CompareSlots unequal operand pairs of every i32/i64

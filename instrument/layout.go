@@ -75,8 +75,8 @@ type Layout struct {
 	StackMinExport string
 	DepthSite      uint32
 	// CallSite is the id of the first of CallSites counters of indirect
-	// call pairs (Options.CallPairs, callpairs.go), which the module
-	// bumps itself; both 0 without them.
+	// call pairs (Options.CallPairs, callpairs.go), which the module sets
+	// to 1 itself; both 0 without them.
 	CallSite, CallSites uint32
 	// HeapExport is the export of the heap guard's i64 error global
 	// (Options.HeapGuard, heapguard.go), "" without a guard: zero, or,

@@ -20,7 +20,7 @@ const (
 	BrIfNotTaken                 // a br_if fell through
 	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
 	StackDepth                   // the run's stack reached depth step Arm (DepthStep) or deeper, counted by the host
-	CallPair                     // an indirect call whose site and callee hash to counter Arm of the region
+	CallPair                     // an indirect call whose site and callee hash to counter Arm of the region (1: seen)
 )
 
 var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair"}
