@@ -28,6 +28,7 @@ type targetFlags struct {
 	heapMB      int
 	heapGuard   bool
 	stackDepth  bool
+	callPairs   bool
 	// noSourceLines is not a flag: runOnce sets it (runtime.Config.NoSourceLines).
 	noSourceLines bool
 }
@@ -45,6 +46,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&t.heapMB, "heap-reserve-mb", runtime.DefaultHeapReserve>>20, "free heap in MiB a libFuzzer-style target with malloc and free gets before its snapshot (free(malloc(n))), so runs that allocate less never grow memory, which costs restore mode a new instance (0: none)")
 	fs.BoolVar(&t.heapGuard, "heap-guard", true, "give a C target's heap blocks (malloc, free and kin, found by name) a header and redzone, so writes past a block and double frees crash when the block is freed (--heap-guard=false: off)")
 	fs.BoolVar(&t.stackDepth, "stack-depth", true, "keep inputs that take an LLVM-built target's stack (C, C++, Rust) to a new depth, as libFuzzer does: feedback towards deep recursion (--stack-depth=false: off)")
+	fs.BoolVar(&t.callPairs, "call-pairs", true, "keep inputs whose indirect calls reach a callee from a call site that never reached it before, as libFuzzer does (--call-pairs=false: off)")
 	fs.StringArrayVar(&t.warmUp, "warm-up", nil, "run the inputs in `PATH` (file or directory) once per instance before its snapshot, so first-use caches start warm (reactors; repeatable)")
 }
 

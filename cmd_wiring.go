@@ -128,7 +128,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	}
 	var sm *instrument.SiteMap
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, StackCheck: true, StackDepth: t.stackDepth, CallPairs: true}
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
 		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
