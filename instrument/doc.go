@@ -278,9 +278,10 @@
 // crate give the same outcome and output on 811 inputs with and without).
 //
 // StackCheck and StackDepth (stack.go): after each set of that stack
-// pointer but an epilogue's, the module traps if the pointer left its
-// bounds (a subtract, a compare and a branch), and keeps its lowest value
-// in Layout.StackMinExport (two global reads, a compare and a select);
+// pointer but an epilogue's, the module keeps its lowest value in
+// Layout.StackMinExport and, when the value is a new lowest, traps if the
+// pointer left its bounds (two global reads, a compare and a branch on
+// the common path);
 // the host turns the depth a run reached into one of DepthSites sites of
 // kind StackDepth, after the branch sites, so an input that recurses
 // deeper than any before covers a new site, as with libFuzzer's

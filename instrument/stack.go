@@ -183,7 +183,7 @@ func (sb stackBounds) layout() Layout {
 //
 // After each global.set of the stack pointer the module keeps the lowest
 // value it has held in an exported mutable i32 global
-// (Layout.StackMinExport): `min = select(sp, min, sp <u min)`, no branch.
+// (Layout.StackMinExport): `if sp <u min { min = sp }`.
 // A set of the pointer plus a positive constant (an epilogue) cannot lower
 // it and gets nothing. The host sets the global to StackHigh before a run
 // and turns StackHigh-min after it into a step among DepthSites sites of
@@ -232,7 +232,12 @@ func DepthStep(depth uint32) int {
 
 // stackSet emits, after the global.set of body[k] unless that set is an
 // epilogue's, the update of the lowest stack pointer (see above) and the
-// stack check (below), as the options ask.
+// stack check (below), as the options ask. With both, the check runs only
+// when the pointer reached a new lowest value, which every overflow below
+// the stack does (one that wraps past 0 traps at its first access), and
+// costs the common case a compare and a branch:
+//
+//	if sp <u min { min = sp; if sp-low >u high-low { unreachable } }
 func (rw *rewriter) stackSet(body []Instr, k int) {
 	if k >= 2 && body[k-1].Op == OpI32Add && body[k-2].Op == OpI32Const && int32(body[k-2].A) > 0 {
 		return
@@ -242,23 +247,24 @@ func (rw *rewriter) stackSet(body []Instr, k int) {
 		lo := uint64(rw.minGlobal)
 		rw.emit(OpGlobalGet, sp)
 		rw.emit(OpGlobalGet, lo)
-		rw.emit(OpGlobalGet, sp)
-		rw.emit(OpGlobalGet, lo)
 		rw.emit(OpI32LtU, 0)
-		rw.emit(OpSelect, 0)
+		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+		rw.emit(OpGlobalGet, sp)
 		rw.emit(OpGlobalSet, lo)
 	}
-	if !rw.stackCheck {
-		return
+	if rw.stackCheck {
+		rw.emit(OpGlobalGet, sp)
+		rw.i32(int64(int32(rw.stack.low)))
+		rw.emit(OpI32Sub, 0)
+		rw.i32(int64(int32(rw.stack.high - rw.stack.low)))
+		rw.emit(OpI32GtU, 0)
+		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+		rw.emit(OpUnreachable, 0)
+		rw.emit(OpEnd, 0)
 	}
-	rw.emit(OpGlobalGet, sp)
-	rw.i32(int64(int32(rw.stack.low)))
-	rw.emit(OpI32Sub, 0)
-	rw.i32(int64(int32(rw.stack.high - rw.stack.low)))
-	rw.emit(OpI32GtU, 0)
-	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-	rw.emit(OpUnreachable, 0)
-	rw.emit(OpEnd, 0)
+	if rw.depth {
+		rw.emit(OpEnd, 0)
+	}
 }
 
 // DepthOfStep is the least depth in bytes that DepthStep maps to step.
