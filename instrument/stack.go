@@ -183,9 +183,9 @@ func (sb stackBounds) layout() Layout {
 //
 // After each global.set of the stack pointer the module keeps the lowest
 // value it has held in an exported mutable i32 global
-// (Layout.StackMinExport): `if sp <u min { min = sp }`.
-// A set of the pointer plus a positive constant (an epilogue) cannot lower
-// it and gets nothing. The host sets the global to StackHigh before a run
+// (Layout.StackMinExport): `if sp <u min { min = sp }`. A set of the
+// pointer plus a positive constant (an epilogue) cannot lower it and gets
+// nothing. The host sets the global to StackHigh before a run
 // and turns StackHigh-min after it into a step among DepthSites sites of
 // kind StackDepth (DepthStep: eight steps per doubling of the depth, as
 // libFuzzer's) and adds one to the counters of that step and every step
@@ -193,9 +193,10 @@ func (sb stackBounds) layout() Layout {
 // new site.
 //
 // The same place checks the stack (Options.StackCheck), as binaryen's
-// --stack-check does for Emscripten: a pointer set outside [StackLow, StackHigh] traps there
-// (`unreachable`), and the host, finding the pointer out of its bounds,
-// reports a stack overflow in the function whose frame did not fit.
+// --stack-check does for Emscripten: a pointer set outside [StackLow,
+// StackHigh] traps there (`unreachable`), and the host, finding the
+// pointer out of its bounds, reports a stack overflow in the function
+// whose frame did not fit.
 // Without it, an overflow of a stack above the static data (wasm-ld's
 // default layout) writes over that data and fails later elsewhere: in the
 // allocator, whose state it overwrote, as an out-of-bounds access, one
