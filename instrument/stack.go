@@ -11,14 +11,14 @@ import (
 // C, C++ and Rust built by LLVM keep their stack in linear memory,
 // addressed by a mutable i32 global the linker names __stack_pointer. It
 // starts at the top of the stack and grows down, and nothing in Wasm
-// bounds it. With wasm-ld's --stack-first (Rust's default) the stack
-// starts at address 0, so a run that recurses too deep wraps the pointer
-// around and traps out of bounds at the first access through it: the trap
-// is in the right function but reads as a memory error. With wasm-ld's
-// default layout the stack lies above the static data, and an overflow
-// overwrites that data (the allocator's state, a table) and fails later
-// somewhere else, or not at all: link C targets with -Wl,--stack-first
-// to have their overflows trap where they happen.
+// bounds it. With wasm-ld's --stack-first (Rust's default, and C's from
+// LLVM 22) the stack starts at address 0, so a run that recurses too deep
+// wraps the pointer around and traps out of bounds at the first access
+// through it: the trap is in the right function but reads as a memory
+// error. With the older default layout the stack lies above the static
+// data, and an overflow overwrites that data (the allocator's state, a
+// table) and fails later somewhere else, or not at all, unless the module
+// checks the pointer (Options.StackCheck, below).
 //
 // findStack bounds the pointer's legal values: high is its initial value,
 // low the end of the highest active data segment below it (0 when there is
