@@ -17,14 +17,24 @@ import (
 // ceiling).
 func loadTarget(tb testing.TB, path string, bare bool) (*runtime.Target, *instrument.SiteMap) {
 	tb.Helper()
+	if bare {
+		return loadWith(tb, path, nil)
+	}
+	return loadWith(tb, path, &instrument.Options{Fuel: true, DirtyPages: true})
+}
+
+// loadWith compiles the module at path, instrumented with opts unless
+// opts is nil.
+func loadWith(tb testing.TB, path string, opts *instrument.Options) (*runtime.Target, *instrument.SiteMap) {
+	tb.Helper()
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
 	var sm *instrument.SiteMap
-	if !bare {
-		wasm, sm, err = instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true})
+	if opts != nil {
+		wasm, sm, err = instrument.Instrument(wasm, *opts)
 		if err != nil {
 			tb.Fatalf("instrument %s: %v", path, err)
 		}
@@ -328,21 +338,8 @@ func TestStackDepthFindsDeepNesting(t *testing.T) {
 		if !depth && testing.Short() {
 			continue
 		}
-		wasm, err := os.ReadFile("../testdata/depth/nest.wasm")
-		if err != nil {
-			t.Fatal(err)
-		}
-		wasm, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, StackDepth: depth})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := context.Background()
-		tgt, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tgt.Close(ctx)
-		sum, err := Fuzz(ctx, Config{Seed: 1, Runs: runs}, Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
+		tgt, sm := loadWith(t, "../testdata/depth/nest.wasm", &instrument.Options{Fuel: true, DirtyPages: true, StackDepth: depth})
+		sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: runs}, Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
 		if err != nil {
 			t.Fatal(err)
 		}

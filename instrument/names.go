@@ -217,8 +217,8 @@ func addDWARF(m *Module, sm *SiteMap) {
 	sm.LineTable = table
 	sm.Lines = make([]Line, len(sm.Sites))
 	for i, s := range sm.Sites {
-		if s.Kind == StackDepth {
-			continue // no code of its own
+		if !s.Kind.inCode() {
+			continue
 		}
 		if f, l, ok := lookupTable(table, s.Offset); ok {
 			sm.Lines[i] = Line{File: f, Line: l}

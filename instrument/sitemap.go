@@ -25,6 +25,11 @@ const (
 
 var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair"}
 
+// inCode reports whether a site of kind k is an instruction of the
+// module: StackDepth and CallPair sites are regions after the branch
+// sites, with no function, offset or source line.
+func (k SiteKind) inCode() bool { return k < StackDepth }
+
 func (k SiteKind) String() string {
 	if int(k) < len(siteKindNames) {
 		return siteKindNames[k]

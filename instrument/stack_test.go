@@ -121,18 +121,7 @@ func TestDepthStep(t *testing.T) {
 // after each set of the stack pointer but an epilogue's (plus a positive
 // constant), and adds nothing to a module without a stack pointer.
 func TestStackDepthSets(t *testing.T) {
-	wasm, err := os.ReadFile("../testdata/clib/clib.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Decode(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, ok := findStack(m)
-	if !ok {
-		t.Fatal("clib.wasm: no stack pointer")
-	}
+	wasm, m, sb := stackModule(t, "../testdata/clib/clib.wasm")
 	var sets, lowering int
 	for i := range m.Code {
 		b := m.Code[i].Body.Instrs
@@ -197,18 +186,7 @@ func TestStackDepthSets(t *testing.T) {
 // not for a constant that is no address or an address within minStack of
 // the stack's top.
 func TestStaticEnd(t *testing.T) {
-	wasm, err := os.ReadFile("../testdata/stack/stack.wasm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Decode(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, ok := findStack(m)
-	if !ok {
-		t.Fatal("no stack pointer")
-	}
+	_, m, base := stackModule(t, "../testdata/stack/stack.wasm")
 	body := &m.Code[0].Body
 	orig := body.Instrs
 	tests := []struct {
@@ -228,4 +206,23 @@ func TestStaticEnd(t *testing.T) {
 			t.Errorf("%s: expected the stack [%#x, %#x], got [%#x, %#x] (%v)", tc.name, tc.low, base.high, sb.low, sb.high, ok)
 		}
 	}
+}
+
+// stackModule reads and decodes the module at path and finds its stack
+// pointer, which it must have.
+func stackModule(t *testing.T, path string) ([]byte, *Module, stackBounds) {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, ok := findStack(m)
+	if !ok {
+		t.Fatalf("%s: no stack pointer", path)
+	}
+	return wasm, m, sb
 }
