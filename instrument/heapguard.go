@@ -78,6 +78,61 @@ type heapGuard struct {
 	moved map[uint32]uint32
 	// helpers names the helper functions it added by index.
 	helpers map[uint32]string
+	// wrappers are the indices of the functions it replaced by wrappers.
+	wrappers []uint32
+	// inAlloc (Options.HeapCheck) is the global counting the wrappers'
+	// calls into the allocator under way (heapcheck.go).
+	inAlloc uint32
+}
+
+// Calls to the heap check's helpers in the guard's code name these
+// placeholder indices until Instrument knows theirs (heapGuard.patch).
+const (
+	callShadowArm  = 0xffffff00
+	callShadowFree = 0xffffff01
+)
+
+// patch gives the guard's calls to the heap check's helpers their real
+// indices and, in the wrappers, makes every call into the allocator
+// count in g.inAlloc while it runs.
+func (g *heapGuard) patch(m *Module, nimp uint32, hf heapHelpers) {
+	moved := map[uint64]bool{}
+	for n := range g.moved {
+		moved[uint64(n)] = true
+	}
+	fix := func(idx uint32, counted bool) {
+		c := &m.Code[idx-nimp]
+		var out []Instr
+		for _, in := range c.Body.Instrs {
+			if in.Op != OpCall {
+				out = append(out, in)
+				continue
+			}
+			switch in.A {
+			case callShadowArm:
+				in.A = uint64(hf.arm)
+			case callShadowFree:
+				in.A = uint64(hf.free)
+			}
+			if !counted || !moved[in.A] {
+				out = append(out, in)
+				continue
+			}
+			step := func(o Op) []Instr {
+				return []Instr{{Op: OpGlobalGet, A: uint64(g.inAlloc)}, {Op: OpI32Const, A: 1}, {Op: o}, {Op: OpGlobalSet, A: uint64(g.inAlloc)}}
+			}
+			out = append(out, step(OpI32Add)...)
+			out = append(out, in)
+			out = append(out, step(OpI32Sub)...)
+		}
+		c.Body.Instrs = out
+	}
+	for _, w := range g.wrappers {
+		fix(w, true)
+	}
+	for h := range g.helpers {
+		fix(h, false)
+	}
 }
 
 // guardHeap wraps m's allocator (see above), or does nothing and returns
@@ -120,6 +175,11 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	g := &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
 	g.global = m.NumImported(ExternGlobal) + uint32(len(m.Globals))
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})
+	checked := rw.opts.HeapCheck
+	if checked {
+		g.inAlloc = g.global + 1
+		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
+	}
 
 	// Move each body to a new function; orig[name] is its index.
 	orig := map[string]uint32{}
@@ -173,6 +233,10 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		return ds
 	}
 
+	var armShadow []Instr // the heap check's shadow of the new block
+	if checked {
+		armShadow = []Instr{get(0), get(2), call(callShadowArm)}
+	}
 	// arm(p, base, n) → p: writes the header before p and the redzone
 	// after its n bytes.
 	arm := addHelper("wafer.heap.arm", []ValType{TI32, TI32, TI32}, []ValType{TI32}, nil, seq(
@@ -181,6 +245,7 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		hdr(0), one(i64(heapMagic), mem(OpI64Store, 8)),
 		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 0)),
 		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 8)),
+		armShadow,
 		one(get(0)),
 	))
 	// overrun(p) → i32: whether the redzone of live block p changed.
@@ -214,6 +279,14 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	wrapper := func(name string, locals []LocalDecl, body []Instr) {
 		idx := found[name]
 		m.Code[idx-nimp] = Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}}
+		g.wrappers = append(g.wrappers, idx)
+	}
+	// shadowFree(p, n): the heap check marks block p of n bytes freed.
+	shadowFree := func(p uint64, n []Instr) []Instr {
+		if !checked {
+			return nil
+		}
+		return seq(one(get(p)), n, one(call(callShadowFree)))
 	}
 	mallocW, freeW := found["malloc"], found["free"]
 
@@ -229,6 +302,7 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		ours(0, []Instr{get(0), call(orig["free"]), ret}, HeapDoubleFree),
 		check(0, 1, HeapOverflow),
 		hdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
+		shadowFree(0, seq(hdr(0), one(mem(OpI32Load, 0)))),
 		hdr(0), one(mem(OpI32Load, 4), call(orig["free"])),
 	))
 	// calloc(count, size)
@@ -244,6 +318,10 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	// realloc(q, n)
 	if o, ok := orig["realloc"]; ok {
 		const b, p, oldn = 2, 3, 4
+		var rearm []Instr
+		if checked {
+			rearm = seq(one(get(0)), hdr(0), one(mem(OpI32Load, 0), call(callShadowArm)))
+		}
 		wrapper("realloc", locals(TI32, TI32, TI32), seq(
 			one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
 			ours(0, []Instr{get(0), get(1), call(o), ret}, HeapReallocFreed),
@@ -259,7 +337,9 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 				one(Instr{Op: OpMemoryCopy}),
 				one(get(0), call(freeW), get(p), ret),
 			)...),
-			hdr(0), one(get(1), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+			// the heap check: the old block is freed unless realloc fails
+			shadowFree(0, seq(hdr(0), one(mem(OpI32Load, 0)))),
+			hdr(0), one(get(1), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(seq(rearm, one(i32(0), ret))...),
 			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(1), call(arm)),
 		))
 	}

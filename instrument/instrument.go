@@ -40,6 +40,12 @@ type Options struct {
 	// double free trap when the block is freed, with the error in
 	// Layout.HeapExport.
 	HeapGuard bool
+	// HeapCheck, with HeapGuard, checks every load and store of the
+	// target's code against a shadow of the heap (heapcheck.go): a read
+	// or write outside a live block traps where it happens, with the
+	// error in Layout.HeapExport, and Layout.ShadowOffset tells the host
+	// where the shadow lies.
+	HeapCheck bool
 	// StackCheck traps as an LLVM-built module's stack pointer leaves the
 	// stack's bounds (Layout.StackLow, StackHigh; stack.go), so an
 	// overflow is caught where it happens. A module without a stack
@@ -174,9 +180,14 @@ type rewriter struct {
 	markFunc   uint32
 	stack      stackBounds // the stack pointer (findStack)
 	hasStack   bool
-	minGlobal  uint32    // the lowest stack pointer global (Options.StackDepth)
-	depth      bool      // Options.StackDepth and the module has a stack pointer
-	stackCheck bool      // Options.StackCheck and the module has a stack pointer
+	minGlobal  uint32 // the lowest stack pointer global (Options.StackDepth)
+	depth      bool   // Options.StackDepth and the module has a stack pointer
+	stackCheck bool   // Options.StackCheck and the module has a stack pointer
+	heapCheck  bool   // Options.HeapCheck and the heap guard wrapped an allocator
+	heap       heapHelpers
+	shadowOff  uint32    // real address of the heap check's shadow
+	unchecked  []bool    // by defined function: the heap check leaves it alone
+	wordwise   []bool    // by defined function: the heap check looks at first bytes
 	callSites  int       // counters of indirect call pairs (Options.CallPairs)
 	callFirst  uint32    // id of the first of them
 	ncall      int       // indirect call sites rewritten so far
@@ -193,6 +204,7 @@ type rewriter struct {
 	body    []Instr // the original instructions
 	k       int     // index in body of the instruction being rewritten
 	fn      uint32
+	def     uint32 // rw.fn among the defined functions
 	out     []Instr
 	pool    []uint64
 	ctl     []frame
@@ -334,6 +346,11 @@ func (rw *rewriter) run() error {
 		rw.cmpOff = rw.rp << 16
 		rw.rp += uint32((compareLogBytes(rw.cmpInts, cmpMems) + 0xffff) >> 16)
 	}
+	rw.heapCheck = guard != nil && rw.opts.HeapCheck
+	if rw.heapCheck {
+		rw.shadowOff = rw.rp << 16
+		rw.rp += shadowBytes >> 16
+	}
 	if rw.rp == 0 {
 		rw.rp = 1
 	}
@@ -368,6 +385,25 @@ func (rw *rewriter) run() error {
 			Init: Expr{Instrs: []Instr{{Op: OpI32Const, A: uint64(int64(int32(rw.stack.high)))}, {Op: OpEnd}}}})
 	}
 	helpers := nimp + uint32(len(m.Code))
+	if rw.heapCheck {
+		rw.heap = heapHelpers{bad: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3}
+		helpers += 4
+		guard.patch(m, nimp, rw.heap)
+		rw.unchecked = make([]bool, len(m.Code))
+		rw.wordwise = make([]bool, len(m.Code))
+		for i := range m.Code {
+			rw.wordwise[i] = wordwise[names[nimp+uint32(i)]]
+		}
+		for _, f := range guard.wrappers {
+			rw.unchecked[f-nimp] = true
+		}
+		for f := range guard.moved {
+			rw.unchecked[f-nimp] = true
+		}
+		for f := range guard.helpers {
+			rw.unchecked[f-nimp] = true
+		}
+	}
 	if rw.opts.DirtyPages {
 		rw.markFunc = helpers
 		helpers++
@@ -404,6 +440,9 @@ func (rw *rewriter) run() error {
 	}
 	for k := range uint32(rw.callSites) {
 		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: CallPair, Arm: k})
+	}
+	if rw.heapCheck {
+		rw.addHeapFuncs(guard.inAlloc, guard.global)
 	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
@@ -454,6 +493,9 @@ func (rw *rewriter) run() error {
 	}
 	if guard != nil {
 		l.HeapExport = GlobalExportPrefix + strconv.Itoa(int(guard.global))
+	}
+	if rw.heapCheck {
+		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes
 	}
 	if rw.hasStack {
 		sl := rw.stack.layout()
@@ -777,6 +819,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	m := rw.m
 	c := &m.Code[i]
 	rw.fn = nimp + i
+	rw.def = i
 	rw.count = !rw.skip[i]
 	rw.out = rw.out[:0]
 	rw.pool = c.Body.Pool
@@ -1060,8 +1103,15 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if in.A > 0xffffffff {
 			in.A = 0xffffffff // the original access was out of bounds for every address
 		}
-		if rw.opts.DirtyPages && (info.mem == memStore || info.mem == memRMW || info.mem == memCmpxchg) && !rw.elide[k] {
-			rw.markStore(in, info, orig)
+		mark := rw.opts.DirtyPages && (info.mem == memStore || info.mem == memRMW || info.mem == memCmpxchg) && !rw.elide[k]
+		var check bool
+		var size uint64
+		var write bool
+		if rw.heapCheck && !rw.unchecked[rw.def] && !rw.ctl[len(rw.ctl)-1].dead {
+			size, write, check = checkedAccess(in.Op)
+		}
+		if mark || check {
+			rw.guardAccess(in, info, orig, mark, check, size, write)
 			return nil
 		}
 	}
@@ -1237,24 +1287,34 @@ func (rw *rewriter) memoryGrow(in *Instr) {
 	}
 }
 
-// markStore marks the block of the first byte a store writes, then
-// performs it. orig is the store's original (target) offset. A store that
-// straddles into the next block writes at most DirtySpill-1 bytes there,
-// which the host restores with the marked block (Layout).
-func (rw *rewriter) markStore(in *Instr, info opInfo, orig uint64) {
+// guardAccess performs a memory access with what it needs first: with
+// mark (a store, Options.DirtyPages), the mark of the block of its first
+// byte; with check, the heap check of its size bytes (heapcheck.go). orig
+// is the access's original (target) offset. A store that straddles into
+// the next block writes at most DirtySpill-1 bytes there, which the host
+// restores with the marked block (Layout).
+func (rw *rewriter) guardAccess(in *Instr, info opInfo, orig uint64, mark, check bool, size uint64, write bool) {
 	var vals []uint32
 	vt := ValType{Code: info.val}
-	if info.mem == memCmpxchg {
+	switch {
+	case info.mem == memLoad:
+	case info.mem == memCmpxchg:
 		vals = []uint32{rw.local(vt, 5), rw.local(vt, 6)}
-	} else {
+	default:
 		vals = []uint32{rw.local(vt, 5)}
 	}
 	for i := len(vals) - 1; i >= 0; i-- {
 		rw.emit(OpLocalSet, uint64(vals[i]))
 	}
 	a := rw.local(TI32, 2)
-	rw.emit(OpLocalTee, uint64(a))
-	rw.markAt(orig)
+	rw.emit(OpLocalSet, uint64(a))
+	if check {
+		rw.checkAccess(a, orig, size, write, rw.wordwise[rw.def])
+	}
+	if mark {
+		rw.emit(OpLocalGet, uint64(a))
+		rw.markAt(orig)
+	}
 	rw.emit(OpLocalGet, uint64(a))
 	for _, v := range vals {
 		rw.emit(OpLocalGet, uint64(v))

@@ -24,6 +24,9 @@ import "math/bits"
 //	                                           Options.DirtyPages)
 //	[CompareOffset, +CompareLogBytes())        the comparison log (only when
 //	                                           Options.Compares)
+//	[ShadowOffset, +ShadowBytes)               the heap check's shadow, one byte per
+//	                                           8 target bytes below HeapCover (only
+//	                                           when Options.HeapCheck)
 type Layout struct {
 	// ReservedPages is the number of 64 KiB pages below the target's memory.
 	ReservedPages uint32
@@ -81,8 +84,17 @@ type Layout struct {
 	// HeapExport is the export of the heap guard's i64 error global
 	// (Options.HeapGuard, heapguard.go), "" without a guard: zero, or,
 	// when the guard trapped, its error kind (HeapOverflow, ...) << 32 |
-	// the size of the block.
+	// the size of the block; after a heap check's trap (Options.HeapCheck),
+	// its kind (HeapReadOverflow, ...) << 32 | the access size << 40 | its
+	// target address.
 	HeapExport string
+	// ShadowOffset is the real address of the heap check's shadow
+	// (Options.HeapCheck, heapcheck.go): byte i describes target bytes
+	// 8i to 8i+7, for the first ShadowBytes*8 target bytes. Both are 0
+	// without the check. The module changes the shadow of a block only
+	// with that block marked dirty: a host restoring a marked block
+	// restores its shadow bytes too.
+	ShadowOffset, ShadowBytes uint32
 }
 
 // StackOverflow reports whether sp, a value of the stack pointer, lies

@@ -73,6 +73,7 @@ const (
 	OpGlobalSet          Op = 0x24
 	OpI32Load            Op = 0x28
 	OpI64Load            Op = 0x29
+	OpI32Load8S          Op = 0x2c
 	OpI32Load8U          Op = 0x2d
 	OpI32Store           Op = 0x36
 	OpI64Store           Op = 0x37
@@ -103,6 +104,7 @@ const (
 	OpF32Ge              Op = 0x60
 	OpF64Eq              Op = 0x61
 	OpF64Ge              Op = 0x66
+	OpI32GtS             Op = 0x4a
 	OpI32GtU             Op = 0x4b
 	OpI32LeU             Op = 0x4d
 	OpI64LtU             Op = 0x54

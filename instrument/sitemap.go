@@ -131,11 +131,13 @@ func (m *SiteMap) Describe(id int) string {
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
-// the stack depth's and the call pairs'. UnmarshalBinary also reads v2
-// (no comparison log), v3 (no stack pointer), v4 (no heap guard) and v5
-// (neither stack depth nor call pairs).
+// the stack depth's and the call pairs', v7 the heap check's shadow.
+// UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
+// pointer), v4 (no heap guard), v5 (neither stack depth nor call pairs)
+// and v6 (no shadow).
 const (
-	siteMapMagic   = "wafer sitemap v6\n"
+	siteMapMagic   = "wafer sitemap v7\n"
+	siteMapMagicV6 = "wafer sitemap v6\n"
 	siteMapMagicV5 = "wafer sitemap v5\n"
 	siteMapMagicV4 = "wafer sitemap v4\n"
 	siteMapMagicV3 = "wafer sitemap v3\n"
@@ -163,6 +165,8 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(l.DepthSite))
 	u(uint64(l.CallSite))
 	u(uint64(l.CallSites))
+	u(uint64(l.ShadowOffset))
+	u(uint64(l.ShadowBytes))
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -258,7 +262,8 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v3 := bytes.HasPrefix(data, []byte(siteMapMagicV3))
 	v4 := bytes.HasPrefix(data, []byte(siteMapMagicV4))
 	v5 := bytes.HasPrefix(data, []byte(siteMapMagicV5))
-	if !v2 && !v3 && !v4 && !v5 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v6 := bytes.HasPrefix(data, []byte(siteMapMagicV6))
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -278,6 +283,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	if !v2 && !v3 && !v4 && !v5 {
 		l.StackMinExport, l.DepthSite = r.s(), r.u32()
 		l.CallSite, l.CallSites = r.u32(), r.u32()
+	}
+	if !v2 && !v3 && !v4 && !v5 && !v6 {
+		l.ShadowOffset, l.ShadowBytes = r.u32(), r.u32()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
@@ -330,6 +338,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if l.StackMinExport != "" && uint64(l.DepthSite)+DepthSites > uint64(l.Counters) {
 		return fmt.Errorf("sitemap: expected %d stack depth sites from site %d, the map has %d", DepthSites, l.DepthSite, l.Counters)
+	}
+	if uint64(l.ShadowOffset)+uint64(l.ShadowBytes) > uint64(l.ReservedPages)<<16 {
+		return fmt.Errorf("sitemap: expected the %d-byte shadow at 0x%x within the %d reserved pages", l.ShadowBytes, l.ShadowOffset, l.ReservedPages)
 	}
 	if uint64(l.CallSite)+uint64(l.CallSites) > uint64(l.Counters) {
 		return fmt.Errorf("sitemap: expected %d indirect call pair sites from site %d, the map has %d", l.CallSites, l.CallSite, l.Counters)

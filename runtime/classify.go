@@ -48,7 +48,8 @@ type runEnd struct {
 	// trapped ("" when it had not).
 	stackOverflow string
 	// heap is the heap guard's error global after a trap
-	// (instrument.Layout.HeapExport): kind << 32 | block size, 0 for none.
+	// (instrument.Layout.HeapExport): kind << 32 | block size, or with
+	// the heap check kind << 32 | access size << 40 | address; 0 for none.
 	heap  uint64
 	funcs map[string]Frame
 	// stderrMark is stderr from its last line that starts "panic: " or
@@ -61,7 +62,7 @@ type runEnd struct {
 // heapFailure reads the heap guard's error global.
 func heapFailure(v uint64) (Kind, string) {
 	size := strconv.FormatUint(v&0xffffffff, 10)
-	switch v >> 32 {
+	switch v >> 32 & 0xff {
 	case instrument.HeapOverflow:
 		return KindHeapOverflow, "a write past the end of a " + size + "-byte heap block, found when it was freed"
 	case instrument.HeapOverflowRealloc:
@@ -70,6 +71,17 @@ func heapFailure(v uint64) (Kind, string) {
 		return KindDoubleFree, "free of a heap block already freed"
 	case instrument.HeapReallocFreed:
 		return KindDoubleFree, "realloc of a heap block already freed"
+	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed:
+		kind := (v >> 32) & 0xff
+		rw := "-byte read at 0x"
+		if kind == instrument.HeapWriteOverflow || kind == instrument.HeapWriteFreed {
+			rw = "-byte write at 0x"
+		}
+		access := "a " + strconv.FormatUint((v>>40)&0xff, 10) + rw + strconv.FormatUint(v&0xffffffff, 16)
+		if kind == instrument.HeapReadFreed || kind == instrument.HeapWriteFreed {
+			return KindUseAfterFree, access + ", in a freed heap block"
+		}
+		return KindHeapOverflow, access + ", outside every heap block (in a redzone)"
 	}
 	return KindTrap, "heap guard error " + strconv.FormatUint(v, 16)
 }

@@ -66,43 +66,54 @@ func TestHeapGuard(t *testing.T) {
 
 // TestHeapGuardDifferential: on the third-party examples that have a libc
 // allocator (SQLite, Zstandard's decoder, a Rust crate through its std
-// allocator), the guarded build gives every seed, and every seed with a
-// byte changed, the outcome and output of the unguarded one.
+// allocator), the guarded build, and the build with the heap check too,
+// give every seed, and every seed with a byte changed, the outcome and
+// output of the unguarded one.
 func TestHeapGuardDifferential(t *testing.T) {
 	for _, ex := range []string{"csqlite", "czstd", "rustini"} {
-		t.Run(ex, func(t *testing.T) {
-			path := "../examples/" + ex + "/" + ex + ".wasm"
-			opts := fullOpts
-			opts.HeapGuard = false
-			plain := worker(t, loadInstrumented(t, path, opts, Config{MaxInputLen: DefaultMaxInputLen}))
-			tg := loadInstrumented(t, path, fullOpts, Config{MaxInputLen: DefaultMaxInputLen})
-			if tg.meta.layout.HeapExport == "" {
-				t.Fatal("no heap guard: expected the allocator found")
+		for _, check := range []bool{false, true} {
+			name := ex
+			if check {
+				name += "/check"
 			}
-			guarded := worker(t, tg)
-			seeds, err := filepath.Glob("../examples/" + ex + "/seeds/*")
-			if err != nil || len(seeds) == 0 {
-				t.Fatalf("no seeds: %v", err)
-			}
-			runs := 0
-			for _, s := range seeds {
-				in, err := os.ReadFile(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := -1; i < min(len(in), 64); i++ {
-					x := bytes.Clone(in)
-					if i >= 0 {
-						x[i] ^= 0x5a
-					}
-					a, b := run(t, plain, string(x)), run(t, guarded, string(x))
-					if a.Outcome != b.Outcome || !bytes.Equal(a.Stdout, b.Stdout) || !bytes.Equal(a.Stderr, b.Stderr) {
-						t.Fatalf("%s, byte %d changed: unguarded %v %v %q, guarded %v %v %q", s, i, a.Outcome, a.Failure, a.Stdout, b.Outcome, b.Failure, b.Stdout)
-					}
-					runs++
-				}
-			}
-			t.Logf("%d inputs, the same outcome and output", runs)
-		})
+			t.Run(name, func(t *testing.T) { heapDifferential(t, ex, check) })
+		}
 	}
+}
+
+func heapDifferential(t *testing.T, ex string, check bool) {
+	path := "../examples/" + ex + "/" + ex + ".wasm"
+	opts := fullOpts
+	opts.HeapGuard = false
+	plain := worker(t, loadInstrumented(t, path, opts, Config{MaxInputLen: DefaultMaxInputLen}))
+	opts = fullOpts
+	opts.HeapCheck = check
+	tg := loadInstrumented(t, path, opts, Config{MaxInputLen: DefaultMaxInputLen})
+	if tg.meta.layout.HeapExport == "" || (tg.meta.layout.ShadowBytes != 0) != check {
+		t.Fatalf("expected the allocator found, the heap check %v: layout %+v", check, tg.meta.layout)
+	}
+	guarded := worker(t, tg)
+	seeds, err := filepath.Glob("../examples/" + ex + "/seeds/*")
+	if err != nil || len(seeds) == 0 {
+		t.Fatalf("no seeds: %v", err)
+	}
+	runs := 0
+	for _, s := range seeds {
+		in, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := -1; i < min(len(in), 64); i++ {
+			x := bytes.Clone(in)
+			if i >= 0 {
+				x[i] ^= 0x5a
+			}
+			a, b := run(t, plain, string(x)), run(t, guarded, string(x))
+			if a.Outcome != b.Outcome || !bytes.Equal(a.Stdout, b.Stdout) || !bytes.Equal(a.Stderr, b.Stderr) {
+				t.Fatalf("%s, byte %d changed: unguarded %v %v %q, guarded %v %v %q", s, i, a.Outcome, a.Failure, a.Stdout, b.Outcome, b.Failure, b.Stdout)
+			}
+			runs++
+		}
+	}
+	t.Logf("%d inputs, the same outcome and output", runs)
 }

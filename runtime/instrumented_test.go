@@ -28,7 +28,7 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 	t.Helper()
 	instrumented.Lock()
 	im, ok := instrumented.m[rel]
-	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && opts.HeapGuard == fullOpts.HeapGuard && opts.StackDepth == fullOpts.StackDepth && opts.StackCheck == fullOpts.StackCheck && opts.CallPairs == fullOpts.CallPairs && len(opts.Skip) == 0 && !opts.Compares
+	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && opts.HeapGuard == fullOpts.HeapGuard && opts.StackDepth == fullOpts.StackDepth && opts.StackCheck == fullOpts.StackCheck && opts.CallPairs == fullOpts.CallPairs && opts.HeapCheck == fullOpts.HeapCheck && len(opts.Skip) == 0 && !opts.Compares
 	if !ok || !memo {
 		out, sm, err := instrument.Instrument(fixture(t, rel), opts)
 		if err != nil {

@@ -62,8 +62,9 @@ const (
 	KindExit        // an exit code that is neither valid nor invalid
 	KindOutOfMemory // memory.grow past Config.MaxMemoryPages
 	// The heap guard's findings (instrument.Options.HeapGuard).
-	KindHeapOverflow // a write past the end of a heap block, found when it was freed or reallocated
+	KindHeapOverflow // an access outside a heap block (the heap check), or a write past its end found when it was freed or reallocated
 	KindDoubleFree   // a free or realloc of a block already freed
+	KindUseAfterFree // a read or write of a freed heap block (the heap check)
 	// Hangs.
 	KindFuel    // the instrumented fuel counter ran out (deterministic)
 	KindTimeout // the wall-clock backstop fired (not deterministic)
@@ -91,6 +92,7 @@ var kindNames = [...]string{
 	KindOutOfMemory:          "out-of-memory",
 	KindHeapOverflow:         "heap-buffer-overflow",
 	KindDoubleFree:           "double-free",
+	KindUseAfterFree:         "heap-use-after-free",
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 }
@@ -125,6 +127,7 @@ var (
 	ErrOutOfMemory          = errors.New("memory limit exceeded")
 	ErrHeapOverflow         = errors.New("heap buffer overflow")
 	ErrDoubleFree           = errors.New("double free")
+	ErrUseAfterFree         = errors.New("heap use after free")
 	// ErrHang matches both kinds of hang (fuel and timeout).
 	ErrHang = errors.New("hang")
 )
@@ -150,6 +153,7 @@ var kindErrs = [...]error{
 	KindOutOfMemory:          ErrOutOfMemory,
 	KindHeapOverflow:         ErrHeapOverflow,
 	KindDoubleFree:           ErrDoubleFree,
+	KindUseAfterFree:         ErrUseAfterFree,
 	KindFuel:                 ErrHang,
 	KindTimeout:              ErrHang,
 }

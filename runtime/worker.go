@@ -57,6 +57,11 @@ type Worker struct {
 	view  []byte // all of memory
 	ctrs  []byte // the counters (Layout.CountersOffset, Layout.Counters)
 	inBuf []byte // the input buffer: MaxInputLen bytes at inPtr (reactors)
+	// inShadow is the heap check's shadow of the input buffer
+	// (Layout.ShadowOffset), nil without one; its first inShadowLen
+	// bytes' worth may be accessible, the rest is a redzone (shadowInput).
+	inShadow    []byte
+	inShadowLen int
 
 	snapMem     []byte
 	snapGlobals []uint64
@@ -209,6 +214,9 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	w.inPtr = p
 	w.view = nil // inBuf moved
 	clear(buf)
+	w.views()
+	w.inShadowLen = n // the allocator's shadow: all n bytes accessible
+	w.shadowInput(0)
 	if !w.t.cfg.NoEmptyRun && !w.emptyFailed {
 		if !w.emptyRun(ctx) {
 			// Deterministic: every instance of the target fails it.
@@ -224,10 +232,14 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			return fmt.Errorf("start-up: warm-up input %d: %d bytes exceeds MaxInputLen %d", i, len(in), n)
 		}
 		copy(buf, in)
+		w.views()
+		w.shadowInput(len(in))
 		if _, err := call(exportTest, uint64(w.inPtr), uint64(len(in))); err != nil {
 			return fmt.Errorf("warm-up input %d: %w", i, err)
 		}
 		clear(buf[:len(in)])
+		w.views()
+		w.shadowInput(0)
 	}
 	if w.t.reserve > 0 && !w.reserveFailed {
 		if !w.heapReserve(ctx) {
@@ -430,10 +442,25 @@ func (w *Worker) restoreDirty(view []byte) {
 	}
 	snap := w.snapMem
 	size := uint64(1)<<shift + instrument.DirtySpill
+	if lay.ShadowBytes == 0 {
+		forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
+			off := base + uint64(j)<<shift
+			end := min(off+size, uint64(len(view)))
+			copy(view[off:end], snap[off:end])
+		})
+		return
+	}
+	// With the heap check, each block's shadow bytes too.
+	sh, shn := uint64(lay.ShadowOffset), uint64(lay.ShadowBytes)
 	forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
-		off := base + uint64(j)<<shift
+		t := uint64(j) << shift
+		off := base + t
 		end := min(off+size, uint64(len(view)))
 		copy(view[off:end], snap[off:end])
+		if lo := t >> 3; lo < shn {
+			hi := sh + min((t+size+7)>>3, shn)
+			copy(view[sh+lo:hi], snap[sh+lo:hi])
+		}
 	})
 }
 
@@ -512,7 +539,7 @@ func (w *Worker) views() {
 
 func (w *Worker) refreshViews() {
 	w.gen = w.alloc.gen
-	w.view, w.ctrs, w.inBuf = nil, nil, nil
+	w.view, w.ctrs, w.inBuf, w.inShadow = nil, nil, nil, nil
 	if w.mem == nil {
 		return
 	}
@@ -527,8 +554,43 @@ func (w *Worker) refreshViews() {
 		if a, n := uint64(w.inPtr)+w.io.st.Base, uint64(w.t.maxIn); a+n <= uint64(len(w.view)) {
 			w.inBuf = w.view[a : a+n : a+n]
 		}
+		lay := &w.t.meta.layout
+		t, n := uint64(w.inPtr), uint64(w.t.maxIn)
+		if lay.ShadowBytes > 0 && t&7 == 0 && t+n <= uint64(lay.ShadowBytes)<<3 {
+			lo := uint64(lay.ShadowOffset) + t>>3
+			w.inShadow = w.view[lo : lo+(n+7)>>3 : lo+(n+7)>>3]
+		}
 	}
 }
+
+// shadowInput makes the heap check's shadow of the input buffer describe
+// an input of n bytes, as if the buffer were a heap block of n bytes:
+// the bytes after the input are a redzone, so a read past the input's
+// end is a heap-buffer-overflow, as under libFuzzer with
+// AddressSanitizer. It rewrites the shadow of the first max(n, the
+// previous n) bytes, past which the buffer's shadow is always a redzone
+// (initInstance made it so, and the snapshot has it).
+func (w *Worker) shadowInput(n int) {
+	sh := w.inShadow
+	if sh == nil {
+		return
+	}
+	full := n >> 3
+	clear(sh[:full])
+	if n&7 != 0 {
+		sh[full] = byte(n & 7)
+		full++
+	}
+	end := min((max(w.inShadowLen, n)+7)>>3, len(sh))
+	for i := full; i < end; i++ {
+		sh[i] = shadowRedzone
+	}
+	w.inShadowLen = n
+}
+
+// shadowRedzone is the shadow byte of a redzone after a heap block
+// (instrument's heap check).
+const shadowRedzone = 0xfb
 
 // SetCallerClears hands the zeroing of the counters to the caller (on) or
 // gives it back to Run (off, the default). Off, Run zeroes the counters
@@ -595,6 +657,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 	copy(buf, input)
 	clear(buf[len(input):])
 	w.prevLen = len(input)
+	w.shadowInput(len(input))
 	w.alloc.hit = false
 
 	w.stack[0], w.stack[1] = uint64(w.inPtr), uint64(len(input))

@@ -1,0 +1,253 @@
+package instrument
+
+// The heap check (Options.HeapCheck, with HeapGuard): the guard alone
+// finds a write past a heap block when the block is freed, and nothing
+// about reads. With the check, every load and store of the target's code
+// looks up the bytes it touches in a shadow of target memory, as
+// AddressSanitizer does, and traps at once when they lie outside a live
+// block: a read or write past either end of a block (heap-buffer-overflow)
+// or into a freed one (heap-use-after-free).
+//
+// The shadow is one byte per 8-byte granule of the first HeapCover bytes
+// of target memory, in the reserved pages (Layout.ShadowOffset): 0 when
+// all 8 bytes may be accessed, k in 1..7 when the first k may, and
+// negative for a redzone (shadowLeft: a block's header; shadowRight: the
+// 16 bytes after it) or a freed block (shadowFreed). Memory outside heap
+// blocks (data, stack, the allocator's free space) has shadow 0. The
+// guard's wrappers write it: malloc and kin mark the header and redzone
+// and clear the block (a last partial granule gets its length), free and
+// realloc mark the block freed before handing it back, and each of them
+// marks the target blocks whose shadow changed dirty (Options.DirtyPages),
+// so the host restores those shadow bytes with the blocks.
+//
+// The check of an access of size s at address a with static offset o
+// reads the shadow byte of its last byte, e = a+o+s-1:
+//
+//	v = i32.load8_s shadow[(e >> 3) & (HeapCover/8 - 1)]
+//	if v != 0 { if heapBad(a, o, s | write<<8, v) { unreachable } }
+//
+// The mask keeps the load inside the shadow for every address; heapBad,
+// taken only for a non-zero byte, drops what the mask aliased (e at or
+// past HeapCover, or past 2^32, which traps by itself), a last byte
+// within a partial granule, and every access while the allocator itself
+// runs (the wrappers count their calls into it in a global: dlmalloc
+// reads and writes its chunk headers, in the redzones). Otherwise it
+// stores the error in the guard's global (kind << 32 | size << 40 |
+// address) and the access's own function traps, so the report's top
+// frame is the function that made it.
+//
+// What it does not find: an access whose last byte is inside a block
+// while its first is not (an unaligned access straddling the block's
+// start), accesses past HeapCover, reads and writes of the allocator's
+// own code, accesses by bulk memory instructions, atomics and SIMD lane
+// or splat loads, and uses after free once the allocator hands the
+// memory out again (there is no quarantine). The wrappers and the
+// functions they moved are not checked; the allocator's helpers are, and
+// heapBad forgives them while the counter is non-zero.
+
+const (
+	// HeapCover is how much target memory, from address 0, the shadow
+	// describes: its 16 MiB are reserved pages of every checked module.
+	HeapCover   = 1 << 27
+	shadowBytes = HeapCover >> 3
+
+	shadowLeft  = 0xfa // a block's header
+	shadowRight = 0xfb // the redzone after a block
+	shadowFreed = 0xfd // a freed block
+)
+
+// Heap check error kinds (Layout.HeapExport's bits 32-39; bits 40-47 hold
+// the access size and the low 32 bits its address).
+const (
+	HeapReadOverflow  = 5 // a read outside every live block's bounds
+	HeapWriteOverflow = 6 // a write outside them
+	HeapReadFreed     = 7 // a read of a freed block
+	HeapWriteFreed    = 8 // a write to a freed block
+)
+
+// checkedAccess reports whether the heap check covers op, with its size
+// and whether it writes.
+func checkedAccess(op Op) (size uint64, write, ok bool) {
+	info := opinfo(op)
+	switch {
+	case op >= OpI32Load && op <= 0x35:
+		return uint64(info.size), false, true
+	case op >= 0x36 && op <= 0x3e:
+		return uint64(info.size), true, true
+	case op == OpV128Load:
+		return 16, false, true
+	case op == OpV128Store:
+		return 16, true, true
+	}
+	return 0, false, false
+}
+
+// heapHelpers are the indices of the helpers the heap check adds after the
+// rewrite (addHeapFuncs), in that order.
+type heapHelpers struct {
+	bad, fill, arm, free uint32
+}
+
+// checkAccess emits the check of the access whose address is in local a
+// (see above); orig is its static offset as the target has it. With
+// first, it checks the access's first byte instead of its last
+// (wordwise).
+func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) {
+	at := orig + size - 1
+	if first {
+		at = orig
+	}
+	if orig+size-1 > 0xffffffff {
+		return // out of bounds for every address: it traps by itself
+	}
+	v := rw.local(TI32, 8)
+	rw.emit(OpLocalGet, uint64(a))
+	if at != 0 {
+		rw.i32(int64(uint32(at)))
+		rw.emit(OpI32Add, 0)
+	}
+	rw.i32(3)
+	rw.emit(OpI32ShrU, 0)
+	rw.i32(shadowBytes - 1)
+	rw.emit(OpI32And, 0)
+	rw.emitMem(OpI32Load8S, uint64(rw.shadowOff), 0)
+	rw.emit(OpLocalTee, uint64(v))
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	info := size
+	if write {
+		info |= 1 << 8
+	}
+	if first {
+		info |= 1 << 9
+	}
+	rw.emit(OpLocalGet, uint64(a))
+	rw.i32(int64(uint32(at)))
+	rw.i32(int64(info))
+	rw.emit(OpLocalGet, uint64(v))
+	rw.emit(OpCall, uint64(rw.heap.bad))
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpUnreachable, 0)
+	rw.emit(OpEnd, 0)
+	rw.emit(OpEnd, 0)
+}
+
+// wordwise are libc's string functions that read a word (or a vector) at
+// a time, aligned, past the terminating zero but never past the aligned
+// granule holding it: the heap check looks at the first byte of their
+// reads, which is within the string until the string has no end.
+var wordwise = map[string]bool{
+	"strlen": true, "memchr": true, "strchrnul": true, "__strchrnul": true,
+	"stpcpy": true, "__stpcpy": true, "stpncpy": true, "__stpncpy": true,
+	"strlcpy": true, "memccpy": true, "strnlen": true, "rawmemchr": true,
+}
+
+// addHeapFuncs appends the heap check's helpers at rw.heap's indices.
+// They address the shadow at real addresses and are not rewritten.
+// inAlloc is the wrappers' count of calls into the allocator, errGlobal
+// the guard's error global.
+func (rw *rewriter) addHeapFuncs(inAlloc, errGlobal uint32) {
+	m := rw.m
+	const cover = HeapCover
+	add := func(params, results []ValType, locals []LocalDecl, body []Instr) {
+		m.Funcs = append(m.Funcs, rw.typeIndex(params, results))
+		m.Code = append(m.Code, Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}})
+	}
+	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
+	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
+	tee := func(l uint64) Instr { return Instr{Op: OpLocalTee, A: l} }
+	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
+	i64 := func(v int64) Instr { return Instr{Op: OpI64Const, A: uint64(v)} }
+	op := func(o Op) Instr { return Instr{Op: o} }
+	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
+	ifThen := func(then ...Instr) []Instr {
+		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
+	}
+	seq := func(parts ...[]Instr) []Instr {
+		var out []Instr
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	one := func(in ...Instr) []Instr { return in }
+	i32s := []ValType{TI32}
+
+	// bad(a, at, info, v) -> i32: whether the access of info (size |
+	// write<<8 | first<<9) whose checked byte is a+at, with shadow byte
+	// v, is an error (see above), which it then stores.
+	{
+		const a, at, info, v, e = 0, 1, 2, 3, 4
+		add([]ValType{TI32, TI32, TI32, TI32}, i32s, []LocalDecl{{Count: 1, Type: TI64}}, seq(
+			one(Instr{Op: OpGlobalGet, A: uint64(inAlloc)}), ifThen(i32(0), op(OpReturn)),
+			one(get(a), op(OpI64ExtendI32U), get(at), op(OpI64ExtendI32U), op(OpI64Add), tee(e),
+				i64(cover), op(OpI64GeU)), ifThen(i32(0), op(OpReturn)),
+			one(get(v), i32(0), op(OpI32GtS)), ifThen(seq(
+				one(get(e), op(OpI32WrapI64), i32(7), op(OpI32And), get(v), op(OpI32LtS)), ifThen(i32(0), op(OpReturn)))...),
+			// kind = 5 + write + 2*freed; the error: kind<<32 | size<<40 | a+off
+			one(i32(HeapReadOverflow), get(info), i32(8), op(OpI32ShrU), i32(1), op(OpI32And), op(OpI32Add),
+				i32(2), i32(0), get(v), i32(int64(shadowFreedSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),
+				op(OpI64ExtendI32U), get(info), i32(0xff), op(OpI32And), i32(8), op(OpI32Shl), op(OpI64ExtendI32U), op(OpI64Or),
+				i64(32), op(OpI64Shl),
+				// the access's first byte: e, or e-(size-1)
+				get(e), op(OpI32WrapI64),
+				i32(0), get(info), i32(0xff), op(OpI32And), i32(1), op(OpI32Sub), get(info), i32(1<<9), op(OpI32And), op(OpSelect),
+				op(OpI32Sub), op(OpI64ExtendI32U), op(OpI64Or),
+				Instr{Op: OpGlobalSet, A: uint64(errGlobal)}, i32(1)),
+		))
+	}
+	// fill(t, n, v): the shadow bytes of the granules of [t, t+n) below
+	// HeapCover become v.
+	{
+		const t, n, v, end = 0, 1, 2, 3
+		add([]ValType{TI32, TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI64}}, seq(
+			one(get(n), op(OpI32Eqz), get(t), i32(cover), op(OpI32GeU), op(OpI32Or)), ifThen(op(OpReturn)),
+			// end: min(t+n+7, cover+7) >> 3, in 64 bits
+			one(get(t), op(OpI64ExtendI32U), get(n), op(OpI64ExtendI32U), op(OpI64Add), i64(7), op(OpI64Add), set(end),
+				get(end), i64(cover+7), get(end), i64(cover+7), op(OpI64LtU), op(OpSelect), i64(3), op(OpI64ShrU), set(end)),
+			one(get(t), i32(3), op(OpI32ShrU), i32(int64(rw.shadowOff)), op(OpI32Add),
+				get(v),
+				get(end), op(OpI32WrapI64), get(t), i32(3), op(OpI32ShrU), op(OpI32Sub),
+				Instr{Op: OpMemoryFill}),
+		))
+	}
+	mark := func(t, n []Instr) []Instr {
+		if !rw.opts.DirtyPages {
+			return nil
+		}
+		return seq(t, n, one(call(rw.markFunc)))
+	}
+	// arm(u, n): a new block of n bytes at u.
+	{
+		const u, n, e = 0, 1, 2
+		add([]ValType{TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI32}}, seq(
+			// an address the shadow cannot describe (not 8-aligned): its
+			// bytes are all accessible
+			one(get(u), i32(7), op(OpI32And)), ifThen(seq(
+				one(get(u), i32(heapHeader+8), op(OpI32Sub), get(n), i32(heapHeader+heapRedzone+16), op(OpI32Add), i32(0), call(rw.heap.fill)),
+				mark(one(get(u), i32(heapHeader+8), op(OpI32Sub)), one(get(n), i32(heapHeader+heapRedzone+16), op(OpI32Add))),
+				one(op(OpReturn)))...),
+			one(get(u), i32(heapHeader), op(OpI32Sub), i32(heapHeader), i32(shadowLeft), call(rw.heap.fill)),
+			one(get(u), get(n), i32(0), call(rw.heap.fill)),
+			// e: the end of the block rounded up to a granule
+			one(get(u), get(n), op(OpI32Add), i32(7), op(OpI32Add), i32(-8), op(OpI32And), set(e)),
+			one(get(n), i32(7), op(OpI32And), i32(0), op(OpI32Ne), get(u), get(n), op(OpI32Add), i32(cover), op(OpI32LtU), op(OpI32And)), ifThen(
+				get(u), get(n), op(OpI32Add), i32(3), op(OpI32ShrU),
+				get(n), i32(7), op(OpI32And),
+				Instr{Op: OpI32Store8, A: uint64(rw.shadowOff)}),
+			one(get(e), get(u), get(n), op(OpI32Add), i32(heapRedzone), op(OpI32Add), get(e), op(OpI32Sub), i32(shadowRight), call(rw.heap.fill)),
+			mark(one(get(u), i32(heapHeader), op(OpI32Sub)), one(get(n), i32(heapHeader+heapRedzone), op(OpI32Add))),
+		))
+	}
+	// free(u, n): the block of n bytes at u is freed.
+	{
+		const u, n = 0, 1
+		add([]ValType{TI32, TI32}, nil, nil, seq(
+			one(get(u), i32(7), op(OpI32And)), ifThen(op(OpReturn)),
+			one(get(u), get(n), i32(shadowFreed), call(rw.heap.fill)),
+			mark(one(get(u)), one(get(n))),
+		))
+	}
+}
+
+// shadowFreedSigned is shadowFreed as the i32.load8_s in the check reads it.
+const shadowFreedSigned = int8(-3)

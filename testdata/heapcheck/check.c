@@ -1,0 +1,121 @@
+// A libFuzzer-style target for the heap check (instrument's
+// Options.HeapCheck). The first input byte selects a bug; 'W' runs a
+// workout of libc's string and allocator functions on blocks of every
+// length up to 40 that must pass.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// opaque and keep keep clang from folding the bugs, and the allocations,
+// away.
+__attribute__((noinline)) static size_t opaque(size_t n) { return n; }
+static void *volatile kept;
+__attribute__((noinline)) static void *keep(void *p) {
+	kept = p;
+	return kept;
+}
+
+__attribute__((noinline)) static int read_past(void) {
+	char *p = keep(malloc(opaque(10)));
+	memset(p, 1, 10);
+	int x = p[opaque(10)]; // one byte past the end
+	free(p);
+	return x == 99;
+}
+
+__attribute__((noinline)) static int read_before(void) {
+	char *p = keep(malloc(opaque(32)));
+	int x = p[-(int)opaque(1)];
+	free(p);
+	return x == 99;
+}
+
+__attribute__((noinline)) static int write_past(void) {
+	char *p = keep(malloc(opaque(10)));
+	*(uint32_t *)(p + opaque(8)) = 1; // bytes 8..11 of 10: never freed
+	return 0;
+}
+
+__attribute__((noinline)) static int read_freed(void) {
+	int *p = keep(malloc(opaque(16)));
+	p[1] = 5;
+	free(p);
+	return ((int *)keep(p))[1] == 99;
+}
+
+__attribute__((noinline)) static int write_freed(void) {
+	int *p = keep(malloc(opaque(64)));
+	free(p);
+	((int *)keep(p))[10] = 1;
+	return 0;
+}
+
+__attribute__((noinline)) static int input_past(const uint8_t *data, size_t size) {
+	return data[size] == 99; // the byte after the input
+}
+
+__attribute__((noinline)) static int strlen_unterminated(void) {
+	char *p = keep(malloc(opaque(16)));
+	memset(p, 'a', 16);
+	return strlen(p) == 99;
+}
+
+// workout: 0 when every function behaved.
+__attribute__((noinline)) static int workout(const uint8_t *data, size_t size) {
+	int bad = 0;
+	for (size_t n = 1; n <= 40; n++) {
+		char *s = keep(malloc(n));
+		memset(s, 'x', n - 1);
+		s[n - 1] = 0;
+		bad |= strlen(s) != n - 1;
+		bad |= strchr(s, 'y') != 0;
+		bad |= memchr(s, 0, n) != s + n - 1;
+		bad |= strnlen(s, n + 8) != n - 1;
+		char *d = keep(strdup(s));
+		bad |= strcmp(d, s) != 0 || strncmp(d, s, n + 5) != 0;
+		char *c = keep(malloc(n));
+		strcpy(c, s);
+		bad |= memcmp(c, s, n) != 0;
+		stpcpy(c, d);
+		char buf[64];
+		snprintf(buf, sizeof buf, "%s|%zu", c, n);
+		bad |= strlen(buf) < n;
+		s = keep(realloc(s, 2 * n));
+		memmove(s + 1, s, n);
+		bad |= s[n] != 0;
+		s = keep(realloc(s, n / 2 + 1));
+		free(s);
+		free(d);
+		free(c);
+	}
+	uint32_t *z = keep(calloc(opaque(7), sizeof *z));
+	for (int i = 0; i < 7; i++)
+		bad |= z[i] != 0;
+	free(z);
+	char *in = keep(malloc(size + 1));
+	memcpy(in, data, size);
+	in[size] = 0;
+	bad |= strlen(in) > size;
+	free(in);
+	unsigned sum = 0;
+	for (size_t i = 0; i < size; i++)
+		sum += data[i];
+	return bad ? -1 : (int)(sum & 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+	if (size < 1)
+		return 0;
+	switch (data[0]) {
+	case 'r': return read_past();
+	case 'u': return read_before();
+	case 'w': return write_past();
+	case 'f': return read_freed();
+	case 'g': return write_freed();
+	case 'i': return input_past(data, size);
+	case 's': return strlen_unterminated();
+	case 'W': return workout(data, size);
+	}
+	return 0;
+}
