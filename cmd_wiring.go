@@ -92,6 +92,7 @@ const (
 	buildPlain    build = iota // as it is
 	buildCounters              // counters, fuel, and dirty pages when runs restore memory
 	buildCompares              // buildCounters plus comparison logging (input-to-state)
+	buildChecked               // buildCounters plus the heap check
 )
 
 // loadTarget compiles the module for running, built as b.
@@ -128,7 +129,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	}
 	var sm *instrument.SiteMap
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked, StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
 		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -202,6 +203,9 @@ func reproCommand(target string, t *targetFlags, hang bool) string {
 	}
 	if !t.heapGuard {
 		args = append(args, "--heap-guard=false")
+	}
+	if t.heapCheck != defaultHeapCheck {
+		args = append(args, "--heap-check", strconv.Itoa(t.heapCheck))
 	}
 	for _, p := range t.warmUp {
 		args = append(args, "--warm-up", p)
@@ -309,10 +313,38 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	slow := time.AfterFunc(time.Second, func() {
 		fmt.Fprintf(c.stderr, "INFO: compiling %s (%d bytes) with wazero; later campaigns read it from the compilation cache\n", filepath.Base(target), len(wasm))
 	})
-	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, buildCounters, maxIn)
+	// The heap check's build (--heap-check) compiles meanwhile too.
+	var checked *runtime.Target
+	var checkedMap *instrument.SiteMap
+	var checkErr error
+	checkDone := make(chan struct{})
+	if f.target.checkedBuild() == buildChecked && f.target.heapCheck > 1 {
+		own := bytes.Clone(wasm)
+		go func() {
+			defer close(checkDone)
+			checked, checkedMap, checkErr = loadTarget(ctx, target, own, &f.target, buildChecked, maxIn)
+		}()
+	} else {
+		close(checkDone)
+	}
+	defer func() {
+		<-checkDone
+		if checked != nil {
+			checked.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	b := buildCounters
+	if f.target.heapCheck == 1 {
+		b = f.target.checkedBuild() // every input checked: the one build
+	}
+	tgt, sm, err := loadTarget(ctx, target, wasm, &f.target, b, maxIn)
 	slow.Stop()
 	if err != nil {
 		return err
+	}
+	<-checkDone
+	if checkErr != nil {
+		return checkErr
 	}
 	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	defer tgt.Close(context.WithoutCancel(ctx))
@@ -330,8 +362,12 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if f.runs > 0 {
 		cfg.Runs = f.runs
 	}
+	newExec := engine.RuntimeExecutors(tgt)
+	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
+		newExec = engine.SampledExecutors(tgt, checked, f.target.heapCheck, f.workers)
+	}
 	deps := engine.Deps{
-		NewExecutor: engine.RuntimeExecutors(tgt),
+		NewExecutor: newExec,
 		TargetDict:  sm.Dictionary,
 		Status:      c.stderr,
 		StatusTTY:   isTerminal(c.stderr),
@@ -690,7 +726,7 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 		if lookAgain && (r.Outcome == runtime.Valid || r.Outcome == runtime.Invalid) {
 			if guarded == nil {
 				var sm *instrument.SiteMap
-				if guarded, sm, err = newWorker(&tf, buildCounters); err != nil {
+				if guarded, sm, err = newWorker(&tf, tf.checkedBuild()); err != nil {
 					return 0, err
 				}
 				lookAgain = sm.Layout.HeapExport != "" || sm.Layout.StackPointerExport != ""
@@ -789,7 +825,7 @@ func (c *cli) shrink(ctx context.Context, target string, wasm []byte, t *targetF
 		return nil, sh, "", fmt.Errorf("%s: expected one input file", path)
 	}
 	orig = seeds[0].Data
-	tgt, _, err := loadTarget(ctx, target, wasm, t, buildCounters, len(orig))
+	tgt, _, err := loadTarget(ctx, target, wasm, t, t.checkedBuild(), len(orig))
 	if err != nil {
 		return nil, sh, "", err
 	}

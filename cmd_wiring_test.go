@@ -13,7 +13,7 @@ import (
 // heap guard), and
 // leaves defaults out.
 func TestReproCommand(t *testing.T) {
-	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20, heapGuard: true, stackDepth: true, callPairs: true}
+	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20, heapGuard: true, heapCheck: defaultHeapCheck, stackDepth: true, callPairs: true}
 	if got := reproCommand("t.wasm", &def, false); got != "wafer repro t.wasm {input}" {
 		t.Errorf("defaults: got %q", got)
 	}

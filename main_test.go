@@ -282,7 +282,11 @@ func TestRepro(t *testing.T) {
 			[]string{"valid"}},
 		{"out of memory", []string{"--rss-limit-mb", "3", filepath.Join(repoDir(t), "testdata", "heap", "heap.wasm"), big}, 71,
 			[]string{"crash", "out-of-memory"}},
+		// the heap check finds the write as it happens, in memcpy
 		{"heap overflow", []string{guard, overflow}, 77,
+			[]string{"crash", "heap-buffer-overflow", "a 1-byte write", "memcpy", "overflow_write testdata/heapguard/guard.c:18"}},
+		// the guard alone finds it when the block is freed
+		{"heap overflow without the check", []string{"--heap-check", "0", guard, overflow}, 77,
 			[]string{"crash", "heap-buffer-overflow", "10-byte", "free", "overflow_write"}},
 		{"heap overflow without the guard", []string{"--heap-guard=false", guard, overflow}, 0,
 			[]string{"valid"}},
@@ -427,6 +431,53 @@ func TestFuzzFindsSeededBug(t *testing.T) {
 				t.Errorf("repro: expected exit 77 and %q, got %d\n%s%s", tc.repro, r.code, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestFuzzHeapCheck: a campaign on a C target whose bugs are heap reads
+// and writes that never trap in Wasm finds them, by kind, on the inputs
+// it runs on the checked build (one in 8, the default), and each crash
+// reproduces with wafer repro; the same campaign without the check finds
+// none.
+func TestFuzzHeapCheck(t *testing.T) {
+	wasm := filepath.Join(repoDir(t), "testdata", "heapcheck", "check.wasm")
+	tmp := t.TempDir()
+	seeds := filepath.Join(tmp, "seeds")
+	if err := os.MkdirAll(seeds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(seeds, "none"), []byte("xxxx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, check := range []string{"8", "0"} {
+		out := filepath.Join(tmp, "out"+check)
+		r := wafer(t, tmp, "fuzz", "--keep-going", "--runs", "30000", "--seed", "1", "--heap-check", check, "-o", out, wasm, seeds)
+		notLanded(t, r)
+		crashes := files(t, filepath.Join(out, "crashes"))
+		if check == "0" {
+			if r.code != 0 || len(crashes) != 0 {
+				t.Fatalf("without the check: expected exit 0 and no crash, got %d and %v\n%s", r.code, crashes, r.stderr)
+			}
+			continue
+		}
+		if r.code != 77 {
+			t.Fatalf("exit code: expected 77 (crash), got %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		kinds := map[string]bool{}
+		for _, c := range crashes {
+			rr := wafer(t, tmp, "repro", wasm, filepath.Join(out, "crashes", c))
+			if rr.code != 77 {
+				t.Fatalf("repro %s: expected exit 77, got %d\n%s%s", c, rr.code, rr.stdout, rr.stderr)
+			}
+			for _, k := range []string{"heap-buffer-overflow", "heap-use-after-free"} {
+				if strings.Contains(c, k) && strings.Contains(rr.stdout, "failure: "+k) {
+					kinds[k] = true
+				}
+			}
+		}
+		if len(kinds) != 2 || len(crashes) < 5 {
+			t.Fatalf("expected overflows and uses after free among at least 5 crashes, reproduced, got %v (%v)", crashes, kinds)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -96,3 +97,60 @@ func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]Operands
 }
 
 func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ctx) }
+
+// SampledExecutors returns a Deps.NewExecutor for a campaign that runs
+// one input in every on checked, a build of the same module with checks
+// that make some silent errors crash (instrument.Options.HeapCheck) and
+// the same sites, and the others on plain, the faster build without them:
+// each engine worker gets a Worker of each and sends its 1st, (every+1)th,
+// ... run to the checked one, so which inputs are checked depends only on
+// the worker's sequence of runs. The executor made beyond the workers
+// (w >= workers: the one that shrinks crashes) runs everything on checked,
+// which fails wherever plain does and also where the checks do. every 1
+// checks every run.
+func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(ctx context.Context, w int) (Executor, error) {
+	return func(ctx context.Context, w int) (Executor, error) {
+		cw, err := checked.NewWorker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ce := NewRuntimeExecutor(cw).(*runtimeExec)
+		if w >= workers || every <= 1 {
+			return ce, nil
+		}
+		pw, err := plain.NewWorker(ctx)
+		if err != nil {
+			cw.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the error at hand is pw's
+			return nil, err
+		}
+		return &sampledExec{plain: NewRuntimeExecutor(pw).(*runtimeExec), checked: ce, every: every}, nil
+	}
+}
+
+// sampledExec runs one input in every on checked, the others on plain.
+type sampledExec struct {
+	plain, checked *runtimeExec
+	every          int
+	n              int // runs so far
+}
+
+func (e *sampledExec) Run(ctx context.Context, input []byte) (Result, error) {
+	return e.RunFuel(ctx, input, 0)
+}
+
+// Fuel implements FuelExecutor: both builds count fuel alike.
+func (e *sampledExec) Fuel() uint64 { return e.plain.Fuel() }
+
+// RunFuel implements FuelExecutor.
+func (e *sampledExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
+	x := e.plain
+	if e.n%e.every == 0 {
+		x = e.checked
+	}
+	e.n++
+	return x.RunFuel(ctx, input, fuel)
+}
+
+func (e *sampledExec) Close(ctx context.Context) error {
+	return errors.Join(e.plain.Close(ctx), e.checked.Close(ctx))
+}

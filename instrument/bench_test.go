@@ -220,11 +220,16 @@ func BenchmarkRun(b *testing.B) {
 		// skipped): the memory shift, fuel and dirty marks alone, the
 		// floor under any placement or number of counters in a
 		// restore-mode campaign.
-		// "depth" is "dirty" with the stack checked and its depth kept.
+		// "depth" is "dirty" with the stack checked and its depth kept;
+		// "guard" adds the heap guard, "check" the heap check.
 		variants := append(realVariants(), realVariant{"uncounted", &instrument.Options{Fuel: true, DirtyPages: true, Skip: []string{"*"}}},
-			realVariant{"depth", &instrument.Options{Fuel: true, DirtyPages: true, StackCheck: true, StackDepth: true}})
+			realVariant{"depth", &instrument.Options{Fuel: true, DirtyPages: true, StackCheck: true, StackDepth: true}},
+			realVariant{"guard", &instrument.Options{Fuel: true, DirtyPages: true, StackCheck: true, StackDepth: true, HeapGuard: true}},
+			realVariant{"check", &instrument.Options{Fuel: true, DirtyPages: true, StackCheck: true, StackDepth: true, HeapGuard: true, HeapCheck: true}})
 		for _, v := range variants {
-			if v.name != "original" && v.name != "counters" && v.name != "fuel" && v.name != "dirty" && v.name != "uncounted" && v.name != "depth" {
+			switch v.name {
+			case "original", "counters", "fuel", "dirty", "uncounted", "depth", "guard", "check":
+			default:
 				continue
 			}
 			vr := &variant{name: v.name}

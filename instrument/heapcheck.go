@@ -21,20 +21,32 @@ package instrument
 // so the host restores those shadow bytes with the blocks.
 //
 // The check of an access of size s at address a with static offset o
-// reads the shadow byte of its last byte, e = a+o+s-1:
+// reads the shadow byte of its last byte, e = a+o+s-1 (32-bit):
 //
 //	v = i32.load8_s shadow[(e >> 3) & (HeapCover/8 - 1)]
-//	if v != 0 { if heapBad(a, o, s | write<<8, v) { unreachable } }
+//	if v != 0 {
+//		if !(inAlloc | e >=u HeapCover | e <u a | (e & 7) <s v) {
+//			report(e, s | write<<8, v); unreachable
+//		}
+//	}
 //
-// The mask keeps the load inside the shadow for every address; heapBad,
-// taken only for a non-zero byte, drops what the mask aliased (e at or
-// past HeapCover, or past 2^32, which traps by itself), a last byte
-// within a partial granule, and every access while the allocator itself
-// runs (the wrappers count their calls into it in a global: dlmalloc
-// reads and writes its chunk headers, in the redzones). Otherwise it
-// stores the error in the guard's global (kind << 32 | size << 40 |
-// address) and the access's own function traps, so the report's top
-// frame is the function that made it.
+// The mask keeps the load inside the shadow for every address. Taken only
+// for a non-zero byte, the second test forgives every access while the
+// allocator itself runs (the wrappers count their calls into it in the
+// global inAlloc: dlmalloc reads and writes its chunk headers, in the
+// redzones), what the mask aliased (e at or past HeapCover), an address
+// that wrapped past 2^32 (the access traps by itself) and a last byte
+// within a partial granule's first v bytes (never when v < 0). Otherwise
+// report stores the error in the guard's global (kind << 32 | size << 40
+// | address) and the access's own function traps, so the report's top
+// frame is the function that made it. No call returns into the code
+// after the check, which is what keeps it cheap: wazero reloads the
+// memory's base and length after a call that returns.
+
+// Accesses that cannot reach the heap are not checked (uncheckedAccess):
+// those at a constant address (static data) and those addressed from the
+// LLVM stack pointer (stack frames: locals set only from the pointer or
+// from each other, plus constants).
 //
 // What it does not find: an access whose last byte is inside a block
 // while its first is not (an unaligned access straddling the block's
@@ -85,13 +97,16 @@ func checkedAccess(op Op) (size uint64, write, ok bool) {
 // heapHelpers are the indices of the helpers the heap check adds after the
 // rewrite (addHeapFuncs), in that order.
 type heapHelpers struct {
-	bad, fill, arm, free uint32
+	report, fill, arm, free uint32
+	inAlloc                 uint32 // the global (heapGuard.inAlloc)
 }
 
 // checkAccess emits the check of the access whose address is in local a
 // (see above); orig is its static offset as the target has it. With
 // first, it checks the access's first byte instead of its last
-// (wordwise).
+// (wordwise). The error path ends in unreachable, so the code after the
+// check has a single predecessor: wazero keeps what it knew (the memory's
+// base and length, bounds already checked) across it.
 func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) {
 	at := orig + size - 1
 	if first {
@@ -100,18 +115,37 @@ func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) 
 	if orig+size-1 > 0xffffffff {
 		return // out of bounds for every address: it traps by itself
 	}
-	v := rw.local(TI32, 8)
+	v, e := uint64(rw.local(TI32, 8)), uint64(rw.local(TI32, 9))
 	rw.emit(OpLocalGet, uint64(a))
-	if at != 0 {
-		rw.i32(int64(uint32(at)))
-		rw.emit(OpI32Add, 0)
-	}
+	rw.i32(int64(uint32(at)))
+	rw.emit(OpI32Add, 0)
+	rw.emit(OpLocalTee, e)
 	rw.i32(3)
 	rw.emit(OpI32ShrU, 0)
 	rw.i32(shadowBytes - 1)
 	rw.emit(OpI32And, 0)
 	rw.emitMem(OpI32Load8S, uint64(rw.shadowOff), 0)
-	rw.emit(OpLocalTee, uint64(v))
+	rw.emit(OpLocalTee, v)
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	// forgiven: inside the allocator, past the shadow (aliased by the
+	// mask), wrapped past 2^32 (the access traps by itself), or within
+	// a partial granule's first v bytes ((e&7) <s v: never for v < 0)
+	rw.emit(OpGlobalGet, uint64(rw.heap.inAlloc))
+	rw.emit(OpLocalGet, e)
+	rw.i32(HeapCover)
+	rw.emit(OpI32GeU, 0)
+	rw.emit(OpI32Or, 0)
+	rw.emit(OpLocalGet, e)
+	rw.emit(OpLocalGet, uint64(a))
+	rw.emit(OpI32LtU, 0)
+	rw.emit(OpI32Or, 0)
+	rw.emit(OpLocalGet, e)
+	rw.i32(7)
+	rw.emit(OpI32And, 0)
+	rw.emit(OpLocalGet, v)
+	rw.emit(OpI32LtS, 0)
+	rw.emit(OpI32Or, 0)
+	rw.emit(OpI32Eqz, 0)
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
 	info := size
 	if write {
@@ -120,15 +154,16 @@ func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) 
 	if first {
 		info |= 1 << 9
 	}
-	rw.emit(OpLocalGet, uint64(a))
-	rw.i32(int64(uint32(at)))
+	rw.emit(OpLocalGet, e)
 	rw.i32(int64(info))
-	rw.emit(OpLocalGet, uint64(v))
-	rw.emit(OpCall, uint64(rw.heap.bad))
-	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpLocalGet, v)
+	rw.emit(OpCall, uint64(rw.heap.report))
 	rw.emit(OpUnreachable, 0)
 	rw.emit(OpEnd, 0)
 	rw.emit(OpEnd, 0)
+	if rw.count {
+		rw.pin()
+	}
 }
 
 // wordwise are libc's string functions that read a word (or a vector) at
@@ -143,9 +178,8 @@ var wordwise = map[string]bool{
 
 // addHeapFuncs appends the heap check's helpers at rw.heap's indices.
 // They address the shadow at real addresses and are not rewritten.
-// inAlloc is the wrappers' count of calls into the allocator, errGlobal
-// the guard's error global.
-func (rw *rewriter) addHeapFuncs(inAlloc, errGlobal uint32) {
+// errGlobal is the guard's error global.
+func (rw *rewriter) addHeapFuncs(errGlobal uint32) {
 	m := rw.m
 	const cover = HeapCover
 	add := func(params, results []ValType, locals []LocalDecl, body []Instr) {
@@ -154,7 +188,6 @@ func (rw *rewriter) addHeapFuncs(inAlloc, errGlobal uint32) {
 	}
 	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
 	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
-	tee := func(l uint64) Instr { return Instr{Op: OpLocalTee, A: l} }
 	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
 	i64 := func(v int64) Instr { return Instr{Op: OpI64Const, A: uint64(v)} }
 	op := func(o Op) Instr { return Instr{Op: o} }
@@ -170,29 +203,22 @@ func (rw *rewriter) addHeapFuncs(inAlloc, errGlobal uint32) {
 		return out
 	}
 	one := func(in ...Instr) []Instr { return in }
-	i32s := []ValType{TI32}
 
-	// bad(a, at, info, v) -> i32: whether the access of info (size |
-	// write<<8 | first<<9) whose checked byte is a+at, with shadow byte
-	// v, is an error (see above), which it then stores.
+	// report(e, info, v): stores the error of the access of info (size |
+	// write<<8 | first<<9) whose checked byte is e, with shadow byte v.
 	{
-		const a, at, info, v, e = 0, 1, 2, 3, 4
-		add([]ValType{TI32, TI32, TI32, TI32}, i32s, []LocalDecl{{Count: 1, Type: TI64}}, seq(
-			one(Instr{Op: OpGlobalGet, A: uint64(inAlloc)}), ifThen(i32(0), op(OpReturn)),
-			one(get(a), op(OpI64ExtendI32U), get(at), op(OpI64ExtendI32U), op(OpI64Add), tee(e),
-				i64(cover), op(OpI64GeU)), ifThen(i32(0), op(OpReturn)),
-			one(get(v), i32(0), op(OpI32GtS)), ifThen(seq(
-				one(get(e), op(OpI32WrapI64), i32(7), op(OpI32And), get(v), op(OpI32LtS)), ifThen(i32(0), op(OpReturn)))...),
-			// kind = 5 + write + 2*freed; the error: kind<<32 | size<<40 | a+off
+		const e, info, v = 0, 1, 2
+		add([]ValType{TI32, TI32, TI32}, nil, nil, seq(
+			// kind = 5 + write + 2*freed; the error: kind<<32 | size<<40 | address
 			one(i32(HeapReadOverflow), get(info), i32(8), op(OpI32ShrU), i32(1), op(OpI32And), op(OpI32Add),
 				i32(2), i32(0), get(v), i32(int64(shadowFreedSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),
 				op(OpI64ExtendI32U), get(info), i32(0xff), op(OpI32And), i32(8), op(OpI32Shl), op(OpI64ExtendI32U), op(OpI64Or),
 				i64(32), op(OpI64Shl),
 				// the access's first byte: e, or e-(size-1)
-				get(e), op(OpI32WrapI64),
+				get(e),
 				i32(0), get(info), i32(0xff), op(OpI32And), i32(1), op(OpI32Sub), get(info), i32(1<<9), op(OpI32And), op(OpSelect),
 				op(OpI32Sub), op(OpI64ExtendI32U), op(OpI64Or),
-				Instr{Op: OpGlobalSet, A: uint64(errGlobal)}, i32(1)),
+				Instr{Op: OpGlobalSet, A: uint64(errGlobal)}),
 		))
 	}
 	// fill(t, n, v): the shadow bytes of the granules of [t, t+n) below
@@ -251,3 +277,65 @@ func (rw *rewriter) addHeapFuncs(inAlloc, errGlobal uint32) {
 
 // shadowFreedSigned is shadowFreed as the i32.load8_s in the check reads it.
 const shadowFreedSigned = int8(-3)
+
+// frameLocals reports, by local index, the locals of a function with
+// nparams parameters and nlocals locals in all whose every assignment is
+// the stack pointer global sp, or another such local, plus or minus a
+// constant: they address stack frames, never the heap. Parameters are
+// never such locals (their callers set them).
+func frameLocals(body []Instr, nparams, nlocals uint32, sp uint32, out []bool) []bool {
+	out = append(out[:0], make([]bool, nlocals)...)
+	for l := nparams; l < nlocals; l++ {
+		out[l] = true
+	}
+	for changed := true; changed; {
+		changed = false
+		for k := range body {
+			in := &body[k]
+			if (in.Op != OpLocalSet && in.Op != OpLocalTee) || in.A >= uint64(nlocals) || !out[in.A] {
+				continue
+			}
+			if !frameValue(body, k, sp, out) {
+				out[in.A] = false
+				changed = true
+			}
+		}
+	}
+	return out
+}
+
+// frameValue reports whether the value body[k] consumes is the stack
+// pointer or a frame local, plus or minus a constant.
+func frameValue(body []Instr, k int, sp uint32, frame []bool) bool {
+	i := k - 1
+	if i >= 1 && body[i-1].Op == OpI32Const && (body[i].Op == OpI32Add || body[i].Op == OpI32Sub) {
+		i -= 2
+	}
+	if i < 0 {
+		return false
+	}
+	switch in := &body[i]; in.Op {
+	case OpGlobalGet:
+		return in.A == uint64(sp)
+	case OpLocalGet:
+		return in.A < uint64(len(frame)) && frame[in.A]
+	}
+	return false
+}
+
+// uncheckedAccess reports whether the load or store body[k] addresses
+// static data (a constant address) or a stack frame (the stack pointer or
+// a frame local, plus a constant): memory outside the heap.
+func uncheckedAccess(body []Instr, k int, sp uint32, hasSP bool, frame []bool) bool {
+	end := k - 1 // a load's address is its only operand
+	if _, write, _ := checkedAccess(body[k].Op); write {
+		end = exprStart(body, k-1) - 1
+	}
+	if end < 0 {
+		return false
+	}
+	if body[end].Op == OpI32Const {
+		return true
+	}
+	return hasSP && frameValue(body, end+1, sp, frame)
+}

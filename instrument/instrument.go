@@ -188,6 +188,7 @@ type rewriter struct {
 	shadowOff  uint32    // real address of the heap check's shadow
 	unchecked  []bool    // by defined function: the heap check leaves it alone
 	wordwise   []bool    // by defined function: the heap check looks at first bytes
+	frame      []bool    // by local of this function: it addresses a stack frame (frameLocals)
 	callSites  int       // counters of indirect call pairs (Options.CallPairs)
 	callFirst  uint32    // id of the first of them
 	ncall      int       // indirect call sites rewritten so far
@@ -386,7 +387,7 @@ func (rw *rewriter) run() error {
 	}
 	helpers := nimp + uint32(len(m.Code))
 	if rw.heapCheck {
-		rw.heap = heapHelpers{bad: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3}
+		rw.heap = heapHelpers{report: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3, inAlloc: guard.inAlloc}
 		helpers += 4
 		guard.patch(m, nimp, rw.heap)
 		rw.unchecked = make([]bool, len(m.Code))
@@ -442,7 +443,7 @@ func (rw *rewriter) run() error {
 		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: CallPair, Arm: k})
 	}
 	if rw.heapCheck {
-		rw.addHeapFuncs(guard.inAlloc, guard.global)
+		rw.addHeapFuncs(guard.global)
 	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
@@ -860,6 +861,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if rw.opts.DirtyPages {
 		rw.elide = rw.marks.elidedMarks(body, rw.next)
 	}
+	if rw.heapCheck && rw.hasStack {
+		rw.frame = frameLocals(body, uint32(len(ft.Params)), rw.next, rw.stack.global, rw.frame)
+	}
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
 	// entry
@@ -1109,6 +1113,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		var write bool
 		if rw.heapCheck && !rw.unchecked[rw.def] && !rw.ctl[len(rw.ctl)-1].dead {
 			size, write, check = checkedAccess(in.Op)
+			check = check && !uncheckedAccess(body, k, rw.stack.global, rw.hasStack, rw.frame)
 		}
 		if mark || check {
 			rw.guardAccess(in, info, orig, mark, check, size, write)
