@@ -523,14 +523,15 @@ func TestDirtyRestoreContract(t *testing.T) {
 }
 
 // TestHeapGuardWithoutAllocator: a module with no malloc and free to wrap
-// comes out of the heap guard as it would without it.
+// comes out of the heap guard, and the heap check, as it would without
+// them.
 func TestHeapGuardWithoutAllocator(t *testing.T) {
 	for _, wasm := range [][]byte{branchesWasm, memWasm, compareWasm} {
 		a, sa, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, sb, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true, HeapGuard: true})
+		b, sb, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -277,6 +277,21 @@
 // (runtime's TestHeapGuardDifferential: SQLite, Zstandard and a Rust
 // crate give the same outcome and output on 811 inputs with and without).
 //
+// HeapCheck (heapcheck.go), with the guard: every load and store of the
+// target's code but those at constant addresses or from the stack
+// pointer reads the byte of a shadow of the heap (Layout.ShadowOffset:
+// 16 MiB of reserved pages describing the first HeapCover bytes) for its
+// last byte and, when it is not zero and the access leaves a live block,
+// traps in the accessing function with the error in Layout.HeapExport:
+// heap-buffer-overflow and heap-use-after-free as AddressSanitizer
+// reports them. The wrappers keep the shadow and mark the target blocks
+// whose shadow changed dirty. BenchmarkRun, campaign options with and
+// without it (x-check, x-guard; 2 runs): crunch 2.29 against 1.39 of the
+// original's time, czstd 3.35-3.39 against 1.62-1.65, csqlite 6.51-6.58
+// against 2.01; runtime's TestHeapGuardDifferential gives the same
+// outcome and output with it on the same 811 inputs. A campaign runs
+// one input in 8 on this build (wafer fuzz --heap-check).
+//
 // StackCheck and StackDepth (stack.go): after each set of that stack
 // pointer but an epilogue's, the module keeps its lowest value in
 // Layout.StackMinExport and, when the value is a new lowest, traps if the

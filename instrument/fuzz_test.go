@@ -28,7 +28,8 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(callPairsWasm, uint8(128+3))
 	f.Add(dwWasm, uint8(1))
 	if b, err := os.ReadFile("../testdata/heapguard/guard.wasm"); err == nil {
-		f.Add(b, uint8(16+3)) // a C allocator for the heap guard
+		f.Add(b, uint8(16+3)) // a C allocator for the heap guard and check
+		f.Add(b, uint8(16+2)) // the guard alone (the check needs fuel's flag)
 	}
 	if b, err := os.ReadFile("../testdata/stack/stack.wasm"); err == nil {
 		f.Add(b, uint8(64+32+3)) // a stack pointer for StackDepth and StackCheck
@@ -40,7 +41,7 @@ func FuzzInstrument(f *testing.F) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(feats))
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte, flags uint8) {
-		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0, Compares: flags&8 != 0, HeapGuard: flags&16 != 0, StackDepth: flags&32 != 0, StackCheck: flags&64 != 0, CallPairs: flags&128 != 0}
+		opts := Options{Fuel: flags&1 != 0, DirtyPages: flags&2 != 0, Compares: flags&8 != 0, HeapGuard: flags&16 != 0, HeapCheck: flags&16 != 0 && flags&1 != 0, StackDepth: flags&32 != 0, StackCheck: flags&64 != 0, CallPairs: flags&128 != 0}
 		if flags&4 != 0 {
 			opts.Skip = []string{"*"}
 		}

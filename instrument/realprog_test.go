@@ -47,6 +47,8 @@ func realVariants() []realVariant {
 		// what a campaign runs: the allocator wrapped and the stack's
 		// depth kept too
 		{"campaign", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}},
+		// the build a campaign runs one input in 8 on: the heap checked
+		{"checked", &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: true, StackCheck: true, StackDepth: true, CallPairs: true}},
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},

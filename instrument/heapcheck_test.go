@@ -1,0 +1,43 @@
+package instrument
+
+import "testing"
+
+// TestUncheckedAccess: the heap check skips accesses at constant
+// addresses and those addressed from the stack pointer through locals set
+// only from it (or from each other) plus constants; it checks the rest,
+// parameters and locals set from anything else included.
+func TestUncheckedAccess(t *testing.T) {
+	const sp = 0
+	body := []Instr{
+		{Op: OpGlobalGet, A: sp}, {Op: OpI32Const, A: 16}, {Op: OpI32Sub}, {Op: OpLocalTee, A: 1}, {Op: OpGlobalSet, A: sp}, // 0-4: $1 frame
+		{Op: OpLocalGet, A: 1}, {Op: OpI32Const, A: 8}, {Op: OpI32Add}, {Op: OpLocalSet, A: 2}, // 5-8: $2 = $1+8
+		{Op: OpLocalGet, A: 0}, {Op: OpLocalSet, A: 3}, // 9-10: $3 = the parameter
+		{Op: OpGlobalGet, A: sp}, {Op: OpLocalSet, A: 4}, {Op: OpLocalGet, A: 0}, {Op: OpLocalSet, A: 4}, // 11-14: $4 set from both
+		{Op: OpLocalGet, A: 2}, {Op: OpI32Load, A: 4}, {Op: OpDrop}, // 15-17
+		{Op: OpLocalGet, A: 3}, {Op: OpI32Load}, {Op: OpDrop}, // 18-20
+		{Op: OpI32Const, A: 1024}, {Op: OpI32Load}, {Op: OpDrop}, // 21-23
+		{Op: OpLocalGet, A: 1}, {Op: OpI32Const, A: 4}, {Op: OpI32Add}, {Op: OpI32Const, A: 7}, {Op: OpI32Store}, // 24-28
+		{Op: OpLocalGet, A: 3}, {Op: OpI32Const, A: 7}, {Op: OpI32Store}, // 29-31
+		{Op: OpLocalGet, A: 4}, {Op: OpI32Load}, {Op: OpDrop}, // 32-34
+		{Op: OpLocalGet, A: 0}, {Op: OpLocalGet, A: 1}, {Op: OpI32Load}, {Op: OpI32Store}, // 35-38: *param = *$1
+		{Op: OpEnd},
+	}
+	frame := frameLocals(body, 1, 5, sp, nil)
+	if want := []bool{false, true, true, false, false}; len(frame) != len(want) || frame[0] != want[0] || frame[1] != want[1] || frame[2] != want[2] || frame[3] != want[3] || frame[4] != want[4] {
+		t.Fatalf("frame locals: expected %v, got %v", want, frame)
+	}
+	for _, tc := range []struct {
+		k         int
+		unchecked bool
+	}{
+		{16, true}, {19, false}, {22, true}, {28, true}, {31, false}, {33, false}, {37, true}, {38, false},
+	} {
+		if got := uncheckedAccess(body, tc.k, sp, true, frame); got != tc.unchecked {
+			t.Errorf("access %d (%v): unchecked %v, expected %v", tc.k, body[tc.k].Op, got, tc.unchecked)
+		}
+	}
+	// without a stack pointer only constant addresses go unchecked
+	if uncheckedAccess(body, 16, sp, false, frame) || !uncheckedAccess(body, 22, sp, false, frame) {
+		t.Error("without a stack pointer: expected only the constant address unchecked")
+	}
+}
