@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -101,13 +103,14 @@ func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ct
 // SampledExecutors returns a Deps.NewExecutor for a campaign that runs
 // one input in every on checked, a build of the same module with checks
 // that make some silent errors crash (instrument.Options.HeapCheck) and
-// the same sites, and the others on plain, the faster build without them:
-// each engine worker gets a Worker of each and sends its 1st, (every+1)th,
-// ... run to the checked one, so which inputs are checked depends only on
-// the worker's sequence of runs. The executor made beyond the workers
-// (w >= workers: the one that shrinks crashes) runs everything on checked,
-// which fails wherever plain does and also where the checks do. every 1
-// checks every run.
+// the same sites, and the others on plain, the faster build without them.
+// Each engine worker gets a Worker of each; an input goes to the checked
+// one when the hash of its bytes is 0 modulo every, so which inputs are
+// checked depends on nothing but the inputs (not on which worker runs
+// them: deterministic campaigns stay so). The executor made beyond the
+// workers (w >= workers: the one that shrinks crashes) runs everything on
+// checked, which fails wherever plain does and also where the checks do.
+// every 1 checks every input.
 func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(ctx context.Context, w int) (Executor, error) {
 	return func(ctx context.Context, w int) (Executor, error) {
 		cw, err := checked.NewWorker(ctx)
@@ -123,15 +126,15 @@ func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			cw.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the error at hand is pw's
 			return nil, err
 		}
-		return &sampledExec{plain: NewRuntimeExecutor(pw).(*runtimeExec), checked: ce, every: every}, nil
+		return &sampledExec{plain: NewRuntimeExecutor(pw).(*runtimeExec), checked: ce, every: uint64(every)}, nil
 	}
 }
 
-// sampledExec runs one input in every on checked, the others on plain.
+// sampledExec runs the inputs whose hash is 0 modulo every on checked,
+// the others on plain.
 type sampledExec struct {
 	plain, checked *runtimeExec
-	every          int
-	n              int // runs so far
+	every          uint64
 }
 
 func (e *sampledExec) Run(ctx context.Context, input []byte) (Result, error) {
@@ -144,10 +147,9 @@ func (e *sampledExec) Fuel() uint64 { return e.plain.Fuel() }
 // RunFuel implements FuelExecutor.
 func (e *sampledExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
 	x := e.plain
-	if e.n%e.every == 0 {
+	if xxhash.Sum64(input)%e.every == 0 {
 		x = e.checked
 	}
-	e.n++
 	return x.RunFuel(ctx, input, fuel)
 }
 

@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// TestSampledExecutors: campaigns on the heap check fixture whose workers
+// run one input in 4 on the checked build find its heap bugs (kinds only
+// the check reports), shrunk on the checked build; two deterministic
+// two-worker campaigns run the same inputs (a sum of their hashes) and
+// find the same; the plain build alone finds none of them.
+func TestSampledExecutors(t *testing.T) {
+	const fixture = "../testdata/heapcheck/check.wasm"
+	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
+	plain, sm := loadWith(t, fixture, &opts)
+	opts.HeapCheck = true
+	checked, csm := loadWith(t, fixture, &opts)
+	if csm.Layout.ShadowBytes == 0 || len(csm.Sites) != len(sm.Sites) {
+		t.Fatalf("checked build: shadow %d bytes, %d sites against %d", csm.Layout.ShadowBytes, len(csm.Sites), len(sm.Sites))
+	}
+	campaign := func(newExec func(context.Context, int) (Executor, error), workers int) (*Summary, uint64) {
+		var h uint64
+		sum, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true},
+			Deps{NewExecutor: newExec, Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary,
+				OnRun: func(seq uint64, i int, in []byte) { atomic.AddUint64(&h, xxhash.Sum64(in)^seq<<20^uint64(i)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, h
+	}
+	heapKinds := func(s *Summary) (kinds []string) {
+		for _, f := range s.Failures {
+			if k := f.Failure.Kind; strings.HasPrefix(k, "heap-") {
+				if !f.Shrunk {
+					t.Errorf("%s not shrunk", f.Identity)
+				}
+				kinds = append(kinds, k)
+			}
+		}
+		slices.Sort(kinds)
+		return kinds
+	}
+	a, ha := campaign(SampledExecutors(plain, checked, 4, 2), 2)
+	b, hb := campaign(SampledExecutors(plain, checked, 4, 2), 2)
+	ka, kb := heapKinds(a), heapKinds(b)
+	t.Logf("found %v in %d runs", ka, a.Stats.Execs)
+	if len(ka) < 3 || strings.Join(ka, ",") != strings.Join(kb, ",") || ha != hb {
+		t.Fatalf("expected the same heap findings (at least 3) twice, got %v and %v (runs hash equal: %v)", ka, kb, ha == hb)
+	}
+	if k := heapKinds(func() *Summary { s, _ := campaign(RuntimeExecutors(plain), 2); return s }()); len(k) != 0 {
+		t.Fatalf("the plain build alone: expected no heap finding, got %v", k)
+	}
+}
