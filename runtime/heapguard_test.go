@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,17 +34,10 @@ func TestHeapGuard(t *testing.T) {
 		plain := worker(t, loadInstrumented(t, fixture, instrument.Options{Fuel: true, DirtyPages: true}, Config{Reset: mode, Fuel: 1 << 24}))
 		for _, tc := range tests {
 			r := run(t, w, tc.in)
-			if r.Outcome != Crash || r.Failure.Kind != tc.kind || r.Failure.Message != tc.msg {
-				t.Fatalf("%v %q: expected %v %q, got %v %v", mode, tc.in, tc.kind, tc.msg, r.Outcome, r.Failure)
+			if r.Outcome != Crash || r.Failure.Message != tc.msg {
+				t.Fatalf("%v %q: expected a crash %q, got %v %v", mode, tc.in, tc.msg, r.Outcome, r.Failure)
 			}
-			if !errors.Is(r.Failure, tc.kind.Err()) {
-				t.Fatalf("%v %q: %v does not match %v", mode, tc.in, r.Failure, tc.kind.Err())
-			}
-			for i, f := range tc.frames {
-				if i >= len(r.Failure.Stack) || r.Failure.Stack[i].Func != f {
-					t.Fatalf("%v %q: expected frames %v, got %v", mode, tc.in, tc.frames, r.Failure.Stack)
-				}
-			}
+			expectFailure(t, fmt.Sprintf("%v %q", mode, tc.in), r.Failure, tc.kind, tc.frames)
 			// (a free of a freed block may upset dlmalloc itself)
 			if r := run(t, plain, tc.in); r.Outcome == Crash && (r.Failure.Kind == KindHeapOverflow || r.Failure.Kind == KindDoubleFree) {
 				t.Fatalf("%v %q without the guard: got %v", mode, tc.in, r.Failure)
