@@ -91,7 +91,7 @@ type build int
 const (
 	buildPlain    build = iota // as it is
 	buildCounters              // counters, fuel, and dirty pages when runs restore memory
-	buildCompares              // buildCounters plus comparison logging (input-to-state)
+	buildCompares              // buildCounters plus comparison logging (input-to-state), and the heap check when --heap-check asks for it: it runs every queue entry once
 	buildChecked               // buildCounters plus the heap check
 )
 
@@ -129,7 +129,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	}
 	var sm *instrument.SiteMap
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked, StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked || (b == buildCompares && t.checkedBuild() == buildChecked), StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
 		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)

@@ -37,9 +37,13 @@ import (
 
 // Comparer runs an input on the comparison-logging build of the target.
 type Comparer interface {
-	// Compare returns the comparisons the target made running input. The
-	// result is a function of input only; its slices are the caller's.
-	Compare(ctx context.Context, input []byte) ([]Operands, error)
+	// Compare returns the comparisons the target made running input, and
+	// the failure when the run crashed (nil otherwise). The result is a
+	// function of input only; its slices are the caller's. The engine
+	// runs each queue entry on it once, so a build with checks the
+	// executors' build lacks (instrument.Options.HeapCheck) checks every
+	// entry: a crash there that the entry did not have is a finding.
+	Compare(ctx context.Context, input []byte) ([]Operands, *Failure, error)
 }
 
 // Operands are the two sides of one comparison.
@@ -68,6 +72,10 @@ const (
 
 // opInputToState is the Op of queue entries and findings from a stage job.
 const opInputToState = "i2s"
+
+// opChecked is the Op of a finding from a queue entry's run on the
+// comparer (Comparer).
+const opChecked = "checked"
 
 // replacement puts to at pos in place of from (the bytes there).
 type replacement struct {

@@ -240,7 +240,9 @@ func TestInputToStateDeterministic(t *testing.T) {
 // fakeComparer reports the same comparisons for every input.
 type fakeComparer []Operands
 
-func (f fakeComparer) Compare(context.Context, []byte) ([]Operands, error) { return f, nil }
+func (f fakeComparer) Compare(context.Context, []byte) ([]Operands, *Failure, error) {
+	return f, nil, nil
+}
 
 // TestStageMaxLen: a replacement longer than what it replaces never takes
 // a child past Config.MaxLen.
@@ -318,4 +320,6 @@ func TestStageSavesNewBranchesOnly(t *testing.T) {
 // comparerFunc computes the comparisons from the input.
 type comparerFunc func([]byte) []Operands
 
-func (f comparerFunc) Compare(_ context.Context, in []byte) ([]Operands, error) { return f(in), nil }
+func (f comparerFunc) Compare(_ context.Context, in []byte) ([]Operands, *Failure, error) {
+	return f(in), nil, nil
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -57,5 +58,37 @@ func TestSampledExecutors(t *testing.T) {
 	}
 	if k := heapKinds(func() *Summary { s, _ := campaign(RuntimeExecutors(plain), 2); return s }()); len(k) != 0 {
 		t.Fatalf("the plain build alone: expected no heap finding, got %v", k)
+	}
+}
+
+// TestComparerChecks: with the checks in the comparer's build, a campaign
+// whose workers run the plain build (SampledExecutors that almost never
+// picks the checked one; its shrinker runs it) finds the fixture's heap
+// bugs on the queue entries that reach them (Op "checked"), shrunk.
+func TestComparerChecks(t *testing.T) {
+	const fixture = "../testdata/heapcheck/check.wasm"
+	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
+	plain, sm := loadWith(t, fixture, &opts)
+	opts.HeapCheck = true
+	checked, _ := loadWith(t, fixture, &opts)
+	opts.Compares = true
+	cmp, _ := loadWith(t, fixture, &opts)
+	sum, err := Fuzz(context.Background(), Config{Seed: 5, Runs: 20_000, KeepGoing: true},
+		Deps{NewExecutor: SampledExecutors(plain, checked, math.MaxInt32, 1), NewComparer: RuntimeComparers(cmp), Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, f := range sum.Failures {
+		if strings.HasPrefix(f.Failure.Kind, "heap-") {
+			if f.Op != opChecked || !f.Shrunk {
+				t.Errorf("%s: op %q, shrunk %v: expected %q, shrunk", f.Identity, f.Op, f.Shrunk, opChecked)
+			}
+			kinds = append(kinds, f.Failure.Kind)
+		}
+	}
+	t.Logf("found %v in %d runs", kinds, sum.Stats.Execs)
+	if len(kinds) < 3 {
+		t.Fatalf("expected at least 3 heap findings, got %v", kinds)
 	}
 }

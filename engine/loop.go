@@ -63,6 +63,10 @@ type childResult struct {
 	// failure, or never ran.
 	timeout []byte
 	dropped bool
+	// checked: a queue entry that crashed on the comparer (its build's
+	// checks found what the executors' build does not look for); not a
+	// run of the job, and no coverage.
+	checked bool
 }
 
 type jobResult struct {
@@ -212,10 +216,19 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
 	var rs []replacement
 	if j.stage && !w.halted {
+		var crash *Failure
 		var err error
-		if rs, err = w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
+		if rs, crash, err = w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
 			res.err = err
 			w.halted = true
+		}
+		if crash != nil && j.Parent.Outcome != Crash {
+			// the comparer's build checks what the executors' does not
+			res.children = append(res.children, childResult{choices: j.Parent.Choices, input: j.Parent.Input,
+				outcome: Crash, failure: crash, checked: true})
+			if !w.keepGoing && !knownFailure(w.known, Crash, crash) {
+				w.halted = true
+			}
 		}
 	}
 	w.rng.Seed(w.seed, j.Seq)
@@ -408,16 +421,16 @@ func (w *worker) exec1(ctx context.Context, j *Job, input []byte) (r Result, tim
 }
 
 // inputToState runs e on the comparer and returns its replacements
-// (compares.go).
-func (w *worker) inputToState(ctx context.Context, e *Entry) ([]replacement, error) {
+// (compares.go), and the comparer's crash if the run crashed.
+func (w *worker) inputToState(ctx context.Context, e *Entry) ([]replacement, *Failure, error) {
 	if w.cmp == nil {
-		return nil, nil // a NewComparer that returned none
+		return nil, nil, nil // a NewComparer that returned none
 	}
-	ops, err := w.cmp.Compare(ctx, e.Input)
+	ops, crash, err := w.cmp.Compare(ctx, e.Input)
 	if err != nil {
-		return nil, fmt.Errorf("comparer: %w", err)
+		return nil, nil, fmt.Errorf("comparer: %w", err)
 	}
-	return inputToState(e.Input, ops), nil
+	return inputToState(e.Input, ops), crash, nil
 }
 
 type coordinator struct {
@@ -825,6 +838,10 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	}
 	for i := range r.children {
 		ch := &r.children[i]
+		if ch.checked {
+			c.failure(ctx, r.job, ch)
+			continue
+		}
 		// A timeout counts, rerun or not, when it reached a site no
 		// earlier one did: the same rule for every worker, whichever
 		// timeouts it had sent (see timeouts.go).
@@ -907,9 +924,12 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.cfg.Strategy}
-		if job.replay {
+		switch {
+		case ch.checked:
+			fd.Op = opChecked
+		case job.replay:
 			fd.Op = "seed"
-		} else if job.stage {
+		case job.stage:
 			fd.Op = opInputToState
 		}
 		c.failures[id] = fd

@@ -87,15 +87,20 @@ type runtimeComparer struct{ w *runtime.Worker }
 
 // Compare runs input and copies out the log: whatever the outcome (a crash
 // or hang still logged what it compared before it).
-func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]Operands, error) {
-	if _, err := c.w.Run(ctx, input); err != nil {
-		return nil, err
+func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]Operands, *Failure, error) {
+	r, err := c.w.Run(ctx, input)
+	if err != nil {
+		return nil, nil, err
+	}
+	var f *Failure
+	if r.Outcome == runtime.Crash {
+		f = FailureOf(r)
 	}
 	var ops []Operands
 	for x := range c.w.Comparisons() {
 		ops = append(ops, Operands{Size: x.Size, A: x.A, B: x.B, MemA: bytes.Clone(x.MemA), MemB: bytes.Clone(x.MemB)})
 	}
-	return ops, nil
+	return ops, f, nil
 }
 
 func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ctx) }
