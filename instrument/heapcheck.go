@@ -38,8 +38,10 @@ package instrument
 // that wrapped past 2^32 (the access traps by itself) and a last byte
 // within a partial granule's first v bytes (never when v < 0). Otherwise
 // report stores the error in the guard's global (kind << 32 | size << 40
-// | address) and the access's own function traps, so the report's top
-// frame is the function that made it. No call returns into the code
+// | address) and the access's code offset in the input module in another
+// (Layout.HeapAtExport: the host finds its source line) and the access's
+// own function traps, so the report's top frame is the function that made
+// it. No call returns into the code
 // after the check, which is what keeps it cheap: wazero reloads the
 // memory's base and length after a call that returns.
 
@@ -157,6 +159,11 @@ func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) 
 	rw.emit(OpLocalGet, e)
 	rw.i32(int64(info))
 	rw.emit(OpLocalGet, v)
+	var at0 uint32 // the access's code-section offset in the input, for its source line
+	if off := rw.body[rw.k].Off; off >= rw.m.CodeOffset {
+		at0 = off - rw.m.CodeOffset
+	}
+	rw.i32(int64(at0))
 	rw.emit(OpCall, uint64(rw.heap.report))
 	rw.emit(OpUnreachable, 0)
 	rw.emit(OpEnd, 0)
@@ -178,8 +185,9 @@ var wordwise = map[string]bool{
 
 // addHeapFuncs appends the heap check's helpers at rw.heap's indices.
 // They address the shadow at real addresses and are not rewritten.
-// errGlobal is the guard's error global.
-func (rw *rewriter) addHeapFuncs(errGlobal uint32) {
+// errGlobal is the guard's error global, errAt the global report puts
+// the access's code offset in.
+func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 	m := rw.m
 	const cover = HeapCover
 	add := func(params, results []ValType, locals []LocalDecl, body []Instr) {
@@ -204,11 +212,13 @@ func (rw *rewriter) addHeapFuncs(errGlobal uint32) {
 	}
 	one := func(in ...Instr) []Instr { return in }
 
-	// report(e, info, v): stores the error of the access of info (size |
-	// write<<8 | first<<9) whose checked byte is e, with shadow byte v.
+	// report(e, info, v, at): stores the error of the access of info
+	// (size | write<<8 | first<<9) whose checked byte is e, with shadow
+	// byte v, and the access's code offset at.
 	{
-		const e, info, v = 0, 1, 2
-		add([]ValType{TI32, TI32, TI32}, nil, nil, seq(
+		const e, info, v, at = 0, 1, 2, 3
+		add([]ValType{TI32, TI32, TI32, TI32}, nil, nil, seq(
+			one(get(at), Instr{Op: OpGlobalSet, A: uint64(errAt)}),
 			// kind = 5 + write + 2*freed; the error: kind<<32 | size<<40 | address
 			one(i32(HeapReadOverflow), get(info), i32(8), op(OpI32ShrU), i32(1), op(OpI32And), op(OpI32Add),
 				i32(2), i32(0), get(v), i32(int64(shadowFreedSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),

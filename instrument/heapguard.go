@@ -81,8 +81,9 @@ type heapGuard struct {
 	// wrappers are the indices of the functions it replaced by wrappers.
 	wrappers []uint32
 	// inAlloc (Options.HeapCheck) is the global counting the wrappers'
-	// calls into the allocator under way (heapcheck.go).
-	inAlloc uint32
+	// calls into the allocator under way, errAt the one the check's error
+	// names its access in (heapcheck.go).
+	inAlloc, errAt uint32
 }
 
 // Calls to the heap check's helpers in the guard's code name these
@@ -177,8 +178,10 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})
 	checked := rw.opts.HeapCheck
 	if checked {
-		g.inAlloc = g.global + 1
-		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
+		g.inAlloc, g.errAt = g.global+1, g.global+2
+		for range 2 {
+			m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
+		}
 	}
 
 	// Move each body to a new function; orig[name] is its index.

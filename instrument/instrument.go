@@ -443,7 +443,7 @@ func (rw *rewriter) run() error {
 		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: CallPair, Arm: k})
 	}
 	if rw.heapCheck {
-		rw.addHeapFuncs(guard.global)
+		rw.addHeapFuncs(guard.global, guard.errAt)
 	}
 	if rw.opts.DirtyPages {
 		rw.addMarkFunc()
@@ -497,6 +497,7 @@ func (rw *rewriter) run() error {
 	}
 	if rw.heapCheck {
 		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes
+		l.HeapAtExport = GlobalExportPrefix + strconv.Itoa(int(guard.errAt))
 	}
 	if rw.hasStack {
 		sl := rw.stack.layout()

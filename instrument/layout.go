@@ -95,6 +95,11 @@ type Layout struct {
 	// with that block marked dirty: a host restoring a marked block
 	// restores its shadow bytes too.
 	ShadowOffset, ShadowBytes uint32
+	// HeapAtExport is the export of the i32 global in which a heap
+	// check's trap leaves the code-section offset, in the module
+	// Instrument was given, of the access it stopped (SiteMap.Lookup
+	// finds its source line); "" without the check.
+	HeapAtExport string
 }
 
 // StackOverflow reports whether sp, a value of the stack pointer, lies

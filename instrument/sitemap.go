@@ -167,6 +167,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(l.CallSites))
 	u(uint64(l.ShadowOffset))
 	u(uint64(l.ShadowBytes))
+	s(l.HeapAtExport)
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -285,7 +286,7 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 		l.CallSite, l.CallSites = r.u32(), r.u32()
 	}
 	if !v2 && !v3 && !v4 && !v5 && !v6 {
-		l.ShadowOffset, l.ShadowBytes = r.u32(), r.u32()
+		l.ShadowOffset, l.ShadowBytes, l.HeapAtExport = r.u32(), r.u32(), r.s()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)

@@ -50,8 +50,12 @@ type runEnd struct {
 	// heap is the heap guard's error global after a trap
 	// (instrument.Layout.HeapExport): kind << 32 | block size, or with
 	// the heap check kind << 32 | access size << 40 | address; 0 for none.
-	heap  uint64
-	funcs map[string]Frame
+	heap uint64
+	// heapFile and heapLine are the source position of the access a heap
+	// check stopped (Layout.HeapAtExport), "" and 0 when unknown.
+	heapFile string
+	heapLine uint32
+	funcs    map[string]Frame
 	// stderrMark is stderr from its last line that starts "panic: " or
 	// "fatal error: " (wasip1.TailBuffer.Mark): a deep goroutine trace
 	// pushes that line out of the tail. goTarget: a Go reactor.
@@ -110,7 +114,12 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		return Hang, &Failure{Kind: KindFuel, Message: "out of fuel (budget " + strconv.FormatUint(e.fuel, 10) + ")", Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.heap != 0 && e.err != nil:
 		k, msg := heapFailure(e.heap)
-		return Crash, &Failure{Kind: k, Message: msg, Stack: wasmStack(e.err, e.funcs)}, 0
+		stack := wasmStack(e.err, e.funcs)
+		if e.heapFile != "" && len(stack) > 0 && e.heap>>32&0xff >= instrument.HeapReadOverflow {
+			// the access's own line, where the frame has its function's
+			stack[0].File, stack[0].Line = e.heapFile, int(e.heapLine)
+		}
+		return Crash, &Failure{Kind: k, Message: msg, Stack: stack}, 0
 	case e.stackOverflow != "":
 		return Crash, &Failure{Kind: KindStackExhausted, Message: e.stackOverflow, Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.oom:

@@ -21,7 +21,8 @@ var checkOpts = func() instrument.Options {
 // made them on top: past either end of a block, into a freed one, past
 // the end of the input (the input buffer is described as a block of the
 // input's length), and in libc's wordwise strlen on a string without an
-// end. Without the check they all pass. Correct uses of the allocator and
+// end. The top frame has the access's source line. Without the check
+// they all pass. Correct uses of the allocator and
 // of libc's string functions on blocks of every length up to 40 pass
 // with and without, in every reset mode, and after each crash.
 func TestHeapCheck(t *testing.T) {
@@ -31,15 +32,16 @@ func TestHeapCheck(t *testing.T) {
 		kind   Kind
 		frames []string // innermost first
 		msg    string   // the message's start
+		line   int      // of the access in check.c (0: not checked)
 	}{
-		{"r", KindHeapOverflow, []string{"read_past"}, "a 1-byte read at 0x"},
-		{"u", KindHeapOverflow, []string{"read_before"}, "a 1-byte read at 0x"},
-		{"w", KindHeapOverflow, []string{"write_past"}, "a 4-byte write at 0x"},
-		{"f", KindUseAfterFree, []string{"read_freed"}, "a 4-byte read at 0x"},
-		{"g", KindUseAfterFree, []string{"write_freed"}, "a 4-byte write at 0x"},
-		{"i", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x"},
-		{"i2345678", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x"},
-		{"s", KindHeapOverflow, []string{"strlen", "strlen_unterminated"}, "a 4-byte read at 0x"},
+		{"r", KindHeapOverflow, []string{"read_past"}, "a 1-byte read at 0x", 22},
+		{"u", KindHeapOverflow, []string{"read_before"}, "a 1-byte read at 0x", 0},
+		{"w", KindHeapOverflow, []string{"write_past"}, "a 4-byte write at 0x", 36},
+		{"f", KindUseAfterFree, []string{"read_freed"}, "a 4-byte read at 0x", 44},
+		{"g", KindUseAfterFree, []string{"write_freed"}, "a 4-byte write at 0x", 0},
+		{"i", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x", 55},
+		{"i2345678", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x", 55},
+		{"s", KindHeapOverflow, []string{"strlen", "strlen_unterminated"}, "a 4-byte read at 0x", 0},
 	}
 	workouts := []string{"W", "Wx", "W1234567", "W" + strings.Repeat("y", 4000)}
 	for _, mode := range []Reset{Restore, Fresh, Persistent} {
@@ -55,6 +57,10 @@ func TestHeapCheck(t *testing.T) {
 				t.Fatalf("%v %q: expected a crash %q..., got %v %v", mode, tc.in, tc.msg, r.Outcome, r.Failure)
 			}
 			expectFailure(t, fmt.Sprintf("%v %q", mode, tc.in), r.Failure, tc.kind, tc.frames)
+			// the access's own line, not its function's first
+			if top := r.Failure.Stack[0]; tc.line != 0 && (top.Line != tc.line || !strings.HasSuffix(top.File, "check.c")) {
+				t.Fatalf("%v %q: expected the access at check.c:%d, got %s:%d", mode, tc.in, tc.line, top.File, top.Line)
+			}
 			if r := run(t, plain, tc.in); r.Outcome == Crash {
 				t.Fatalf("%v %q without the check: got %v", mode, tc.in, r.Failure)
 			}

@@ -44,6 +44,9 @@ type meta struct {
 	instrumented bool
 	layout       instrument.Layout
 	funcs        map[string]Frame // function name → file:line
+	// line is the source position of a code offset of the module before
+	// instrumentation (SiteMap.Lookup), nil when not instrumented.
+	line func(offset uint32) (file string, line uint32, ok bool)
 }
 
 // Target is one compiled module ready to run: one wazero.Runtime and one

@@ -32,6 +32,7 @@ type Worker struct {
 	fuel    api.Global
 	sp      api.Global // the stack pointer (Layout.StackPointerExport), or nil
 	heap    api.Global // the heap guard's error (Layout.HeapExport), or nil
+	heapAt  api.Global // the heap check's access (Layout.HeapAtExport), or nil
 	minSP   api.Global // the lowest stack pointer (Layout.StackMinExport), or nil
 	globals []api.MutableGlobal
 	inPtr   uint32     // target address of the input buffer
@@ -137,7 +138,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
 		}
 	}
-	w.sp, w.heap, w.minSP = nil, nil, nil
+	w.sp, w.heap, w.heapAt, w.minSP = nil, nil, nil, nil
 	if name := w.t.meta.layout.StackMinExport; name != "" {
 		w.minSP = mod.ExportedGlobal(name)
 	}
@@ -146,6 +147,9 @@ func (w *Worker) instantiate(ctx context.Context) error {
 	}
 	if name := w.t.meta.layout.HeapExport; name != "" {
 		w.heap = mod.ExportedGlobal(name)
+	}
+	if name := w.t.meta.layout.HeapAtExport; name != "" {
+		w.heapAt = mod.ExportedGlobal(name)
 	}
 	w.globals = w.globals[:0]
 	for _, name := range w.t.globals {
@@ -744,11 +748,18 @@ func (w *Worker) end(err error, ret uint32, budget uint64) runEnd {
 		}
 	}
 	var heap uint64
+	var heapFile string
+	var heapLine uint32
 	if err != nil && w.heap != nil {
 		heap = w.heap.Get()
+		if w.heapAt != nil && heap != 0 && w.t.meta.line != nil {
+			heapFile, heapLine, _ = w.t.meta.line(uint32(w.heapAt.Get()))
+		}
 	}
 	return runEnd{
 		heap:          heap,
+		heapFile:      heapFile,
+		heapLine:      heapLine,
 		stackOverflow: stackOverflow,
 		err:           err,
 		fuelOut:       fuelOut,
