@@ -35,8 +35,10 @@ type targetFlags struct {
 }
 
 // defaultHeapCheck is --heap-check's default: one input in 8 runs on the
-// checked build, which costs a campaign 6-30 % of its executions where
-// checking every input would cost 35-70 %.
+// checked build, which cost 60-second campaigns 12 % (czstd) and 31 %
+// (csqlite) of their executions and 0.7 % and 1.2 % of their coverage;
+// checking every input cost czstd 40 % of its executions and 10 % of its
+// coverage.
 const defaultHeapCheck = 8
 
 // checkedBuild is the build that finds what the campaign's checks find:
