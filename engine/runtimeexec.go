@@ -113,9 +113,9 @@ func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ct
 // one when the hash of its bytes is 0 modulo every, so which inputs are
 // checked depends on nothing but the inputs (not on which worker runs
 // them: deterministic campaigns stay so). The executor made beyond the
-// workers (w >= workers: the one that shrinks crashes) runs everything on
-// checked, which fails wherever plain does and also where the checks do.
-// every 1 checks every input.
+// workers (w >= workers: the one that shrinks crashes) runs an input on
+// plain, then on checked if it passed (lookAgainExec). every 1 checks
+// every input, on checked alone.
 func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(ctx context.Context, w int) (Executor, error) {
 	return func(ctx context.Context, w int) (Executor, error) {
 		cw, err := checked.NewWorker(ctx)
@@ -123,7 +123,7 @@ func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			return nil, err
 		}
 		ce := NewRuntimeExecutor(cw).(*runtimeExec)
-		if w >= workers || every <= 1 {
+		if every <= 1 {
 			return ce, nil
 		}
 		pw, err := plain.NewWorker(ctx)
@@ -131,8 +131,51 @@ func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			cw.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the error at hand is pw's
 			return nil, err
 		}
-		return &sampledExec{plain: NewRuntimeExecutor(pw).(*runtimeExec), checked: ce, every: uint64(every)}, nil
+		pe := NewRuntimeExecutor(pw).(*runtimeExec)
+		if w >= workers {
+			return &lookAgainExec{plain: pe, checked: ce}, nil
+		}
+		return &sampledExec{plain: pe, checked: ce, every: uint64(every)}, nil
 	}
+}
+
+// lookAgainExec runs an input on plain and, unless it failed there as the
+// crash being shrunk (shrinking), on checked too, which fails wherever
+// plain does and where the checks do: a write past a block that plain's
+// heap guard finds at the free, checked finds at the write, two crashes
+// (two identities) of one input that both shrink.
+type lookAgainExec struct {
+	plain, checked *runtimeExec
+	want           string // the identity being shrunk, "" for none
+}
+
+// shrinking implements shrinkTarget.
+func (e *lookAgainExec) shrinking(identity string) { e.want = identity }
+
+func (e *lookAgainExec) Run(ctx context.Context, input []byte) (Result, error) {
+	return e.RunFuel(ctx, input, 0)
+}
+
+// Fuel implements FuelExecutor.
+func (e *lookAgainExec) Fuel() uint64 { return e.plain.Fuel() }
+
+// RunFuel implements FuelExecutor.
+func (e *lookAgainExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
+	r, err := e.plain.RunFuel(ctx, input, fuel)
+	if err != nil || (r.Outcome.Failed() && (e.want == "" || failureID(r.Outcome, r.Failure) == e.want)) {
+		return r, err
+	}
+	clear(r.Counters) // the caller clears only the counters it gets
+	rc, err := e.checked.RunFuel(ctx, input, fuel)
+	if err != nil || rc.Outcome.Failed() || !r.Outcome.Failed() {
+		return rc, err
+	}
+	clear(rc.Counters)
+	return e.plain.RunFuel(ctx, input, fuel) // plain's other failure, again: its counters are the ones returned
+}
+
+func (e *lookAgainExec) Close(ctx context.Context) error {
+	return errors.Join(e.plain.Close(ctx), e.checked.Close(ctx))
 }
 
 // sampledExec runs the inputs whose hash is 0 modulo every on checked,

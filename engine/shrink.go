@@ -34,6 +34,10 @@ func failureID(o Outcome, f *Failure) string {
 	return o.String() + ": " + f.Identity()
 }
 
+// shrinkTarget is an executor that runs more than one build and needs to
+// know which failure is being shrunk to report it (SampledExecutors').
+type shrinkTarget interface{ shrinking(identity string) }
+
 // shrinkAll minimises every unique crash found (ALGORITHMS.md §7) with an
 // extra executor, after the workers stopped, and hands the smaller
 // reproducers to the Store. Raw mode shrinks the input bytes, generator
@@ -93,9 +97,13 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		return failureID(r.Outcome, r.Failure), nil
 	}
 	opts := corpus.ShrinkOptions{Budget: c.cfg.ShrinkBudget}
+	target, _ := ex.(shrinkTarget)
 	for _, f := range todo {
 		if ctx.Err() != nil {
 			return
+		}
+		if target != nil {
+			target.shrinking(f.Identity)
 		}
 		var sh corpus.Shrunk
 		if gen == nil {

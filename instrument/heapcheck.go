@@ -45,6 +45,12 @@ package instrument
 // after the check, which is what keeps it cheap: wazero reloads the
 // memory's base and length after a call that returns.
 
+// A bulk memory instruction (memory.copy, memory.fill, memory.init: what
+// memcpy and memset are when built with bulk memory) has the ranges it
+// reads and writes checked whole by a helper (span) before it runs: it
+// scans their shadow bytes, eight at a time while they are zero, and
+// reports the first byte outside the live blocks ("a bulk memory write").
+//
 // Accesses that cannot reach the heap are not checked (uncheckedAccess):
 // those at a constant address (static data) and those addressed from the
 // LLVM stack pointer (stack frames: locals set only from the pointer or
@@ -53,8 +59,7 @@ package instrument
 // What it does not find: an access whose last byte is inside a block
 // while its first is not (an unaligned access straddling the block's
 // start), accesses past HeapCover, reads and writes of the allocator's
-// own code, accesses by bulk memory instructions, atomics and SIMD lane
-// or splat loads, and uses after free once the allocator hands the
+// own code, atomics and SIMD lane or splat loads, and uses after free once the allocator hands the
 // memory out again (there is no quarantine). The wrappers and the
 // functions they moved are not checked; the allocator's helpers are, and
 // heapBad forgives them while the counter is non-zero.
@@ -99,7 +104,7 @@ func checkedAccess(op Op) (size uint64, write, ok bool) {
 // heapHelpers are the indices of the helpers the heap check adds after the
 // rewrite (addHeapFuncs), in that order.
 type heapHelpers struct {
-	report, fill, arm, free uint32
+	report, fill, arm, free, span uint32
 	inAlloc                 uint32 // the global (heapGuard.inAlloc)
 }
 
@@ -171,6 +176,27 @@ func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) 
 	if rw.count {
 		rw.pin()
 	}
+}
+
+// checkSpan emits the check of the n bytes at a (locals) that the bulk
+// memory instruction being rewritten reads (write false) or writes.
+func (rw *rewriter) checkSpan(a, n uint32, write bool) {
+	info := uint64(1 << 9)
+	if write {
+		info |= 1 << 8
+	}
+	var at uint32
+	if off := rw.body[rw.k].Off; off >= rw.m.CodeOffset {
+		at = off - rw.m.CodeOffset
+	}
+	rw.emit(OpLocalGet, uint64(a))
+	rw.emit(OpLocalGet, uint64(n))
+	rw.i32(int64(info))
+	rw.i32(int64(at))
+	rw.emit(OpCall, uint64(rw.heap.span))
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpUnreachable, 0)
+	rw.emit(OpEnd, 0)
 }
 
 // wordwise are libc's string functions that read a word (or a vector) at
@@ -281,6 +307,44 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 			one(get(u), i32(7), op(OpI32And)), ifThen(op(OpReturn)),
 			one(get(u), get(n), i32(shadowFreed), call(rw.heap.fill)),
 			mark(one(get(u)), one(get(n))),
+		))
+	}
+	// span(a, n, info, at) -> i32: whether the n bytes at a that a bulk
+	// memory instruction at code offset at reads or writes (info: write<<8
+	// | first<<9) leave the live blocks; it then reports the first byte
+	// that does. It scans the shadow 8 granules at a time while they are
+	// all zero, then granule by granule: any non-zero byte is an error but
+	// in the last granule, whose first v bytes may be accessed.
+	{
+		const a, n, info, at, hi, g, last, v = 0, 1, 2, 3, 4, 5, 6, 7
+		sh := uint64(rw.shadowOff)
+		add([]ValType{TI32, TI32, TI32, TI32}, []ValType{TI32}, []LocalDecl{{Count: 1, Type: TI64}, {Count: 3, Type: TI32}}, seq(
+			one(get(n), op(OpI32Eqz), Instr{Op: OpGlobalGet, A: uint64(rw.heap.inAlloc)}, op(OpI32Or)), ifThen(i32(0), op(OpReturn)),
+			// past 2^32 the instruction traps by itself; the shadow ends at cover
+			one(get(a), op(OpI64ExtendI32U), get(n), op(OpI64ExtendI32U), op(OpI64Add), Instr{Op: OpLocalTee, A: hi},
+				i64(1<<32), op(OpI64GtU)), ifThen(i32(0), op(OpReturn)),
+			one(get(hi), i64(cover), get(hi), i64(cover), op(OpI64LtU), op(OpSelect), set(hi)),
+			one(get(a), op(OpI64ExtendI32U), get(hi), op(OpI64GeU)), ifThen(i32(0), op(OpReturn)),
+			one(get(a), i32(3), op(OpI32ShrU), set(g)),
+			one(get(hi), op(OpI32WrapI64), i32(1), op(OpI32Sub), i32(3), op(OpI32ShrU), set(last)),
+			one(Instr{Op: OpBlock, C: 0x40}, Instr{Op: OpLoop, C: 0x40}),
+			// eight granules, none of them the last, all zero
+			one(get(g), i32(8), op(OpI32Add), get(last), op(OpI32LeU)), ifThen(seq(
+				one(get(g), Instr{Op: OpI64Load, A: sh}, op(OpI64Eqz)), ifThen(
+					get(g), i32(8), op(OpI32Add), set(g), Instr{Op: OpBr, A: 2}))...),
+			one(get(g), Instr{Op: OpI32Load8S, A: sh}, Instr{Op: OpLocalTee, A: v}), ifThen(seq(
+				one(get(g), get(last), op(OpI32Eq),
+					get(hi), op(OpI32WrapI64), i32(1), op(OpI32Sub), i32(7), op(OpI32And), get(v), op(OpI32LtS),
+					op(OpI32And), op(OpI32Eqz)), ifThen(
+					// the first byte at fault: max(a, g<<3 + max(v, 0))
+					get(g), i32(3), op(OpI32Shl), get(v), i32(0), get(v), i32(0), op(OpI32GtS), op(OpSelect), op(OpI32Add), set(last),
+					get(last), get(a), get(last), get(a), op(OpI32GtU), op(OpSelect),
+					get(info), get(v), get(at), call(rw.heap.report),
+					i32(1), op(OpReturn)))...),
+			one(get(g), get(last), op(OpI32Eq), Instr{Op: OpBrIf, A: 1}),
+			one(get(g), i32(1), op(OpI32Add), set(g), Instr{Op: OpBr, A: 0}),
+			one(op(OpEnd), op(OpEnd)),
+			one(i32(0)),
 		))
 	}
 }

@@ -387,8 +387,8 @@ func (rw *rewriter) run() error {
 	}
 	helpers := nimp + uint32(len(m.Code))
 	if rw.heapCheck {
-		rw.heap = heapHelpers{report: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3, inAlloc: guard.inAlloc}
-		helpers += 4
+		rw.heap = heapHelpers{report: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3, span: helpers + 4, inAlloc: guard.inAlloc}
+		helpers += 5
 		guard.patch(m, nimp, rw.heap)
 		rw.unchecked = make([]bool, len(m.Code))
 		rw.wordwise = make([]bool, len(m.Code))
@@ -1241,6 +1241,12 @@ func (rw *rewriter) bulk(in *Instr) {
 	rw.emit(OpLocalSet, uint64(n))
 	rw.emit(OpLocalSet, uint64(s))
 	rw.emit(OpLocalSet, uint64(d))
+	if rw.heapCheck && !rw.unchecked[rw.def] && !rw.ctl[len(rw.ctl)-1].dead {
+		if in.Op == OpMemoryCopy {
+			rw.checkSpan(s, n, false)
+		}
+		rw.checkSpan(d, n, true)
+	}
 	if rw.opts.DirtyPages {
 		rw.emit(OpLocalGet, uint64(d))
 		rw.emit(OpLocalGet, uint64(n))

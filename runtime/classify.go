@@ -77,11 +77,15 @@ func heapFailure(v uint64) (Kind, string) {
 		return KindDoubleFree, "realloc of a heap block already freed"
 	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed:
 		kind := (v >> 32) & 0xff
-		rw := "-byte read at 0x"
+		rw := "read"
 		if kind == instrument.HeapWriteOverflow || kind == instrument.HeapWriteFreed {
-			rw = "-byte write at 0x"
+			rw = "write"
 		}
-		access := "a " + strconv.FormatUint((v>>40)&0xff, 10) + rw + strconv.FormatUint(v&0xffffffff, 16)
+		size := "a " + strconv.FormatUint((v>>40)&0xff, 10) + "-byte "
+		if (v>>40)&0xff == 0 {
+			size = "a bulk memory " // memory.copy or memory.fill: the first byte at fault
+		}
+		access := size + rw + " at 0x" + strconv.FormatUint(v&0xffffffff, 16)
 		if kind == instrument.HeapReadFreed || kind == instrument.HeapWriteFreed {
 			return KindUseAfterFree, access + ", in a freed heap block"
 		}

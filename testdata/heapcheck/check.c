@@ -1,7 +1,9 @@
 // A libFuzzer-style target for the heap check (instrument's
 // Options.HeapCheck). The first input byte selects a bug; 'W' runs a
 // workout of libc's string and allocator functions on blocks of every
-// length up to 40 that must pass.
+// length up to 40 that must pass. build.sh builds it twice: check.wasm,
+// and bulk.wasm with -mbulk-memory, whose memcpy, memmove and memset of
+// its own code are memory.copy and memory.fill.
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,32 @@ __attribute__((noinline)) static int strlen_unterminated(void) {
 	return strlen(p) == 99;
 }
 
+// copy_past, fill_past and copy_freed go out of their blocks through
+// memcpy and memset: bulk memory instructions in bulk.wasm (built with
+// -mbulk-memory), libc's loops in check.wasm.
+__attribute__((noinline)) static int copy_past(const uint8_t *data, size_t size) {
+	char *p = keep(malloc(opaque(10)));
+	memcpy(p, data, size < 11 ? size : 11); // 11 bytes into 10
+	free(p);
+	return 0;
+}
+
+// (sizes from the input, which clang cannot fold into stores)
+__attribute__((noinline)) static int fill_past(size_t size) {
+	char *p = keep(malloc(16));
+	memset(p, 0, 16 + size); // 17 bytes into 16 for a 1-byte input
+	free(p);
+	return 0;
+}
+
+__attribute__((noinline)) static int copy_freed(size_t size) {
+	char buf[8];
+	char *p = keep(malloc(8));
+	free(p);
+	memcpy(buf, keep(p), size < 8 ? size : 8); // from the freed block
+	return buf[0] == 99;
+}
+
 // workout: 0 when every function behaved.
 __attribute__((noinline)) static int workout(const uint8_t *data, size_t size) {
 	int bad = 0;
@@ -115,6 +143,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	case 'g': return write_freed();
 	case 'i': return input_past(data, size);
 	case 's': return strlen_unterminated();
+	case 'c': return copy_past(data, size);
+	case 'm': return fill_past(size);
+	case 'C': return copy_freed(size);
 	case 'W': return workout(data, size);
 	}
 	return 0;
