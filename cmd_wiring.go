@@ -364,6 +364,10 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	newExec := engine.RuntimeExecutors(tgt)
 	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
+		if len(checkedMap.Sites) != len(sm.Sites) {
+			// both builds' counters feed one coverage map
+			return fmt.Errorf("%s: internal error: the heap check's build has %d sites, the campaign's %d", target, len(checkedMap.Sites), len(sm.Sites))
+		}
 		newExec = engine.SampledExecutors(tgt, checked, f.target.heapCheck, f.workers)
 	}
 	deps := engine.Deps{

@@ -56,13 +56,18 @@ package instrument
 // LLVM stack pointer (stack frames: locals set only from the pointer or
 // from each other, plus constants).
 //
+// Freed blocks wait in a quarantine (heapGuard.quarantine: the last 1,024
+// blocks freed, 256 KiB at most) before the allocator gets them back, so
+// a use after free is found even when the program allocated again since.
+//
 // What it does not find: an access whose last byte is inside a block
 // while its first is not (an unaligned access straddling the block's
 // start), accesses past HeapCover, reads and writes of the allocator's
-// own code, atomics and SIMD lane or splat loads, and uses after free once the allocator hands the
-// memory out again (there is no quarantine). The wrappers and the
-// functions they moved are not checked; the allocator's helpers are, and
-// heapBad forgives them while the counter is non-zero.
+// own code, atomics and SIMD lane or splat loads, and uses after free of
+// a block that left the quarantine and was handed out again. The
+// wrappers and the functions they moved are not checked, nor counted;
+// the allocator's helpers are checked, and forgiven while inAlloc is not
+// zero.
 
 const (
 	// HeapCover is how much target memory, from address 0, the shadow

@@ -1,6 +1,10 @@
 package instrument
 
-import "testing"
+import (
+	"os"
+	"slices"
+	"testing"
+)
 
 // TestUncheckedAccess: the heap check skips accesses at constant
 // addresses and those addressed from the stack pointer through locals set
@@ -39,5 +43,31 @@ func TestUncheckedAccess(t *testing.T) {
 	// without a stack pointer only constant addresses go unchecked
 	if uncheckedAccess(body, 16, sp, false, frame) || !uncheckedAccess(body, 22, sp, false, frame) {
 		t.Error("without a stack pointer: expected only the constant address unchecked")
+	}
+}
+
+// TestHeapCheckSameSites: the build with the heap check has the sites of
+// the build without it (a campaign scans both builds' counters into one
+// coverage map), on the heap check's fixture and on SQLite.
+func TestHeapCheckSameSites(t *testing.T) {
+	for _, path := range []string{"../testdata/heapcheck/check.wasm", "../examples/csqlite/csqlite.wasm"} {
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
+		_, plain, err := Instrument(wasm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.HeapCheck = true
+		_, checked, err := Instrument(wasm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if checked.Layout.ShadowBytes == 0 || !slices.Equal(plain.Sites, checked.Sites) {
+			t.Fatalf("%s: shadow %d bytes; %d sites with the check, %d without, equal: %v", path, checked.Layout.ShadowBytes,
+				len(checked.Sites), len(plain.Sites), slices.Equal(plain.Sites, checked.Sites))
+		}
 	}
 }

@@ -82,8 +82,75 @@ type heapGuard struct {
 	wrappers []uint32
 	// inAlloc (Options.HeapCheck) is the global counting the wrappers'
 	// calls into the allocator under way, errAt the one the check's error
-	// names its access in (heapcheck.go).
-	inAlloc, errAt uint32
+	// names its access in (heapcheck.go); ring, head, count and bytes are
+	// the quarantine's (heapGuard.quarantine).
+	inAlloc, errAt           uint32
+	ring, head, count, bytes uint32
+}
+
+// The quarantine (Options.HeapCheck): free keeps up to quarantineSlots
+// blocks, of at most quarantineBytes together (header and redzone
+// included), from the allocator, oldest out first, so a use after free
+// still finds the block freed (its shadow says so) when the program has
+// allocated again since, as AddressSanitizer's quarantine does. It is
+// small: the memory it keeps from reuse must not grow the heap of a run
+// past what the snapshot has (runtime's heap reserve is 1 MiB), which
+// costs restore mode a new instance per run. The ring of (base, size)
+// pairs is a block of the allocator's, made on the first free.
+const (
+	quarantineSlots = 1024
+	quarantineBytes = 256 << 10
+)
+
+// quarantine returns free's last step with the quarantine: block p (local
+// 0) joins the ring, and the oldest blocks leave it for origFree while
+// the ring holds too much; a block larger than the whole quarantine is
+// freed at once. Locals 1 and 2 are scratch.
+func (g *heapGuard) quarantine(rw *rewriter, origMalloc, origFree uint32) []Instr {
+	const size, slot = 1, 2
+	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
+	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
+	gget := func(x uint32) Instr { return Instr{Op: OpGlobalGet, A: uint64(x)} }
+	gset := func(x uint32) Instr { return Instr{Op: OpGlobalSet, A: uint64(x)} }
+	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
+	op := func(o Op) Instr { return Instr{Op: o} }
+	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
+	load := func(off uint64) Instr { return Instr{Op: OpI32Load, A: off} }
+	store := func(off uint64) Instr { return Instr{Op: OpI32Store, A: off} }
+	base := []Instr{get(0), i32(heapHeader), op(OpI32Sub), load(4)} // the allocator's pointer
+	ifThen := func(then ...Instr) []Instr {
+		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
+	}
+	var b []Instr
+	add := func(in ...Instr) { b = append(b, in...) }
+	// size: the bytes the block keeps from reuse
+	add(get(0), i32(heapHeader), op(OpI32Sub), load(0), i32(heapHeader+heapRedzone), op(OpI32Add), set(size))
+	add(get(size), i32(quarantineBytes), op(OpI32GtU))
+	add(ifThen(append(base, call(origFree), op(OpReturn))...)...)
+	add(gget(g.ring), op(OpI32Eqz))
+	add(ifThen(i32(quarantineSlots*8), call(origMalloc), gset(g.ring))...)
+	add(gget(g.ring), op(OpI32Eqz))
+	add(ifThen(append(base, call(origFree), op(OpReturn))...)...)
+	// push (base, size) at slot (head+count) mod slots
+	add(gget(g.ring), gget(g.head), gget(g.count), op(OpI32Add), i32(quarantineSlots-1), op(OpI32And), i32(3), op(OpI32Shl), op(OpI32Add), set(slot))
+	add(get(slot))
+	add(base...)
+	add(store(0), get(slot), get(size), store(4))
+	add(gget(g.count), i32(1), op(OpI32Add), gset(g.count))
+	add(gget(g.bytes), get(size), op(OpI32Add), gset(g.bytes))
+	// evict the oldest while over either bound
+	add(Instr{Op: OpLoop, C: 0x40})
+	add(gget(g.bytes), i32(quarantineBytes), op(OpI32GtU), gget(g.count), i32(quarantineSlots), op(OpI32GeU), op(OpI32Or))
+	add(ifThen(
+		gget(g.ring), gget(g.head), i32(3), op(OpI32Shl), op(OpI32Add), set(slot),
+		gget(g.head), i32(1), op(OpI32Add), i32(quarantineSlots-1), op(OpI32And), gset(g.head),
+		gget(g.count), i32(1), op(OpI32Sub), gset(g.count),
+		gget(g.bytes), get(slot), load(4), op(OpI32Sub), gset(g.bytes),
+		get(slot), load(0), call(origFree),
+		Instr{Op: OpBr, A: 1},
+	)...)
+	add(op(OpEnd))
+	return b
 }
 
 // Calls to the heap check's helpers in the guard's code name these
@@ -179,7 +246,8 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	checked := rw.opts.HeapCheck
 	if checked {
 		g.inAlloc, g.errAt = g.global+1, g.global+2
-		for range 2 {
+		g.ring, g.head, g.count, g.bytes = g.global+3, g.global+4, g.global+5, g.global+6
+		for range 6 {
 			m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 		}
 	}
@@ -300,13 +368,21 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		one(get(1), i32(heapHeader), op(OpI32Add), get(1), get(0), call(arm)),
 	))
 	// free(p)
-	wrapper("free", locals(TI32), seq(
+	release := seq(hdr(0), one(mem(OpI32Load, 4), call(orig["free"])))
+	if checked {
+		release = g.quarantine(rw, orig["malloc"], orig["free"])
+	}
+	freeLocals := locals(TI32)
+	if checked {
+		freeLocals = locals(TI32, TI32, TI32)
+	}
+	wrapper("free", freeLocals, seq(
 		one(get(0), op(OpI32Eqz)), ifThen(ret),
 		ours(0, []Instr{get(0), call(orig["free"]), ret}, HeapDoubleFree),
 		check(0, 1, HeapOverflow),
 		hdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
 		shadowFree(0, seq(hdr(0), one(mem(OpI32Load, 0)))),
-		hdr(0), one(mem(OpI32Load, 4), call(orig["free"])),
+		release,
 	))
 	// calloc(count, size)
 	if o, ok := orig["calloc"]; ok {

@@ -270,6 +270,17 @@ func (rw *rewriter) run() error {
 			}
 		}
 	}
+	if guard != nil {
+		// The guard's own code gets no counters: its branches are not the
+		// target's, and a build with the heap check (whose free has more
+		// of them) must have the sites of the build without it.
+		for _, f := range guard.wrappers {
+			rw.skip[f-nimp] = true
+		}
+		for f := range guard.helpers {
+			rw.skip[f-nimp] = true
+		}
+	}
 	// The stack's bounds read the segments as the target has them: before
 	// they move up by the reserved bytes and merge.
 	rw.stack, rw.hasStack = findStack(m)

@@ -53,6 +53,18 @@ __attribute__((noinline)) static int write_freed(void) {
 	return 0;
 }
 
+// read_reused reads a freed block after a malloc of its size, which
+// dlmalloc serves with that same block unless the quarantine holds it.
+__attribute__((noinline)) static int read_reused(void) {
+	int *p = keep(malloc(opaque(24)));
+	free(p);
+	int *q = keep(malloc(opaque(24)));
+	q[1] = 7;
+	int x = ((int *)keep(p))[1]; // p is freed, whatever q is
+	free(q);
+	return x == 99;
+}
+
 __attribute__((noinline)) static int input_past(const uint8_t *data, size_t size) {
 	return data[size] == 99; // the byte after the input
 }
@@ -146,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	case 'c': return copy_past(data, size);
 	case 'm': return fill_past(size);
 	case 'C': return copy_freed(size);
+	case 'a': return read_reused();
 	case 'W': return workout(data, size);
 	}
 	return 0;
