@@ -110,7 +110,7 @@ func checkedAccess(op Op) (size uint64, write, ok bool) {
 // rewrite (addHeapFuncs), in that order.
 type heapHelpers struct {
 	report, fill, arm, free, span uint32
-	inAlloc                 uint32 // the global (heapGuard.inAlloc)
+	inAlloc                       uint32 // the global (heapGuard.inAlloc)
 }
 
 // checkAccess emits the check of the access whose address is in local a
