@@ -171,7 +171,7 @@ func (e *lookAgainExec) RunFuel(ctx context.Context, input []byte, fuel uint64) 
 		return rc, err
 	}
 	clear(rc.Counters)
-	return e.plain.RunFuel(ctx, input, fuel) // plain's other failure, again: its counters are the ones returned
+	return r, nil // plain's other failure
 }
 
 func (e *lookAgainExec) Close(ctx context.Context) error {
