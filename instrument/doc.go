@@ -285,12 +285,13 @@
 // traps in the accessing function with the error in Layout.HeapExport:
 // heap-buffer-overflow and heap-use-after-free as AddressSanitizer
 // reports them. The wrappers keep the shadow and mark the target blocks
-// whose shadow changed dirty. BenchmarkRun, campaign options with and
-// without it (x-check, x-guard; 2 runs): crunch 2.29 against 1.39 of the
-// original's time, czstd 3.35-3.39 against 1.62-1.65, csqlite 6.51-6.58
-// against 2.01; runtime's TestHeapGuardDifferential gives the same
-// outcome and output with it on the same 811 inputs. A campaign runs
-// one input in 8 on this build (wafer fuzz --heap-check).
+// whose shadow changed dirty, and hold freed blocks in a quarantine.
+// BenchmarkRun, campaign options with and without it (x-check, x-guard;
+// 2 runs): crunch 2.17-2.19 against 1.35-1.38 of the original's time,
+// czstd 3.35-3.36 against 1.62, csqlite 6.67-6.77 against 2.01;
+// runtime's TestHeapGuardDifferential gives the same outcome and output
+// with it on the same 811 inputs. A campaign runs one input in 8, and
+// every queue entry once, on this build (wafer fuzz --heap-check).
 //
 // StackCheck and StackDepth (stack.go): after each set of that stack
 // pointer but an epilogue's, the module keeps its lowest value in
