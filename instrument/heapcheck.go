@@ -206,12 +206,19 @@ func (rw *rewriter) checkSpan(a, n uint32, write bool) {
 
 // wordwise are libc's string functions that read a word (or a vector) at
 // a time, aligned, past the terminating zero but never past the aligned
-// granule holding it: the heap check looks at the first byte of their
-// reads, which is within the string until the string has no end.
+// block holding it (musl's, wasi-libc's: its SIMD builds read 16 bytes
+// at a time): the heap check looks at the first byte of their reads,
+// which is within the string until the string has no end. The searching
+// and comparing functions that read bytewise in musl are listed too, for
+// libcs that do not; for a byte read the first byte is the last.
 var wordwise = map[string]bool{
 	"strlen": true, "memchr": true, "strchrnul": true, "__strchrnul": true,
 	"stpcpy": true, "__stpcpy": true, "stpncpy": true, "__stpncpy": true,
 	"strlcpy": true, "memccpy": true, "strnlen": true, "rawmemchr": true,
+	"strchr": true, "strrchr": true, "memrchr": true, "__memrchr": true,
+	"strspn": true, "strcspn": true, "strpbrk": true, "strcmp": true,
+	"strncmp": true, "memcmp": true, "bcmp": true, "strstr": true,
+	"memmem": true, "wcslen": true, "wmemchr": true, "wcschr": true,
 }
 
 // addHeapFuncs appends the heap check's helpers at rw.heap's indices.
