@@ -650,7 +650,7 @@ func indent(s string) string {
 // checks a campaign's build adds (the heap guard, the stack check) where
 // the plain module runs on.
 func foundByChecks(k runtime.Kind) bool {
-	return k == runtime.KindHeapOverflow || k == runtime.KindDoubleFree || k == runtime.KindUseAfterFree || k == runtime.KindStackExhausted
+	return k == runtime.KindHeapOverflow || k == runtime.KindDoubleFree || k == runtime.KindUseAfterFree || k == runtime.KindNullDeref || k == runtime.KindStackExhausted
 }
 
 // runOnce runs seeds one by one on the module as it is (fresh instance per

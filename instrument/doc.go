@@ -284,7 +284,9 @@
 // last byte and, when it is not zero and the access leaves a live block,
 // traps in the accessing function with the error in Layout.HeapExport:
 // heap-buffer-overflow and heap-use-after-free as AddressSanitizer
-// reports them. The wrappers keep the shadow and mark the target blocks
+// reports them, and loads and stores below the static data of a module
+// whose stack lies above it as null pointer dereferences
+// (Layout.NullEnd). The wrappers keep the shadow and mark the target blocks
 // whose shadow changed dirty, and hold freed blocks in a quarantine.
 // BenchmarkRun, campaign options with and without it (x-check, x-guard;
 // 2 runs): crunch 2.17-2.19 against 1.35-1.38 of the original's time,

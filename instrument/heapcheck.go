@@ -56,6 +56,13 @@ package instrument
 // LLVM stack pointer (stack frames: locals set only from the pointer or
 // from each other, plus constants).
 //
+// The null page: in a module whose stack lies above its static data (C
+// and C++ linked by wasm-ld's default layout before LLVM 22) nothing lives
+// below the data, at 1 KiB by default, and a load or store there is a
+// null pointer dereferenced, which traps natively and not in Wasm. The
+// host marks that memory's shadow ShadowNull (Layout.NullEnd), and the
+// check reports an access to it as one.
+//
 // Freed blocks wait in a quarantine (heapGuard.quarantine: the last 1,024
 // blocks freed, 256 KiB at most) before the allocator gets them back, so
 // a use after free is found even when the program allocated again since.
@@ -83,10 +90,12 @@ const (
 // Heap check error kinds (Layout.HeapExport's bits 32-39; bits 40-47 hold
 // the access size and the low 32 bits its address).
 const (
-	HeapReadOverflow  = 5 // a read outside every live block's bounds
-	HeapWriteOverflow = 6 // a write outside them
-	HeapReadFreed     = 7 // a read of a freed block
-	HeapWriteFreed    = 8 // a write to a freed block
+	HeapReadOverflow  = 5  // a read outside every live block's bounds
+	HeapWriteOverflow = 6  // a write outside them
+	HeapReadFreed     = 7  // a read of a freed block
+	HeapWriteFreed    = 8  // a write to a freed block
+	HeapReadNull      = 9  // a read of the null page (Layout.NullEnd)
+	HeapWriteNull     = 10 // a write to it
 )
 
 // checkedAccess reports whether the heap check covers op, with its size
@@ -257,9 +266,10 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 		const e, info, v, at = 0, 1, 2, 3
 		add([]ValType{TI32, TI32, TI32, TI32}, nil, nil, seq(
 			one(get(at), Instr{Op: OpGlobalSet, A: uint64(errAt)}),
-			// kind = 5 + write + 2*freed; the error: kind<<32 | size<<40 | address
+			// kind = 5 + write + 2*freed + 4*null; the error: kind<<32 | size<<40 | address
 			one(i32(HeapReadOverflow), get(info), i32(8), op(OpI32ShrU), i32(1), op(OpI32And), op(OpI32Add),
 				i32(2), i32(0), get(v), i32(int64(shadowFreedSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),
+				i32(4), i32(0), get(v), i32(int64(shadowNullSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),
 				op(OpI64ExtendI32U), get(info), i32(0xff), op(OpI32And), i32(8), op(OpI32Shl), op(OpI64ExtendI32U), op(OpI64Or),
 				i64(32), op(OpI64Shl),
 				// the access's first byte: e, or e-(size-1)
@@ -361,8 +371,12 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 	}
 }
 
-// shadowFreedSigned is shadowFreed as the i32.load8_s in the check reads it.
-const shadowFreedSigned = int8(-3)
+// shadowFreedSigned and shadowNullSigned are shadowFreed and ShadowNull
+// as the i32.load8_s in the check reads them.
+const (
+	shadowFreedSigned = int8(-3)
+	shadowNullSigned  = int8(-7)
+)
 
 // frameLocals reports, by local index, the locals of a function with
 // nparams parameters and nlocals locals in all whose every assignment is
@@ -424,4 +438,19 @@ func uncheckedAccess(body []Instr, k int, sp uint32, hasSP bool, frame []bool) b
 		return true
 	}
 	return hasSP && frameValue(body, end+1, sp, frame)
+}
+
+// maxNullPage bounds the null page (Layout.NullEnd).
+const maxNullPage = 64 << 10
+
+// nullEnd returns Layout.NullEnd for a module whose static data starts at
+// dataLo (target address; MaxUint64 for none) and whose stack is sb:
+// the start of the data, in whole granules, when the stack lies above the
+// data (sb.low > 0: stack first, the stack's bottom is at 0 and its
+// deepest frames are legal there), at most maxNullPage.
+func nullEnd(sb stackBounds, hasStack bool, dataLo uint64) uint32 {
+	if !hasStack || sb.low == 0 || dataLo >= uint64(sb.high) {
+		return 0
+	}
+	return uint32(min(dataLo, maxNullPage)) &^ 7
 }

@@ -509,6 +509,7 @@ func (rw *rewriter) run() error {
 	if rw.heapCheck {
 		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes
 		l.HeapAtExport = GlobalExportPrefix + strconv.Itoa(int(guard.errAt))
+		l.NullEnd = nullEnd(rw.stack, rw.hasStack, dataLo)
 	}
 	if rw.hasStack {
 		sl := rw.stack.layout()

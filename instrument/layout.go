@@ -100,7 +100,19 @@ type Layout struct {
 	// Instrument was given, of the access it stopped (SiteMap.Lookup
 	// finds its source line); "" without the check.
 	HeapAtExport string
+	// NullEnd (Options.HeapCheck) ends the null page: the target memory
+	// from address 0 below the lowest static data of a module whose stack
+	// lies above its data (wasm-ld's default layout before LLVM 22), which
+	// nothing but a dereference of a null pointer (plus an offset) reads
+	// or writes. The host sets the shadow bytes of [0, NullEnd) to
+	// ShadowNull when it makes an instance, and the heap check then traps
+	// on those accesses. 0: no null page.
+	NullEnd uint32
 }
+
+// ShadowNull is the heap check's shadow byte of the null page
+// (Layout.NullEnd).
+const ShadowNull = 0xf9
 
 // StackOverflow reports whether sp, a value of the stack pointer, lies
 // outside the stack (StackPointerExport).

@@ -168,6 +168,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(l.ShadowOffset))
 	u(uint64(l.ShadowBytes))
 	s(l.HeapAtExport)
+	u(uint64(l.NullEnd))
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -286,7 +287,7 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 		l.CallSite, l.CallSites = r.u32(), r.u32()
 	}
 	if !v2 && !v3 && !v4 && !v5 && !v6 {
-		l.ShadowOffset, l.ShadowBytes, l.HeapAtExport = r.u32(), r.u32(), r.s()
+		l.ShadowOffset, l.ShadowBytes, l.HeapAtExport, l.NullEnd = r.u32(), r.u32(), r.s(), r.u32()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
@@ -339,6 +340,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if l.StackMinExport != "" && uint64(l.DepthSite)+DepthSites > uint64(l.Counters) {
 		return fmt.Errorf("sitemap: expected %d stack depth sites from site %d, the map has %d", DepthSites, l.DepthSite, l.Counters)
+	}
+	if uint64(l.NullEnd) > uint64(l.ShadowBytes)<<3 {
+		return fmt.Errorf("sitemap: expected the null page's end 0x%x within the shadow's %d bytes", l.NullEnd, l.ShadowBytes)
 	}
 	if uint64(l.ShadowOffset)+uint64(l.ShadowBytes) > uint64(l.ReservedPages)<<16 {
 		return fmt.Errorf("sitemap: expected the %d-byte shadow at 0x%x within the %d reserved pages", l.ShadowBytes, l.ShadowOffset, l.ReservedPages)

@@ -75,10 +75,11 @@ func heapFailure(v uint64) (Kind, string) {
 		return KindDoubleFree, "free of a heap block already freed"
 	case instrument.HeapReallocFreed:
 		return KindDoubleFree, "realloc of a heap block already freed"
-	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed:
+	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed,
+		instrument.HeapReadNull, instrument.HeapWriteNull:
 		kind := (v >> 32) & 0xff
 		rw := "read"
-		if kind == instrument.HeapWriteOverflow || kind == instrument.HeapWriteFreed {
+		if kind == instrument.HeapWriteOverflow || kind == instrument.HeapWriteFreed || kind == instrument.HeapWriteNull {
 			rw = "write"
 		}
 		size := "a " + strconv.FormatUint((v>>40)&0xff, 10) + "-byte "
@@ -86,8 +87,11 @@ func heapFailure(v uint64) (Kind, string) {
 			size = "a bulk memory " // memory.copy or memory.fill: the first byte at fault
 		}
 		access := size + rw + " at 0x" + strconv.FormatUint(v&0xffffffff, 16)
-		if kind == instrument.HeapReadFreed || kind == instrument.HeapWriteFreed {
+		switch kind {
+		case instrument.HeapReadFreed, instrument.HeapWriteFreed:
 			return KindUseAfterFree, access + ", in a freed heap block"
+		case instrument.HeapReadNull, instrument.HeapWriteNull:
+			return KindNullDeref, access + ", below the static data: a null pointer dereferenced"
 		}
 		return KindHeapOverflow, access + ", outside every heap block (in a redzone)"
 	}

@@ -42,6 +42,7 @@ func TestHeapCheck(t *testing.T) {
 		{"f", KindUseAfterFree, []string{"read_freed"}, "a 4-byte read at 0x", "((int *)keep(p))[1]"},
 		{"g", KindUseAfterFree, []string{"write_freed"}, "a 4-byte write at 0x", ""},
 		{"a", KindUseAfterFree, []string{"read_reused"}, "a 4-byte read at 0x", "p is freed"},
+		{"n", KindNullDeref, []string{"null_field"}, "a 4-byte read at 0x4, below the static data", "p->b == 99"},
 		{"i", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x", "the byte after the input"},
 		{"i2345678", KindHeapOverflow, []string{"input_past"}, "a 1-byte read at 0x", "the byte after the input"},
 		{"s", KindHeapOverflow, []string{"strlen", "strlen_unterminated"}, "a 4-byte read at 0x", ""},

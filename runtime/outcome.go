@@ -65,6 +65,7 @@ const (
 	KindHeapOverflow // an access outside a heap block (the heap check), or a write past its end found when it was freed or reallocated
 	KindDoubleFree   // a free or realloc of a block already freed
 	KindUseAfterFree // a read or write of a freed heap block (the heap check)
+	KindNullDeref    // a read or write below the static data: a null pointer dereferenced (the heap check)
 	// Hangs.
 	KindFuel    // the instrumented fuel counter ran out (deterministic)
 	KindTimeout // the wall-clock backstop fired (not deterministic)
@@ -93,6 +94,7 @@ var kindNames = [...]string{
 	KindHeapOverflow:         "heap-buffer-overflow",
 	KindDoubleFree:           "double-free",
 	KindUseAfterFree:         "heap-use-after-free",
+	KindNullDeref:            "null-deref",
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 }
@@ -128,6 +130,7 @@ var (
 	ErrHeapOverflow         = errors.New("heap buffer overflow")
 	ErrDoubleFree           = errors.New("double free")
 	ErrUseAfterFree         = errors.New("heap use after free")
+	ErrNullDeref            = errors.New("null pointer dereference")
 	// ErrHang matches both kinds of hang (fuel and timeout).
 	ErrHang = errors.New("hang")
 )
@@ -154,6 +157,7 @@ var kindErrs = [...]error{
 	KindHeapOverflow:         ErrHeapOverflow,
 	KindDoubleFree:           ErrDoubleFree,
 	KindUseAfterFree:         ErrUseAfterFree,
+	KindNullDeref:            ErrNullDeref,
 	KindFuel:                 ErrHang,
 	KindTimeout:              ErrHang,
 }

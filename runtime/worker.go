@@ -138,6 +138,14 @@ func (w *Worker) instantiate(ctx context.Context) error {
 			return fmt.Errorf("instantiate: fuel global %q not exported", w.t.fuelName)
 		}
 	}
+	if lay := &w.t.meta.layout; lay.NullEnd > 0 && w.mem != nil {
+		// the heap check's null page (instrument.Layout.NullEnd)
+		if sh, ok := w.mem.Read(lay.ShadowOffset, lay.NullEnd>>3); ok {
+			for i := range sh {
+				sh[i] = instrument.ShadowNull
+			}
+		}
+	}
 	w.sp, w.heap, w.heapAt, w.minSP = nil, nil, nil, nil
 	if name := w.t.meta.layout.StackMinExport; name != "" {
 		w.minSP = mod.ExportedGlobal(name)

@@ -65,6 +65,16 @@ __attribute__((noinline)) static int read_reused(void) {
 	return x == 99;
 }
 
+struct pair {
+	int a, b;
+};
+
+// null_field reads a field through a null pointer (address 4).
+__attribute__((noinline)) static int null_field(void) {
+	struct pair *p = keep(0);
+	return p->b == 99; // null
+}
+
 __attribute__((noinline)) static int input_past(const uint8_t *data, size_t size) {
 	return data[size] == 99; // the byte after the input
 }
@@ -159,6 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	case 'm': return fill_past(size);
 	case 'C': return copy_freed(size);
 	case 'a': return read_reused();
+	case 'n': return null_field();
 	case 'W': return workout(data, size);
 	}
 	return 0;
