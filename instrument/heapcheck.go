@@ -12,8 +12,9 @@ package instrument
 // of target memory, in the reserved pages (Layout.ShadowOffset): 0 when
 // all 8 bytes may be accessed, k in 1..7 when the first k may, and
 // negative for a redzone (shadowLeft: a block's header; shadowRight: the
-// 16 bytes after it) or a freed block (shadowFreed). Memory outside heap
-// blocks (data, stack, the allocator's free space) has shadow 0. The
+// 16 bytes after it), a freed block (shadowFreed) or the null page
+// (ShadowNull, below). Data and stack have shadow 0; memory the allocator
+// got back keeps its block's last shadow until it is handed out again. The
 // guard's wrappers write it: malloc and kin mark the header and redzone
 // and clear the block (a last partial granule gets its length), free and
 // realloc mark the block freed before handing it back, and each of them
@@ -26,7 +27,7 @@ package instrument
 //	v = i32.load8_s shadow[(e >> 3) & (HeapCover/8 - 1)]
 //	if v != 0 {
 //		if !(inAlloc | e >=u HeapCover | e <u a | (e & 7) <s v) {
-//			report(e, s | write<<8, v); unreachable
+//			report(e, s | write<<8, v, at); unreachable
 //		}
 //	}
 //
