@@ -236,37 +236,16 @@ var wordwise = map[string]bool{
 // errGlobal is the guard's error global, errAt the global report puts
 // the access's code offset in.
 func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
-	m := rw.m
 	const cover = HeapCover
-	add := func(params, results []ValType, locals []LocalDecl, body []Instr) {
-		m.Funcs = append(m.Funcs, rw.typeIndex(params, results))
-		m.Code = append(m.Code, Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}})
-	}
-	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
-	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
-	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
-	i64 := func(v int64) Instr { return Instr{Op: OpI64Const, A: uint64(v)} }
-	op := func(o Op) Instr { return Instr{Op: o} }
-	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
-	ifThen := func(then ...Instr) []Instr {
-		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
-	}
-	seq := func(parts ...[]Instr) []Instr {
-		var out []Instr
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-		return out
-	}
-	one := func(in ...Instr) []Instr { return in }
+	get, set, i32, i64, op, call := localGet, localSet, i32Const, i64Const, bare, callTo
 
 	// report(e, info, v, at): stores the error of the access of info
 	// (size | write<<8 | first<<9) whose checked byte is e, with shadow
 	// byte v, and the access's code offset at.
 	{
 		const e, info, v, at = 0, 1, 2, 3
-		add([]ValType{TI32, TI32, TI32, TI32}, nil, nil, seq(
-			one(get(at), Instr{Op: OpGlobalSet, A: uint64(errAt)}),
+		rw.appendFunc([]ValType{TI32, TI32, TI32, TI32}, nil, nil, seq(
+			one(get(at), globalSet(errAt)),
 			// kind = 5 + write + 2*freed + 4*null; the error: kind<<32 | size<<40 | address
 			one(i32(HeapReadOverflow), get(info), i32(8), op(OpI32ShrU), i32(1), op(OpI32And), op(OpI32Add),
 				i32(2), i32(0), get(v), i32(int64(shadowFreedSigned)), op(OpI32Eq), op(OpSelect), op(OpI32Add),
@@ -277,14 +256,14 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 				get(e),
 				i32(0), get(info), i32(0xff), op(OpI32And), i32(1), op(OpI32Sub), get(info), i32(1<<9), op(OpI32And), op(OpSelect),
 				op(OpI32Sub), op(OpI64ExtendI32U), op(OpI64Or),
-				Instr{Op: OpGlobalSet, A: uint64(errGlobal)}),
+				globalSet(errGlobal)),
 		))
 	}
 	// fill(t, n, v): the shadow bytes of the granules of [t, t+n) below
 	// HeapCover become v.
 	{
 		const t, n, v, end = 0, 1, 2, 3
-		add([]ValType{TI32, TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI64}}, seq(
+		rw.appendFunc([]ValType{TI32, TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI64}}, seq(
 			one(get(n), op(OpI32Eqz), get(t), i32(cover), op(OpI32GeU), op(OpI32Or)), ifThen(op(OpReturn)),
 			// end: min(t+n+7, cover+7) >> 3, in 64 bits
 			one(get(t), op(OpI64ExtendI32U), get(n), op(OpI64ExtendI32U), op(OpI64Add), i64(7), op(OpI64Add), set(end),
@@ -304,7 +283,7 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 	// arm(u, n): a new block of n bytes at u.
 	{
 		const u, n, e = 0, 1, 2
-		add([]ValType{TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI32}}, seq(
+		rw.appendFunc([]ValType{TI32, TI32}, nil, []LocalDecl{{Count: 1, Type: TI32}}, seq(
 			// an address the shadow cannot describe (not 8-aligned): its
 			// bytes are all accessible
 			one(get(u), i32(7), op(OpI32And)), ifThen(seq(
@@ -326,7 +305,7 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 	// free(u, n): the block of n bytes at u is freed.
 	{
 		const u, n = 0, 1
-		add([]ValType{TI32, TI32}, nil, nil, seq(
+		rw.appendFunc([]ValType{TI32, TI32}, nil, nil, seq(
 			one(get(u), i32(7), op(OpI32And)), ifThen(op(OpReturn)),
 			one(get(u), get(n), i32(shadowFreed), call(rw.heap.fill)),
 			mark(one(get(u)), one(get(n))),
@@ -341,10 +320,10 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 	{
 		const a, n, info, at, hi, g, last, v = 0, 1, 2, 3, 4, 5, 6, 7
 		sh := uint64(rw.shadowOff)
-		add([]ValType{TI32, TI32, TI32, TI32}, []ValType{TI32}, []LocalDecl{{Count: 1, Type: TI64}, {Count: 3, Type: TI32}}, seq(
-			one(get(n), op(OpI32Eqz), Instr{Op: OpGlobalGet, A: uint64(rw.heap.inAlloc)}, op(OpI32Or)), ifThen(i32(0), op(OpReturn)),
+		rw.appendFunc([]ValType{TI32, TI32, TI32, TI32}, []ValType{TI32}, []LocalDecl{{Count: 1, Type: TI64}, {Count: 3, Type: TI32}}, seq(
+			one(get(n), op(OpI32Eqz), globalGet(rw.heap.inAlloc), op(OpI32Or)), ifThen(i32(0), op(OpReturn)),
 			// past 2^32 the instruction traps by itself; the shadow ends at cover
-			one(get(a), op(OpI64ExtendI32U), get(n), op(OpI64ExtendI32U), op(OpI64Add), Instr{Op: OpLocalTee, A: hi},
+			one(get(a), op(OpI64ExtendI32U), get(n), op(OpI64ExtendI32U), op(OpI64Add), localTee(hi),
 				i64(1<<32), op(OpI64GtU)), ifThen(i32(0), op(OpReturn)),
 			one(get(hi), i64(cover), get(hi), i64(cover), op(OpI64LtU), op(OpSelect), set(hi)),
 			one(get(a), op(OpI64ExtendI32U), get(hi), op(OpI64GeU)), ifThen(i32(0), op(OpReturn)),
@@ -355,7 +334,7 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 			one(get(g), i32(8), op(OpI32Add), get(last), op(OpI32LeU)), ifThen(seq(
 				one(get(g), Instr{Op: OpI64Load, A: sh}, op(OpI64Eqz)), ifThen(
 					get(g), i32(8), op(OpI32Add), set(g), Instr{Op: OpBr, A: 2}))...),
-			one(get(g), Instr{Op: OpI32Load8S, A: sh}, Instr{Op: OpLocalTee, A: v}), ifThen(seq(
+			one(get(g), memAt(OpI32Load8S, sh), localTee(v)), ifThen(seq(
 				one(get(g), get(last), op(OpI32Eq),
 					get(hi), op(OpI32WrapI64), i32(1), op(OpI32Sub), i32(7), op(OpI32And), get(v), op(OpI32LtS),
 					op(OpI32And), op(OpI32Eqz)), ifThen(

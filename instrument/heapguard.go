@@ -108,19 +108,10 @@ const (
 // freed at once. Locals 1 and 2 are scratch.
 func (g *heapGuard) quarantine(rw *rewriter, origMalloc, origFree uint32) []Instr {
 	const size, slot = 1, 2
-	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
-	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
-	gget := func(x uint32) Instr { return Instr{Op: OpGlobalGet, A: uint64(x)} }
-	gset := func(x uint32) Instr { return Instr{Op: OpGlobalSet, A: uint64(x)} }
-	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
-	op := func(o Op) Instr { return Instr{Op: o} }
-	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
-	load := func(off uint64) Instr { return Instr{Op: OpI32Load, A: off} }
-	store := func(off uint64) Instr { return Instr{Op: OpI32Store, A: off} }
+	get, set, gget, gset, i32, op, call := localGet, localSet, globalGet, globalSet, i32Const, bare, callTo
+	load := func(off uint64) Instr { return memAt(OpI32Load, off) }
+	store := func(off uint64) Instr { return memAt(OpI32Store, off) }
 	base := []Instr{get(0), i32(heapHeader), op(OpI32Sub), load(4)} // the allocator's pointer
-	ifThen := func(then ...Instr) []Instr {
-		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
-	}
 	var b []Instr
 	add := func(in ...Instr) { b = append(b, in...) }
 	// size: the bytes the block keeps from reuse
@@ -266,23 +257,11 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		g.moved[n] = idx
 	}
 	addHelper := func(name string, params, results []ValType, locals []LocalDecl, body []Instr) uint32 {
-		n := nimp + uint32(len(m.Code))
-		m.Funcs = append(m.Funcs, rw.typeIndex(params, results))
-		m.Code = append(m.Code, Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}})
+		n := rw.appendFunc(params, results, locals, body)
 		g.helpers[n] = name
 		return n
 	}
-	i32 := func(v int64) Instr { return Instr{Op: OpI32Const, A: uint64(int64(int32(v)))} }
-	i64 := func(v uint64) Instr { return Instr{Op: OpI64Const, A: v} }
-	get := func(l uint64) Instr { return Instr{Op: OpLocalGet, A: l} }
-	set := func(l uint64) Instr { return Instr{Op: OpLocalSet, A: l} }
-	tee := func(l uint64) Instr { return Instr{Op: OpLocalTee, A: l} }
-	call := func(f uint32) Instr { return Instr{Op: OpCall, A: uint64(f)} }
-	op := func(o Op) Instr { return Instr{Op: o} }
-	mem := func(o Op, offset uint64) Instr { return Instr{Op: o, A: offset} } // align 1: any address
-	ifThen := func(then ...Instr) []Instr {
-		return append(append([]Instr{{Op: OpIf, C: 0x40}}, then...), op(OpEnd))
-	}
+	get, set, tee, i32, i64, op, call, mem := localGet, localSet, localTee, i32Const, i64Const, bare, callTo, memAt
 	ret := op(OpReturn)
 	// hdr pushes the header's address: p-16.
 	hdr := func(p uint64) []Instr { return []Instr{get(p), i32(heapHeader), op(OpI32Sub)} }
@@ -292,10 +271,8 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 		if size >= 0 {
 			in = append(in, get(uint64(size)), op(OpI64ExtendI32U), op(OpI64Or))
 		}
-		return append(in, Instr{Op: OpGlobalSet, A: uint64(g.global)}, op(OpUnreachable))
+		return append(in, globalSet(g.global), op(OpUnreachable))
 	}
-	seq := func(parts ...[]Instr) []Instr { return slices.Concat(parts...) }
-	one := func(in ...Instr) []Instr { return in }
 	locals := func(ts ...ValType) []LocalDecl {
 		var ds []LocalDecl
 		for _, t := range ts {
