@@ -95,6 +95,34 @@ const (
 	buildChecked               // buildCounters plus the heap check
 )
 
+// loadAside starts loadTarget of build b on another goroutine, with its
+// own copy of wasm (compiling is one core's work), and returns a function
+// that waits for it and one that cancels it if unfinished and closes the
+// target: the caller defers the latter.
+func loadAside(ctx context.Context, path string, wasm []byte, t *targetFlags, b build, maxInput int) (wait func() (*runtime.Target, *instrument.SiteMap, error), done func()) {
+	cctx, cancel := context.WithCancel(ctx)
+	own := bytes.Clone(wasm) // nothing is shared with the main build
+	var tgt *runtime.Target
+	var sm *instrument.SiteMap
+	var err error
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tgt, sm, err = loadTarget(cctx, path, own, t, b, maxInput)
+	}()
+	wait = func() (*runtime.Target, *instrument.SiteMap, error) {
+		<-finished
+		return tgt, sm, err
+	}
+	done = func() {
+		cancel() // an early return need not wait for the whole compile
+		if t, _, _ := wait(); t != nil {
+			t.Close(context.WithoutCancel(ctx))
+		}
+	}
+	return wait, done
+}
+
 // loadTarget compiles the module for running, built as b.
 func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b build, maxInput int) (*runtime.Target, *instrument.SiteMap, error) {
 	cfg, err := t.runtimeConfig(maxInput)
@@ -286,27 +314,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	// Input-to-state mutation (raw mode): a second build logs comparisons.
 	// It compiles on another goroutine meanwhile (compiling is one core's
 	// work: on gojson, 2.5 s of a cold start).
-	var cmpTarget func() (*runtime.Target, error) // waits for the compare build
+	var cmpTarget func() (*runtime.Target, *instrument.SiteMap, error) // waits for the compare build
 	if !useGen && f.useCmp != 0 {
-		cctx, cancel := context.WithCancel(ctx)
-		own := bytes.Clone(wasm) // its own copy: nothing is shared with the main build
-		var ct *runtime.Target
-		var cerr error
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			ct, _, cerr = loadTarget(cctx, target, own, &f.target, buildCompares, maxIn)
-		}()
-		cmpTarget = func() (*runtime.Target, error) {
-			<-done
-			return ct, cerr
-		}
-		defer func() {
-			if t, _ := cmpTarget(); t != nil {
-				t.Close(context.WithoutCancel(ctx))
-			}
-		}()
-		defer cancel() // first: an early return need not wait for the whole compile
+		var done func()
+		cmpTarget, done = loadAside(ctx, target, wasm, &f.target, buildCompares, maxIn)
+		defer done()
 	}
 	// A first campaign on a module waits seconds for wazero to compile it
 	// (a later one reads the compilation cache): say so when it is slow.
@@ -314,25 +326,12 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		fmt.Fprintf(c.stderr, "INFO: compiling %s (%d bytes) with wazero; later campaigns read it from the compilation cache\n", filepath.Base(target), len(wasm))
 	})
 	// The heap check's build (--heap-check) compiles meanwhile too.
-	var checked *runtime.Target
-	var checkedMap *instrument.SiteMap
-	var checkErr error
-	checkDone := make(chan struct{})
+	checkedTarget := func() (*runtime.Target, *instrument.SiteMap, error) { return nil, nil, nil }
 	if f.target.checkedBuild() == buildChecked && f.target.heapCheck > 1 {
-		own := bytes.Clone(wasm)
-		go func() {
-			defer close(checkDone)
-			checked, checkedMap, checkErr = loadTarget(ctx, target, own, &f.target, buildChecked, maxIn)
-		}()
-	} else {
-		close(checkDone)
+		var done func()
+		checkedTarget, done = loadAside(ctx, target, wasm, &f.target, buildChecked, maxIn)
+		defer done()
 	}
-	defer func() {
-		<-checkDone
-		if checked != nil {
-			checked.Close(context.WithoutCancel(ctx))
-		}
-	}()
 	b := buildCounters
 	if f.target.heapCheck == 1 {
 		b = f.target.checkedBuild() // every input checked: the one build
@@ -342,9 +341,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
-	<-checkDone
-	if checkErr != nil {
-		return checkErr
+	checked, checkedMap, err := checkedTarget()
+	if err != nil {
+		return err
 	}
 	fmt.Fprint(c.stderr, noNamesInfo(target, wasm))
 	defer tgt.Close(context.WithoutCancel(ctx))
@@ -397,7 +396,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 		if cmpTarget != nil {
 			// The campaign does not need it: without it, say why and go on.
-			switch ct, err := cmpTarget(); {
+			switch ct, _, err := cmpTarget(); {
 			case err != nil && ctx.Err() != nil:
 				return err
 			case err != nil:

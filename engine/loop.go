@@ -222,8 +222,9 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			res.err = err
 			w.halted = true
 		}
-		if crash != nil && j.Parent.Outcome != Crash {
+		if crash != nil {
 			// the comparer's build checks what the executors' does not
+			// (queue entries never crashed there)
 			res.children = append(res.children, childResult{choices: j.Parent.Choices, input: j.Parent.Input,
 				outcome: Crash, failure: crash, checked: true})
 			if !w.keepGoing && !knownFailure(w.known, Crash, crash) {

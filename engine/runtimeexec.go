@@ -133,10 +133,20 @@ func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 		}
 		pe := NewRuntimeExecutor(pw).(*runtimeExec)
 		if w >= workers {
-			return &lookAgainExec{plain: pe, checked: ce}, nil
+			return &lookAgainExec{builds: builds{pe, ce}}, nil
 		}
-		return &sampledExec{plain: pe, checked: ce, every: uint64(every)}, nil
+		return &sampledExec{builds: builds{pe, ce}, every: uint64(every)}, nil
 	}
+}
+
+// builds are a runtime executor of each build of SampledExecutors.
+type builds struct{ plain, checked *runtimeExec }
+
+// Fuel implements FuelExecutor: both builds count fuel alike.
+func (b *builds) Fuel() uint64 { return b.plain.Fuel() }
+
+func (b *builds) Close(ctx context.Context) error {
+	return errors.Join(b.plain.Close(ctx), b.checked.Close(ctx))
 }
 
 // lookAgainExec runs an input on plain and, unless it failed there as the
@@ -145,8 +155,8 @@ func SampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 // heap guard finds at the free, checked finds at the write, two crashes
 // (two identities) of one input that both shrink.
 type lookAgainExec struct {
-	plain, checked *runtimeExec
-	want           string // the identity being shrunk, "" for none
+	builds
+	want string // the identity being shrunk, "" for none
 }
 
 // shrinking implements shrinkTarget.
@@ -155,9 +165,6 @@ func (e *lookAgainExec) shrinking(identity string) { e.want = identity }
 func (e *lookAgainExec) Run(ctx context.Context, input []byte) (Result, error) {
 	return e.RunFuel(ctx, input, 0)
 }
-
-// Fuel implements FuelExecutor.
-func (e *lookAgainExec) Fuel() uint64 { return e.plain.Fuel() }
 
 // RunFuel implements FuelExecutor.
 func (e *lookAgainExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
@@ -174,23 +181,16 @@ func (e *lookAgainExec) RunFuel(ctx context.Context, input []byte, fuel uint64) 
 	return r, nil // plain's other failure
 }
 
-func (e *lookAgainExec) Close(ctx context.Context) error {
-	return errors.Join(e.plain.Close(ctx), e.checked.Close(ctx))
-}
-
 // sampledExec runs the inputs whose hash is 0 modulo every on checked,
 // the others on plain.
 type sampledExec struct {
-	plain, checked *runtimeExec
-	every          uint64
+	builds
+	every uint64
 }
 
 func (e *sampledExec) Run(ctx context.Context, input []byte) (Result, error) {
 	return e.RunFuel(ctx, input, 0)
 }
-
-// Fuel implements FuelExecutor: both builds count fuel alike.
-func (e *sampledExec) Fuel() uint64 { return e.plain.Fuel() }
 
 // RunFuel implements FuelExecutor.
 func (e *sampledExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result, error) {
@@ -199,8 +199,4 @@ func (e *sampledExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (R
 		x = e.checked
 	}
 	return x.RunFuel(ctx, input, fuel)
-}
-
-func (e *sampledExec) Close(ctx context.Context) error {
-	return errors.Join(e.plain.Close(ctx), e.checked.Close(ctx))
 }

@@ -11,7 +11,7 @@ package instrument
 // The shadow is one byte per 8-byte granule of the first HeapCover bytes
 // of target memory, in the reserved pages (Layout.ShadowOffset): 0 when
 // all 8 bytes may be accessed, k in 1..7 when the first k may, and
-// negative for a redzone (shadowLeft: a block's header; shadowRight: the
+// negative for a redzone (shadowLeft: a block's header; ShadowRedzone: the
 // 16 bytes after it), a freed block (shadowFreed) or the null page
 // (ShadowNull, below). Data and stack have shadow 0; memory the allocator
 // got back keeps its block's last shadow until it is handed out again. The
@@ -83,13 +83,16 @@ const (
 	HeapCover   = 1 << 27
 	shadowBytes = HeapCover >> 3
 
-	shadowLeft  = 0xfa // a block's header
-	shadowRight = 0xfb // the redzone after a block
-	shadowFreed = 0xfd // a freed block
+	shadowLeft = 0xfa // a block's header
+	// ShadowRedzone is the redzone after a block (the host writes it
+	// after the input in its input buffer).
+	ShadowRedzone = 0xfb
+	shadowFreed   = 0xfd // a freed block
 )
 
 // Heap check error kinds (Layout.HeapExport's bits 32-39; bits 40-47 hold
-// the access size and the low 32 bits its address).
+// the access size and the low 32 bits its address), in pairs: each read
+// kind is followed by its write kind (report adds the write bit).
 const (
 	HeapReadOverflow  = 5  // a read outside every live block's bounds
 	HeapWriteOverflow = 6  // a write outside them
@@ -298,7 +301,7 @@ func (rw *rewriter) addHeapFuncs(errGlobal, errAt uint32) {
 				get(u), get(n), op(OpI32Add), i32(3), op(OpI32ShrU),
 				get(n), i32(7), op(OpI32And),
 				Instr{Op: OpI32Store8, A: uint64(rw.shadowOff)}),
-			one(get(e), get(u), get(n), op(OpI32Add), i32(heapRedzone), op(OpI32Add), get(e), op(OpI32Sub), i32(shadowRight), call(rw.heap.fill)),
+			one(get(e), get(u), get(n), op(OpI32Add), i32(heapRedzone), op(OpI32Add), get(e), op(OpI32Sub), i32(ShadowRedzone), call(rw.heap.fill)),
 			mark(one(get(u), i32(heapHeader), op(OpI32Sub)), one(get(n), i32(heapHeader+heapRedzone), op(OpI32Add))),
 		))
 	}

@@ -77,16 +77,17 @@ func heapFailure(v uint64) (Kind, string) {
 		return KindDoubleFree, "realloc of a heap block already freed"
 	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed,
 		instrument.HeapReadNull, instrument.HeapWriteNull:
+		// kinds come in pairs, read then write
 		kind := (v >> 32) & 0xff
 		rw := "read"
-		if kind == instrument.HeapWriteOverflow || kind == instrument.HeapWriteFreed || kind == instrument.HeapWriteNull {
+		if (kind-instrument.HeapReadOverflow)&1 == 1 {
 			rw = "write"
 		}
-		size := "a " + strconv.FormatUint((v>>40)&0xff, 10) + "-byte "
+		access := "a " + strconv.FormatUint((v>>40)&0xff, 10) + "-byte "
 		if (v>>40)&0xff == 0 {
-			size = "a bulk memory " // memory.copy or memory.fill: the first byte at fault
+			access = "a bulk memory " // memory.copy or memory.fill: the first byte at fault
 		}
-		access := size + rw + " at 0x" + strconv.FormatUint(v&0xffffffff, 16)
+		access += rw + " at 0x" + strconv.FormatUint(v&0xffffffff, 16)
 		switch kind {
 		case instrument.HeapReadFreed, instrument.HeapWriteFreed:
 			return KindUseAfterFree, access + ", in a freed heap block"

@@ -454,15 +454,7 @@ func (w *Worker) restoreDirty(view []byte) {
 	}
 	snap := w.snapMem
 	size := uint64(1)<<shift + instrument.DirtySpill
-	if lay.ShadowBytes == 0 {
-		forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
-			off := base + uint64(j)<<shift
-			end := min(off+size, uint64(len(view)))
-			copy(view[off:end], snap[off:end])
-		})
-		return
-	}
-	// With the heap check, each block's shadow bytes too.
+	// With the heap check, each block's shadow bytes too (shn > 0).
 	sh, shn := uint64(lay.ShadowOffset), uint64(lay.ShadowBytes)
 	forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
 		t := uint64(j) << shift
@@ -595,14 +587,10 @@ func (w *Worker) shadowInput(n int) {
 	}
 	end := min((max(w.inShadowLen, n)+7)>>3, len(sh))
 	for i := full; i < end; i++ {
-		sh[i] = shadowRedzone
+		sh[i] = instrument.ShadowRedzone
 	}
 	w.inShadowLen = n
 }
-
-// shadowRedzone is the shadow byte of a redzone after a heap block
-// (instrument's heap check).
-const shadowRedzone = 0xfb
 
 // SetCallerClears hands the zeroing of the counters to the caller (on) or
 // gives it back to Run (off, the default). Off, Run zeroes the counters
