@@ -11,6 +11,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // TestSampledExecutors: campaigns on the heap check fixture whose workers
@@ -20,11 +21,7 @@ import (
 // find the same, each shrunk (crashes the plain build's heap guard found
 // too); the plain build alone finds only the guard's.
 func TestSampledExecutors(t *testing.T) {
-	const fixture = "../testdata/heapcheck/check.wasm"
-	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
-	plain, sm := loadWith(t, fixture, &opts)
-	opts.HeapCheck = true
-	checked, csm := loadWith(t, fixture, &opts)
+	plain, sm, checked, csm := heapBuilds(t)
 	if csm.Layout.ShadowBytes == 0 || len(csm.Sites) != len(sm.Sites) {
 		t.Fatalf("checked build: shadow %d bytes, %d sites against %d", csm.Layout.ShadowBytes, len(csm.Sites), len(sm.Sites))
 	}
@@ -70,13 +67,8 @@ func TestSampledExecutors(t *testing.T) {
 // picks the checked one; its shrinker runs it) finds the fixture's heap
 // bugs on the queue entries that reach them (Op "checked"), shrunk.
 func TestComparerChecks(t *testing.T) {
-	const fixture = "../testdata/heapcheck/check.wasm"
-	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
-	plain, sm := loadWith(t, fixture, &opts)
-	opts.HeapCheck = true
-	checked, _ := loadWith(t, fixture, &opts)
-	opts.Compares = true
-	cmp, _ := loadWith(t, fixture, &opts)
+	plain, sm, checked, _ := heapBuilds(t)
+	cmp, _ := loadWith(t, heapFixture, &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: true, Compares: true})
 	sum, err := Fuzz(context.Background(), Config{Seed: 5, Runs: 20_000, KeepGoing: true},
 		Deps{NewExecutor: SampledExecutors(plain, checked, math.MaxInt32, 1), NewComparer: RuntimeComparers(cmp), Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary})
 	if err != nil {
@@ -96,4 +88,16 @@ func TestComparerChecks(t *testing.T) {
 	if len(kinds) < 3 {
 		t.Fatalf("expected at least 3 heap findings, got %v", kinds)
 	}
+}
+
+const heapFixture = "../testdata/heapcheck/check.wasm"
+
+// heapBuilds loads the heap check fixture built as a campaign builds it
+// without the check and with it.
+func heapBuilds(t *testing.T) (plain *runtime.Target, sm *instrument.SiteMap, checked *runtime.Target, csm *instrument.SiteMap) {
+	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
+	plain, sm = loadWith(t, heapFixture, &opts)
+	opts.HeapCheck = true
+	checked, csm = loadWith(t, heapFixture, &opts)
+	return plain, sm, checked, csm
 }
