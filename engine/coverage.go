@@ -66,6 +66,12 @@ type scanner struct {
 	// the coordinator merges one only if it saves it, and leaving the
 	// filter smaller than what was merged only sends a few more runs).
 	probe bool
+	// newCov: the last scan may have found coverage the coordinator lacks
+	// (a (site, bucket) pair or valid site not in the filter, or any
+	// probe). When false, the run is new at most in its trace: the filter
+	// holds only coverage the coordinator merged before this run's
+	// results, so it can skip its own look at the sites (classify).
+	newCov bool
 }
 
 // skipBlock is the size of the zero blocks the scan skips with one
@@ -131,6 +137,7 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	sites := s.sites[:len(c)]
 	isValid := o == Valid
 	mark := !o.Failed()
+	cov := false
 	// visit handles one hit site.
 	visit := func(site int, v uint8) {
 		bk := bucketBit[v]
@@ -144,16 +151,16 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		if mark && p.total&bk == 0 {
 			if !s.probe {
 				p.total |= bk
-				fresh = true
+				cov = true
 			} else if p.total == 0 {
-				fresh = true
+				cov = true
 			}
 		}
 		if isValid && p.valid == 0 {
 			if !s.probe {
 				p.valid = 1
 			}
-			fresh = true
+			cov = true
 		}
 	}
 	// word visits the non-zero bytes of the word at site i.
@@ -220,6 +227,8 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	}
 	s.trace = tr[:k]
 	hash = xxhash.Sum64(s.trace)
+	s.newCov = cov || s.probe
+	fresh = cov
 	if !s.probe && s.traces.add(hash) {
 		fresh = true
 	}
@@ -279,7 +288,7 @@ type Feedback struct {
 // Owned by the coordinator goroutine; not safe for concurrent use.
 type Coverage struct {
 	total []uint8 // bucket bits per site, over non-failing runs
-	valid []uint8 // bucket bits per site, over valid runs
+	valid []uint8 // 1 per site covered by a valid run
 	// Branches and ValidBranches are |totalCoverage| and |validCoverage|.
 	Branches, ValidBranches int
 	// Hits is numHits(b): the number of executed inputs (all of them, failing
@@ -313,14 +322,16 @@ func (c *Coverage) Covered(site int) bool { return site < len(c.total) && c.tota
 func (c *Coverage) UniqueTraces() int { return c.traces.len() }
 
 // classify computes the feedback of a trace against the current state
-// without changing it.
-func (c *Coverage) classify(o Outcome, hash uint64, tr []byte) Feedback {
+// without changing it. When covered, the trace is known to hold no site
+// or bucket the coverage lacks (the worker's filter said so, see
+// scanner.newCov), and its sites are not looked at.
+func (c *Coverage) classify(o Outcome, hash uint64, tr []byte, covered bool) Feedback {
 	fb := Feedback{Outcome: o, Hash: hash, Trace: tr, Branches: len(tr) / traceEntry}
 	if n := len(tr); n > 0 {
 		last, _ := traceSite(tr, n/traceEntry-1)
 		c.grow(int(last) + 1)
 	}
-	for i := 0; i < len(tr)/traceEntry; i++ {
+	for i := 0; !covered && i < len(tr)/traceEntry; i++ {
 		site, bk := traceSite(tr, i)
 		t := c.total[site]
 		if t == 0 {
@@ -345,18 +356,18 @@ func (c *Coverage) classify(o Outcome, hash uint64, tr []byte) Feedback {
 // traces and abundance.
 func (c *Coverage) merge(fb *Feedback) {
 	tr := fb.Trace
-	if !fb.Outcome.Failed() {
+	if !fb.Outcome.Failed() && (fb.NewBucket || fb.NewValidBranch) {
+		// (without either, every site has its bucket and, for a valid
+		// run, its valid mark already)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, bk := traceSite(tr, i)
 			if c.total[site] == 0 {
 				c.Branches++
 			}
 			c.total[site] |= bk
-			if fb.Outcome == Valid {
-				if c.valid[site] == 0 {
-					c.ValidBranches++
-				}
-				c.valid[site] |= bk
+			if fb.Outcome == Valid && c.valid[site] == 0 {
+				c.ValidBranches++
+				c.valid[site] = 1
 			}
 		}
 	}

@@ -143,7 +143,7 @@ func TestCoverageClassifyMerge(t *testing.T) {
 		{"after crash still new", Invalid, 5, sparse(7, 1), Feedback{NewBranch: true, NewBucket: true, NewTrace: true}, 3, 2},
 	}
 	for _, s := range steps {
-		fb := c.classify(s.o, s.hash, s.tr)
+		fb := c.classify(s.o, s.hash, s.tr, false)
 		got := Feedback{NewBranch: fb.NewBranch, NewValidBranch: fb.NewValidBranch, NewBucket: fb.NewBucket, NewTrace: fb.NewTrace, NewValidTrace: fb.NewValidTrace}
 		if got.NewBranch != s.want.NewBranch || got.NewValidBranch != s.want.NewValidBranch || got.NewBucket != s.want.NewBucket || got.NewTrace != s.want.NewTrace || got.NewValidTrace != s.want.NewValidTrace {
 			t.Fatalf("%s: expected %+v, got %+v", s.name, s.want, got)
@@ -320,4 +320,53 @@ func TestScanMatchesReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNewCovShortcut: the coordinator skips a trace's sites when the
+// worker's filter found nothing new in them (scanner.newCov false). On
+// random runs scanned by one worker and merged in order, the feedback and
+// the coverage it leaves are exactly those of always looking.
+func TestNewCovShortcut(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	s := newScanner()
+	fast, full := newCoverage(), newCoverage()
+	c := make([]byte, 300)
+	skipped := 0
+	for run := range 3000 {
+		if r.IntN(3) == 0 {
+			clear(c)
+		}
+		for range 1 + r.IntN(4) {
+			c[r.IntN(len(c))] = byte(r.IntN(256))
+		}
+		o := []Outcome{Valid, Invalid, Crash, Hang}[r.IntN(4)]
+		s.probe = r.IntN(10) == 0
+		hash, fresh := scanCopy(t, s, c, o)
+		if !fresh && !o.Failed() {
+			continue // the worker sends only fresh runs and failures
+		}
+		if !s.newCov {
+			skipped++
+		}
+		tr := bytes.Clone(s.trace)
+		a := fast.classify(o, hash, tr, !s.newCov)
+		b := full.classify(o, hash, tr, false)
+		if a.NewBranch != b.NewBranch || a.NewBucket != b.NewBucket || a.NewValidBranch != b.NewValidBranch ||
+			a.NewTrace != b.NewTrace || a.NewValidTrace != b.NewValidTrace || a.Branches != b.Branches {
+			t.Fatalf("run %d (%v, probe %v, newCov %v): feedback %+v, expected %+v", run, o, s.probe, s.newCov, a, b)
+		}
+		if s.probe && !(a.NewBranch || a.NewValidBranch) {
+			continue // an input-to-state child that is not saved is not merged
+		}
+		fast.merge(&a)
+		full.merge(&b)
+		if fast.Branches != full.Branches || fast.ValidBranches != full.ValidBranches ||
+			!bytes.Equal(fast.total, full.total) || !bytes.Equal(fast.valid, full.valid) {
+			t.Fatalf("run %d: coverage differs: %d/%d branches against %d/%d", run, fast.Branches, fast.ValidBranches, full.Branches, full.ValidBranches)
+		}
+	}
+	if skipped == 0 {
+		t.Fatal("no run took the shortcut")
+	}
+	t.Logf("%d runs merged without looking at their sites", skipped)
 }

@@ -67,6 +67,10 @@ type childResult struct {
 	// checks found what the executors' build does not look for); not a
 	// run of the job, and no coverage.
 	checked bool
+	// covered: the worker's filter held all of the trace's coverage
+	// (scanner.newCov false), so the coordinator need not look at its
+	// sites. The zero value looks.
+	covered bool
 }
 
 type jobResult struct {
@@ -347,6 +351,7 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 				failure: r.Failure.clone(),
 				fuel:    r.Fuel,
 				timeout: timeout,
+				covered: !w.sc.newCov,
 			}
 			if c.choices == nil {
 				c.choices = []byte{}
@@ -849,7 +854,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 		if ch.timeout != nil && (!c.tmo.add(ch.timeout) || ch.dropped) {
 			continue
 		}
-		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace)
+		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace, ch.covered)
 		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
 		// Which not-new children a worker's filter lets through depends on
 		// scheduling; Learn sees only those new in something (and
