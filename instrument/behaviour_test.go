@@ -255,22 +255,25 @@ func TestFuel(t *testing.T) {
 	}
 }
 
-// TestDirtyPages pins the dirty map: one byte per 4 KiB block of target
-// memory (address >> 12), set for the first and last block a store writes,
-// every block of a bulk op's destination and of the pages memory.grow
-// adds. setup calls run first and their marks are cleared.
+// TestDirtyPages pins the dirty map: one byte per block of 1<<dirtyShift
+// bytes of target memory (address >> dirtyShift), set for the block of the
+// first byte a store writes, every block of a bulk op's destination and
+// of the pages memory.grow adds. setup calls run first and their marks are
+// cleared.
 func TestDirtyPages(t *testing.T) {
 	out, sm, err := Instrument(memWasm, Options{DirtyPages: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := sm.Layout
-	if l.DirtyPages != 1<<20 || l.DirtyShift() != 12 || uint64(l.DirtyOffset)+uint64(l.DirtyPages) > l.ReservedBytes() {
+	if l.DirtyPages != 1<<(32-dirtyShift) || l.DirtyShift() != dirtyShift || uint64(l.DirtyOffset)+uint64(l.DirtyPages) > l.ReservedBytes() {
 		t.Fatalf("bad layout %+v", l)
 	}
-	span := func(lo, hi int) []int { // blocks lo..hi
+	const block = 1 << dirtyShift
+	at := func(a int) []int { return []int{a >> dirtyShift} } // the block of address a
+	span := func(lo, hi int) []int { // the blocks of addresses lo..hi
 		var b []int
-		for i := lo; i <= hi; i++ {
+		for i := lo >> dirtyShift; i <= hi>>dirtyShift; i++ {
 			b = append(b, i)
 		}
 		return b
@@ -284,18 +287,18 @@ func TestDirtyPages(t *testing.T) {
 	}{
 		{"none", nil, []coreCall{call("load8", 5), call("sum", 0, 100)}, nil},
 		{"store block 0", nil, []coreCall{call("store32", 10, 1)}, []int{0}},
-		{"store in the middle of a page: one block", nil, []coreCall{call("store32", 0x8000+4, 1)}, []int{8}},
+		{"store in the middle of a page: one block", nil, []coreCall{call("store32", 0x8000+4, 1)}, at(0x8004)},
 		// a store marks the block of its first byte; the host restores
 		// DirtySpill bytes past it, which covers the rest
-		{"store spanning blocks", nil, []coreCall{call("store32", 4094, 1)}, []int{0}},
-		{"store spanning pages", []coreCall{call("grow", 1)}, []coreCall{call("store32", page-2, 1)}, []int{15}},
-		{"store64 offset", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page-4, 1)}, []int{31}},
-		{"store64 in page 2", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page+10, 1)}, []int{32}},
-		{"fill", []coreCall{call("grow", 2)}, []coreCall{call("fill", 100, 1, 2*page)}, span(0, 32)},
-		{"copy", []coreCall{call("grow", 1)}, []coreCall{call("copy", page+5, 0, 3)}, []int{16}},
-		{"grow: every block of the new pages", nil, []coreCall{call("grow", 2)}, span(16, 47)},
-		{"trapping store", nil, []coreCall{call("store32", page-1, 1)}, []int{15}},
-		{"trapping fill at 4 GiB: last map byte", nil, []coreCall{call("fill", 0xfffff000, 0, 0x2000)}, []int{1<<20 - 1}},
+		{"store spanning blocks", nil, []coreCall{call("store32", block-2, 1)}, []int{0}},
+		{"store spanning pages", []coreCall{call("grow", 1)}, []coreCall{call("store32", page-2, 1)}, at(page - 2)},
+		{"store64 offset", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page-4, 1)}, at(2*page - 4)},
+		{"store64 in page 2", []coreCall{call("grow", 2)}, []coreCall{call("store64", 2*page+10, 1)}, at(2*page + 10)},
+		{"fill", []coreCall{call("grow", 2)}, []coreCall{call("fill", 100, 1, 2*page)}, span(100, 100+2*page-1)},
+		{"copy", []coreCall{call("grow", 1)}, []coreCall{call("copy", page+5, 0, 3)}, at(page + 5)},
+		{"grow: every block of the new pages", nil, []coreCall{call("grow", 2)}, span(page, 3*page-1)},
+		{"trapping store", nil, []coreCall{call("store32", page-1, 1)}, at(page - 1)},
+		{"trapping fill at 4 GiB: up to the last map byte", nil, []coreCall{call("fill", 0xfffff000, 0, 0x2000)}, span(0xfffff000, 1<<32-1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -489,7 +492,7 @@ func TestDirtyRestoreContract(t *testing.T) {
 		// addresses near block boundaries half the time
 		addr := uint64(rng.IntN(len(target) - 64))
 		if rng.IntN(2) == 0 {
-			addr = addr&^4095 + 4096 - uint64(rng.IntN(20))
+			addr = addr&^(1<<dirtyShift-1) + 1<<dirtyShift - uint64(rng.IntN(20))
 		}
 		var c coreCall
 		switch rng.IntN(5) {
@@ -507,15 +510,15 @@ func TestDirtyRestoreContract(t *testing.T) {
 		if _, err := mod.ExportedFunction(c.fn).Call(ctx, c.args...); err != nil {
 			continue // out of bounds: nothing written
 		}
-		for b, m := range dirty[:len(target)>>12+1] {
+		for b, m := range dirty[:len(target)>>dirtyShift+1] {
 			if m == 0 {
 				continue
 			}
-			off := b << 12
-			end := min(off+4096+DirtySpill, len(target))
+			off := b << dirtyShift
+			end := min(off+1<<dirtyShift+DirtySpill, len(target))
 			copy(target[off:end], snap[off:end])
 		}
-		clear(dirty[:len(target)>>12+1])
+		clear(dirty[:len(target)>>dirtyShift+1])
 		if !bytes.Equal(target, snap) {
 			t.Fatalf("op %d %s%v: memory differs from the snapshot after restoring the marked blocks", i, c.fn, c.args)
 		}

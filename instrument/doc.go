@@ -249,17 +249,25 @@
 // loops keep it in a local, nest.go); when it goes negative the module stores
 // the negative value and executes unreachable, so a trap with negative
 // fuel is a hang. DirtyPages: every store, atomic write, bulk memory
-// operation and memory.grow sets the byte DirtyOffset + (address >> 12)
-// for the 4 KiB block of target memory its first byte is in (bulk ops and
+// operation and memory.grow sets the byte DirtyOffset + (address >> 10)
+// for the 1 KiB block of target memory its first byte is in (bulk ops and
 // grow: every block of the range; a store reaches at most DirtySpill-1
 // bytes into the next block, which the host restores along with the
 // marked one: one mark per store instead of one per end, and none for a
 // store within DirtySpill bytes after a marked one from the same base
-// pointer, marks.go); the map has 1
-// MiB (16 reserved pages), one byte per block of the 32-bit address space,
-// so an index from any 32-bit address stays inside it. 4 KiB rather than the 64 KiB Wasm
-// page because the host restores whole blocks: a run that touches a few
-// bytes of stack costs a 4 KiB copy, not 64 KiB. Skip: functions whose
+// pointer, marks.go); the map has 4 MiB (64 reserved pages), one byte per
+// block of the 32-bit address space, so an index from any 32-bit address
+// stays inside it. The host restores whole blocks, so the block size is
+// what a restore copies: of the 4 KiB blocks csqlite's runs marked (27 a
+// run on its seeds), 60 % of the 1 KiB ones differed from the snapshot,
+// of czstd's (6.7) 31 %, of cexpr's (2) 25 %. Smaller blocks make the
+// host's scan of the map longer (one byte per KiB of target memory, 95 ns
+// for 2 MiB, 340 ns for 16 MiB) and each instance 3 MiB bigger than with
+// 4 KiB ones (a worker starts in 3.7-4.8 ms instead of 1.2-1.5): runtime's
+// BenchmarkRun, restore mode, 6 interleaved runs, against 4 KiB blocks:
+// czstd -6.8 %, cexpr -4.2 %, tlv within noise, the Go reactor's trivial
+// run (87k counters, a larger memory) +5.3 %; 2 KiB blocks gave czstd
+// -7.1 %, cexpr and tlv within noise, the Go reactor +1.9 %. Skip: functions whose
 // name matches get no counters but keep every memory rewrite. Every mutable
 // global the module defines is exported as "wafer.g<index>";
 // Layout.StackPointerExport names the one LLVM's stack in linear memory is

@@ -22,7 +22,7 @@ type Options struct {
 	// _initialize) is never cut short; the host sets it before each run.
 	Fuel bool
 	// DirtyPages marks, for every store, atomic write, bulk memory
-	// operation and memory.grow, the 4 KiB blocks of target memory it
+	// operation and memory.grow, the 1 KiB blocks of target memory it
 	// touches in the dirty map (Layout.DirtyOffset, one byte per block).
 	DirtyPages bool
 	// Skip holds path.Match patterns on function names: matching functions
@@ -76,13 +76,13 @@ const (
 	GlobalExportPrefix = "wafer.g"
 )
 
-// dirtyShift is log2 of the block size the dirty map tracks (4 KiB), and
-// dirtyMapBytes its size: one byte per possible block of a 32-bit memory,
-// so an index derived from any 32-bit address stays inside the map (1 MiB,
-// 16 of the reserved pages). Layout.DirtyShift derives the shift back from
+// dirtyShift is log2 of the block size the dirty map tracks (1 KiB; see
+// the package doc for why), and dirtyMapBytes its size: one byte per
+// possible block of a 32-bit memory, so an index derived from any 32-bit
+// address stays inside the map (4 MiB, 64 of the reserved pages). Layout.DirtyShift derives the shift back from
 // the map's length.
 const (
-	dirtyShift    = 12
+	dirtyShift    = 10
 	dirtyMapBytes = 1 << (32 - dirtyShift)
 )
 

@@ -18,7 +18,7 @@ import "math/bits"
 // The reserved region holds, from real address 0:
 //
 //	[CountersOffset, CountersOffset+Counters)  one 8-bit saturating hit counter per site id
-//	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per 4 KiB block of target memory,
+//	[DirtyOffset, DirtyOffset+DirtyPages)     one byte per 1 KiB block of target memory,
 //	                                           set non-zero when a store, bulk op or
 //	                                           memory.grow touched it (only when
 //	                                           Options.DirtyPages)
@@ -36,7 +36,7 @@ type Layout struct {
 	Counters uint32
 	// DirtyOffset is the real address of the dirty-page map; DirtyPages is
 	// its length in bytes, one per block of 1<<DirtyShift() target bytes
-	// (Instrument writes a 1 MiB map of 4 KiB blocks covering the whole
+	// (Instrument writes a 4 MiB map of 1 KiB blocks covering the whole
 	// 32-bit target address space). Both are 0 when dirty-page marking is
 	// off.
 	DirtyOffset uint32
@@ -123,8 +123,8 @@ func (l Layout) StackOverflow(sp uint32) bool {
 // Notes for the host (added with the implementation; they do not change
 // the fields above):
 //
-//   - Dirty map semantics: a store writes the byte of the 4 KiB block of its
-//     first byte (target address >> 12), so a store that straddles two
+//   - Dirty map semantics: a store writes the byte of the block of its
+//     first byte (target address >> DirtyShift()), so a store that straddles two
 //     blocks leaves up to 15 bytes of the next one unmarked, and a store
 //     left unmarked because an earlier one marked its block (marks.go) up
 //     to DirtySpill-1 bytes: when the host restores a marked block it must
@@ -132,15 +132,15 @@ func (l Layout) StackOverflow(sp uint32) bool {
 //     marked both ends; restoring the spill is harmless for them). A bulk
 //     operation (memory.fill/copy/init) marks every block of its
 //     destination range and memory.grow the blocks of the new pages. The
-//     map has 1<<20 bytes, one per block of the 32-bit address space,
-//     whatever the memory size, so an index from any 32-bit address stays
-//     inside it; the host needs to scan only the first (target memory
-//     size >> 12) bytes. 4 KiB, not the 64 KiB Wasm page: a run typically
-//     dirties a few stack and heap blocks, and the host copies back whole
-//     blocks, so the block size is the cost of a restore (16x less
-//     copying than per 64 KiB page).
-//   - Older layouts had a map of at most 65536 bytes, one per 64 KiB page;
-//     DirtyShift tells them apart by the map's length.
+//     map has one byte per block of the 32-bit address space, whatever
+//     the memory size, so an index from any 32-bit address stays inside
+//     it; the host needs to scan only the first (target memory size >>
+//     DirtyShift()) bytes. Blocks smaller than the 64 KiB Wasm page: a run
+//     typically dirties a few stack and heap blocks, and the host copies
+//     back whole blocks, so the block size is the cost of a restore.
+//   - Older layouts had a map of at most 65536 bytes, one per 64 KiB page,
+//     then a 1 MiB one of 4 KiB blocks; DirtyShift tells them apart by the
+//     map's length.
 //   - A data segment whose offset is `global.get` becomes the extended
 //     constant expression `global.get; i32.const ReservedBytes; i32.add`:
 //     compile instrumented modules with
@@ -155,11 +155,12 @@ func (l Layout) StackOverflow(sp uint32) bool {
 // reach up to DirtySpill-1 bytes beyond that store's block.
 const DirtySpill = 64
 
-// DirtyShift is log2 of the target bytes one dirty-map byte covers: 12
-// (4 KiB blocks) for the 1 MiB map Instrument writes, 16 (64 KiB pages) for
-// a map of at most 65536 bytes (layouts from before the 4 KiB map, and
-// hand-made ones covering a few pages), in general 32 - log2(DirtyPages)
-// for a larger map, which covers the 32-bit address space.
+// DirtyShift is log2 of the target bytes one dirty-map byte covers: 10
+// (1 KiB blocks) for the 4 MiB map Instrument writes, 12 for the 1 MiB map
+// it wrote before, 16 (64 KiB pages) for a map of at most 65536 bytes
+// (older layouts, and hand-made ones covering a few pages), in general
+// 32 - log2(DirtyPages) for a larger map, which covers the 32-bit address
+// space.
 func (l Layout) DirtyShift() uint {
 	if l.DirtyPages <= 1<<16 {
 		return 16

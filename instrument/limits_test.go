@@ -39,7 +39,7 @@ func TestMemoryLimits(t *testing.T) {
 		{"min grows", []Limits{{Min: 2}}, false, Options{}, Limits{Min: 3}, ""},
 		{"max grows", []Limits{{Flags: 1, Min: 2, Max: 10}}, false, Options{}, Limits{Flags: 1, Min: 3, Max: 11}, ""},
 		{"max capped", []Limits{{Flags: 1, Min: 2, Max: 65536}}, false, Options{}, Limits{Flags: 1, Min: 3, Max: 65536}, ""},
-		{"dirty map pages", []Limits{{Flags: 1, Min: 2, Max: 10}}, false, Options{DirtyPages: true}, Limits{Flags: 1, Min: 19, Max: 27}, ""},
+		{"dirty map pages", []Limits{{Flags: 1, Min: 2, Max: 10}}, false, Options{DirtyPages: true}, Limits{Flags: 1, Min: 3 + dirtyMapBytes>>16, Max: 11 + dirtyMapBytes>>16}, ""},
 		{"shared", []Limits{{Flags: 3, Min: 1, Max: 2}}, false, Options{}, Limits{Flags: 3, Min: 2, Max: 3}, ""},
 		{"min too big", []Limits{{Min: 65536}}, false, Options{}, Limits{},
 			"instrument: memory minimum of 65536 pages leaves no room for 1 reserved pages: unsupported"},

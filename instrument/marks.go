@@ -34,7 +34,7 @@ import "slices"
 // differ by the difference of their constants only if neither wrapped.
 // When one wraps and the other does not, the covered store's address lies
 // within maxMarkDisp+DirtySpill bytes of 2^32 after adding the reserved
-// region (which is larger than that: the dirty map alone is 1 MiB), so the
+// region (which is larger than that: the dirty map alone is 4 MiB), so the
 // covered store traps whenever the marking store did not: nothing it would
 // write goes unmarked.
 

@@ -108,7 +108,7 @@ func TestElidedMarksRestore(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				n = 8
 			}
-			base = uint64(rng.IntN(len(target)>>12))<<12 + 4095 - uint64(rng.IntN(n))
+			base = uint64(rng.IntN(len(target)>>dirtyShift))<<dirtyShift + 1<<dirtyShift - 1 - uint64(rng.IntN(n))
 		case 1: // near the end of memory
 			base = uint64(len(target)) - uint64(rng.IntN(80))
 		case 2: // near the top of the address space
@@ -140,10 +140,10 @@ func TestElidedMarksRestore(t *testing.T) {
 		if !bytes.Equal(origMem, target) {
 			t.Fatalf("call %d %s%v: target memory differs from the original's", i, fn, args)
 		}
-		for b, m := range dirty[:len(target)>>12] {
+		for b, m := range dirty[:len(target)>>dirtyShift] {
 			if m != 0 {
-				off := b << 12
-				end := min(off+4096+DirtySpill, len(target))
+				off := b << dirtyShift
+				end := min(off+1<<dirtyShift+DirtySpill, len(target))
 				copy(target[off:end], snap[off:end])
 			}
 		}

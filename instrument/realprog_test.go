@@ -237,7 +237,7 @@ func (tg *realTarget) run(ctx context.Context, stdin []byte, fuel int64) (realRe
 			}
 			res.Dirty = append([]byte(nil), d...)
 			all, _ := mem.Read(0, mem.Size())
-			res.Unmarked = unmarked(before, all[tg.base():], res.Dirty)
+			res.Unmarked = unmarked(before, all[tg.base():], res.Dirty, tg.sm.Layout.DirtyShift())
 		}
 	}
 	if fuelG != nil {
@@ -587,7 +587,7 @@ func clip(s string, n int) string {
 // after a run (memory that grew counts as zero before) and lie outside
 // every block the dirty map marks, with its DirtySpill bytes: what a host
 // restoring the marked blocks would miss.
-func unmarked(before, after, dirty []byte) int {
+func unmarked(before, after, dirty []byte, shift uint) int {
 	n := 0
 	for i, v := range after {
 		var old byte
@@ -597,8 +597,8 @@ func unmarked(before, after, dirty []byte) int {
 		if v == old {
 			continue
 		}
-		b := i >> 12
-		if dirty[b] != 0 || (b > 0 && dirty[b-1] != 0 && i-b<<12 < instrument.DirtySpill) {
+		b := i >> shift
+		if dirty[b] != 0 || (b > 0 && dirty[b-1] != 0 && i-b<<shift < instrument.DirtySpill) {
 			continue
 		}
 		n++

@@ -26,16 +26,17 @@ func pokeWorker(t *testing.T, cfg Config) (*Worker, instrument.Layout) {
 }
 
 // TestRestoreDirtyBlocks: in restore mode a write into the middle of a
-// 64 KiB page is undone by copying back its 4 KiB block and the
-// instrument.DirtySpill bytes after it only. The snapshot is poisoned at
-// the written block and at its neighbours in the same page: after the
-// restore the written block and the spill hold the snapshot's bytes, the
-// neighbours beyond keep the live bytes (not copied), and the map entry is
-// cleared.
+// 64 KiB page is undone by copying back its dirty block (1<<DirtyShift
+// bytes) and the instrument.DirtySpill bytes after it only. The snapshot
+// is poisoned at the written block and at its neighbours in the same page:
+// after the restore the written block and the spill hold the snapshot's
+// bytes, the neighbours beyond keep the live bytes (not copied), and the
+// map entry is cleared.
 func TestRestoreDirtyBlocks(t *testing.T) {
 	w, lay := pokeWorker(t, Config{MaxInputLen: 64})
-	if lay.DirtyShift() != 12 {
-		t.Fatalf("expected 4 KiB dirty blocks, got shift %d", lay.DirtyShift())
+	shift := lay.DirtyShift()
+	if shift >= 16 {
+		t.Fatalf("expected dirty blocks smaller than a page, got shift %d", shift)
 	}
 	base := lay.ReservedBytes()
 	at := func(a uint32) byte {
@@ -49,15 +50,18 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 		v, _ := w.mem.Read(lay.DirtyOffset+block, 1)
 		return v[0]
 	}
-	const addr = 0x18804 // block 0x18, in the middle of target page 1
+	const addr = 0x18804 // in the middle of target page 1
+	blk := uint32(1) << shift
+	start := addr &^ (blk - 1) // the written block: [start, start+blk)
 	if r := run(t, w, poke(addr, 0xab)); r.Outcome != Valid {
 		t.Fatalf("poke: %v %v", r.Outcome, r.Failure)
 	}
-	if at(addr) != 0xab || mark(addr>>12) == 0 {
-		t.Fatalf("after the poke: expected 0xab at %#x and its block marked, got %#x mark %d", addr, at(addr), mark(addr>>12))
+	if at(addr) != 0xab || mark(addr>>shift) == 0 {
+		t.Fatalf("after the poke: expected 0xab at %#x and its block marked, got %#x mark %d", addr, at(addr), mark(addr>>shift))
 	}
-	spill := []uint32{0x19000, 0x19000 + instrument.DirtySpill - 1}
-	poisoned := []uint32{0x18000, 0x10804, 0x17804, 0x19804, 0x1f804, 0x17fff, 0x19000 + instrument.DirtySpill}
+	next := start + blk
+	spill := []uint32{next, next + instrument.DirtySpill - 1}
+	poisoned := []uint32{start, 0x10804, start - blk + 4, next + blk + 4, 0x1f804, start - 1, next + instrument.DirtySpill}
 	for _, a := range append(spill, poisoned...) {
 		w.snapMem[base+uint64(a)] = 0x5a
 	}
@@ -68,7 +72,7 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 	if got := at(addr); got != 0 {
 		t.Errorf("written byte: expected 0 (restored), got %#x", got)
 	}
-	if got := at(0x18000); got != 0x5a {
+	if got := at(start); got != 0x5a {
 		t.Errorf("start of the written block: expected the snapshot's 0x5a (whole block copied), got %#x", got)
 	}
 	for _, a := range spill {
@@ -81,8 +85,8 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 			t.Errorf("neighbouring block at %#x: expected 0 (not copied), got %#x", a, got)
 		}
 	}
-	if mark(addr>>12) != 0 || mark(0) == 0 {
-		t.Errorf("dirty map: expected block 0x18 cleared and block 0 marked, got %d and %d", mark(addr>>12), mark(0))
+	if mark(addr>>shift) != 0 || mark(0) == 0 {
+		t.Errorf("dirty map: expected block %#x cleared and block 0 marked, got %d and %d", addr>>shift, mark(addr>>shift), mark(0))
 	}
 }
 
@@ -198,7 +202,7 @@ func TestForMarked(t *testing.T) {
 }
 
 // BenchmarkForMarked scans the dirty map of 2 and 16 MiB of target memory
-// (4 KiB blocks) with two marks, as restoreDirty does per run: forMarked,
+// (1 KiB blocks) with two marks, as restoreDirty does per run: forMarked,
 // and the loop it replaced (8 bytes at a time) for comparison.
 func BenchmarkForMarked(b *testing.B) {
 	scans := []struct {
@@ -208,7 +212,7 @@ func BenchmarkForMarked(b *testing.B) {
 	for _, mib := range []int{2, 16} {
 		for _, sc := range scans {
 			b.Run(fmt.Sprintf("%dMiB/%s", mib, sc.name), func(b *testing.B) {
-				m := make([]byte, mib<<20>>12)
+				m := make([]byte, mib<<20>>10)
 				n := 0
 				for b.Loop() {
 					m[3], m[len(m)/2] = 1, 1

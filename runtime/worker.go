@@ -436,7 +436,7 @@ func (w *Worker) restoreGlobals() {
 }
 
 // restoreDirty copies back the target blocks marked in the dirty map
-// (1<<Layout.DirtyShift() bytes each: 4 KiB), each with the
+// (1<<Layout.DirtyShift() bytes each: 1 KiB), each with the
 // instrument.DirtySpill bytes after it (a store marks only the block of
 // its first byte), and clears their marks. Only the map entries of the
 // current memory size are scanned (forMarked): a mark beyond memory comes
