@@ -26,7 +26,12 @@
 // time shares (one child in 64 is timed) go back in one message. Since the
 // coordinator merges a worker's results after everything that worker sent
 // before, a child the filter drops can never be new globally, so the
-// filter changes no decision. No lock is taken in the search loop, and
+// filter changes no decision. For the same reason a child the filter found
+// new only in its trace (no new pair, no new valid site) has no coverage
+// the coordinator lacks, and the coordinator does not look at its sites
+// (childResult.covered; on csqlite, whose runs hit ~840 sites and are
+// mostly new traces, that took the coordinator's merge from about 6 % to
+// 1.7 % of the CPU profile of a one-worker loop). No lock is taken in the search loop, and
 // there is one channel hand-off per batch, not per child or job. A stop on
 // time or cancellation ends the batches in flight at their next child; so
 // does a crash or an error, unless the campaign is reproducible (below),
