@@ -270,8 +270,9 @@ func TestDirtyPages(t *testing.T) {
 		t.Fatalf("bad layout %+v", l)
 	}
 	const block = 1 << dirtyShift
-	at := func(a int) []int { return []int{a >> dirtyShift} } // the block of address a
-	span := func(lo, hi int) []int { // the blocks of addresses lo..hi
+	// at: the block of address a; span: the blocks of addresses lo..hi
+	at := func(a int) []int { return []int{a >> dirtyShift} }
+	span := func(lo, hi int) []int {
 		var b []int
 		for i := lo >> dirtyShift; i <= hi>>dirtyShift; i++ {
 			b = append(b, i)
