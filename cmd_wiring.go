@@ -357,6 +357,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		KeepGoing:     f.keepGoing,
 		MaxLen:        f.maxLen,
 		Dict:          dict,
+		Conditionals:  sm.Conditionals(),
 	}
 	if f.runs > 0 {
 		cfg.Runs = f.runs

@@ -38,6 +38,14 @@ type Config struct {
 	// KeepGoing continues after a crash; by default the campaign stops at
 	// the first crash (hangs never stop it).
 	KeepGoing bool
+	// Conditionals describes the target's sites for strategies that treat
+	// the arms of a conditional apart from other sites (FairFuzz's rare
+	// branches, SpotOn's targets): Conditionals[i] is the id of the first
+	// arm of the conditional site i is an arm of (the other arms of an if,
+	// br_if or br_table share it), -1 for a site that is no arm (function
+	// entries, stack depth, call pairs). Nil means nothing is known: every
+	// site counts as an arm of a conditional of its own.
+	Conditionals []int32
 	// MaxLen caps the length of a mutated child (raw input or choice
 	// sequence); zero means DefaultMaxLen (ALGORITHMS.md §1, impl.). Keep it
 	// within what the Executor accepts (runtime's Config.MaxInputLen): an

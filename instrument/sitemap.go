@@ -353,3 +353,40 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	*m = out
 	return nil
 }
+
+// Conditionals returns, for every site, the id of the lowest-numbered arm
+// of the conditional it is an arm of (the then and else arms of one if,
+// the taken and not-taken outcomes of one br_if, the arms of one
+// br_table), or -1 for a site that is no arm: function entries, stack
+// depth steps and call pairs. Arms of one conditional share the
+// instruction's function and offset; their ids need not be adjacent.
+func (m *SiteMap) Conditionals() []int32 {
+	type key struct {
+		fn, off uint32
+		family  SiteKind
+	}
+	first := map[key]int32{}
+	out := make([]int32, len(m.Sites))
+	for i, s := range m.Sites {
+		var family SiteKind
+		switch s.Kind {
+		case IfThen, IfElse:
+			family = IfThen
+		case BrIfTaken, BrIfNotTaken:
+			family = BrIfTaken
+		case BrTableArm:
+			family = BrTableArm
+		default:
+			out[i] = -1
+			continue
+		}
+		k := key{s.Func, s.Offset, family}
+		if f, ok := first[k]; ok {
+			out[i] = f
+			continue
+		}
+		first[k] = int32(i)
+		out[i] = int32(i)
+	}
+	return out
+}
