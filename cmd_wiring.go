@@ -157,7 +157,7 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 	}
 	var sm *instrument.SiteMap
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked || (b == buildCompares && t.checkedBuild() == buildChecked), StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, Malloc: t.malloc, HeapCheck: b == buildChecked || (b == buildCompares && t.checkedBuild() == buildChecked), StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
 		wasm, sm, err = instrument.Instrument(wasm, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)

@@ -40,6 +40,10 @@ type Options struct {
 	// double free trap when the block is freed, with the error in
 	// Layout.HeapExport.
 	HeapGuard bool
+	// Malloc names the allocator's malloc for the heap guard when it is
+	// not "malloc" (wafer's --malloc; zero: "malloc"). The guard never
+	// wraps a Go module's functions, whatever their names (allocatorEntries).
+	Malloc string
 	// HeapCheck, with HeapGuard, checks every load and store of the
 	// target's code against a shadow of the heap (heapcheck.go): a read
 	// or write outside a live block traps where it happens, with the
