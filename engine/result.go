@@ -48,6 +48,12 @@ type Failure struct {
 	Frames []string
 	// Text is the full report (message, stack with file:line, output tails).
 	Text string
+	// Site is the failure's crash site: its class (corpus.FailureClass)
+	// and the innermost frame of the target's own code
+	// (corpus.IsTargetFrame) with its file:line when known. Failures of
+	// several identities at one site (reached through different callers)
+	// are one bug in the summary and fuzzer_stats. "" when unknown.
+	Site string
 }
 
 // identityFrames is how many top frames make up a failure's identity.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -65,9 +67,30 @@ func FailureOf(r runtime.Result) *Failure {
 	}
 	f := &Failure{Kind: r.Failure.Kind.String(), Message: r.Failure.Message, Text: runtime.Report(r)}
 	for _, fr := range r.Failure.Stack {
-		f.Frames = append(f.Frames, fr.Func)
+		f.Frames = append(f.Frames, runtime.FrameKey(fr.Func))
 	}
+	f.Site = crashSite(f.Kind, f.Message, r.Failure.Stack, f.Frames)
 	return f
+}
+
+// crashSite is Failure.Site: the class and the innermost target frame of
+// stack (keys: its frames' canonical names) with its source line.
+func crashSite(kind, message string, stack []runtime.Frame, keys []string) string {
+	site := corpus.FailureClass(kind, message) + " in "
+	for i, k := range keys {
+		if !corpus.IsTargetFrame(k) {
+			continue
+		}
+		site += k
+		if stack[i].File != "" {
+			site += " " + stack[i].File + ":" + strconv.Itoa(stack[i].Line)
+		}
+		return site
+	}
+	if len(keys) > 0 {
+		return site + keys[0]
+	}
+	return site + "?"
 }
 
 // RuntimeComparers returns a Deps.NewComparer that makes one runtime
