@@ -75,6 +75,10 @@ type Failure struct {
 	// Repro is the command that reproduces the failure; "{input}" in it
 	// is replaced with the path of the saved input file.
 	Repro string
+	// Site is the crash site (the failure's class, the innermost frame of
+	// the target's code and its line): failures of several identities at
+	// one site are one bug (CrashSites). "" when unknown: its own site.
+	Site string
 
 	// Identity is the deduplication key (set by Dir, see Identity).
 	Identity string
@@ -155,6 +159,9 @@ const (
 	QueueDir   = "queue"
 	CrashesDir = "crashes"
 	HangsDir   = "hangs"
+	// FlakyDir holds crashes that did not crash again when rerun
+	// (AddFlaky): not findings, kept for a look.
+	FlakyDir = "flaky"
 	StatsFile  = "fuzzer_stats"
 	PlotFile   = "plot_data"
 	waferDir   = ".wafer"
@@ -210,8 +217,9 @@ func Open(ctx context.Context, dir string, opts Options) (d *Dir, skipped error,
 		d.nfr = 3
 	}
 	for _, sub := range []string{
-		QueueDir, CrashesDir, HangsDir,
+		QueueDir, CrashesDir, HangsDir, FlakyDir,
 		filepath.Join(waferDir, "meta", QueueDir),
+		filepath.Join(waferDir, "meta", FlakyDir),
 		filepath.Join(waferDir, "meta", CrashesDir),
 		filepath.Join(waferDir, "meta", HangsDir),
 		filepath.Join(waferDir, "cache"),
@@ -333,6 +341,51 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	d.byIdentity[f.Identity] = len(d.failures)
 	d.failures = append(d.failures, f)
 	return f.Name, true, nil
+}
+
+// AddFlaky saves a crash that did not crash again when rerun under
+// flaky/, named by its kind and the hash of its input (so a resumed
+// campaign adds to the list without renumbering it), with its sidecar.
+// It is not a failure of the campaign: Failures and the stats' crashes
+// leave it out.
+func (d *Dir) AddFlaky(ctx context.Context, f Failure) (name string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if f.Kind == "" {
+		f.Kind = "unknown"
+	}
+	f.Identity = Identity(f.Kind, f.Message, f.Frames, d.nfr)
+	f.Hash = xxhash.Sum64(f.Input)
+	f.Entry = f.Entry.clone()
+	f.Hits = 1
+	f.Name = fmt.Sprintf("kind:%s,hash:%016x", sanitize(f.Kind, 32), f.Hash)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.save(FlakyDir, &f.Entry, &f); err != nil {
+		return "", err
+	}
+	return f.Name, nil
+}
+
+// CrashSites counts the distinct crash sites (Failure.Site) of the saved
+// crashes, hangs left out: the bugs found, each of one or more
+// identities.
+func (d *Dir) CrashSites() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sites := map[string]bool{}
+	for _, f := range d.failures {
+		if f.Hang {
+			continue
+		}
+		site := f.Site
+		if site == "" {
+			site = "identity " + f.Identity
+		}
+		sites[site] = true
+	}
+	return len(sites)
 }
 
 // clone copies the slices the caller may reuse after Add returns.

@@ -157,6 +157,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Message: msg,
 		Frames:  fl.Frames,
 		Repro:   repro,
+		Site:    fl.Site,
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
@@ -170,6 +171,29 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		s.lastCrash = time.Now()
 	}
 	return nil
+}
+
+// AddFlaky implements FlakyStore: the crash goes to the directory's
+// flaky/ list.
+func (s *CorpusStore) AddFlaky(ctx context.Context, f *Finding) error {
+	fl := f.Failure
+	if fl == nil {
+		fl = &Failure{Kind: f.Outcome.String()}
+	}
+	msg := fl.Message
+	if fl.Text != "" {
+		msg += "\n\n" + fl.Text
+	}
+	cf := corpus.Failure{
+		Entry:   corpus.Entry{Input: f.Input, Op: f.Op, Time: s.elapsed(), Execs: s.resumed.Execs + uint64(f.Execs)},
+		Kind:    fl.Kind,
+		Message: msg,
+		Frames:  fl.Frames,
+		Repro:   s.Repro,
+		Site:    fl.Site,
+	}
+	_, err := s.Dir.AddFlaky(ctx, cf)
+	return err
 }
 
 // WriteStats implements Store: fuzzer_stats, a plot_data row and, every
@@ -189,6 +213,8 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 		CorpusFound:  s.found,
 		SavedCrashes: st.Crashes,
 		SavedHangs:   st.Hangs,
+		CrashSites:   s.Dir.CrashSites(),
+		FlakyCrashes: st.Flaky,
 		LastFind:     s.lastFind,
 		LastCrash:    s.lastCrash,
 		LastHang:     s.lastHang,

@@ -478,6 +478,7 @@ type coordinator struct {
 	tmo siteSet
 
 	failures map[string]*Finding
+	verify   *verifier       // reruns new crashes before they are saved (verify.go)
 	known    map[string]bool // Deps.KnownFailures
 	findings []*Finding
 	crashes  int
@@ -928,6 +929,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	} else if knownFailure(c.known, ch.outcome, f) {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
+	} else if !c.reproduces(ctx, ch, id) {
+		// did not crash again: flaky, not a finding (verify.go)
 	} else {
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.cfg.Strategy}
 		switch {
@@ -970,6 +973,7 @@ func (c *coordinator) stats(final bool) *Stats {
 		Invalid:       c.inval,
 		Crashes:       c.crashes,
 		Hangs:         c.hangs,
+		Flaky:         c.flakyCount(),
 		CrashRuns:     c.crashR,
 		HangRuns:      c.hangR,
 		Timeouts:      c.tmoR,

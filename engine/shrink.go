@@ -43,6 +43,7 @@ type shrinkTarget interface{ shrinking(identity string) }
 // reproducers to the Store. Raw mode shrinks the input bytes, generator
 // mode the choice sequence.
 func (c *coordinator) shrinkAll(ctx context.Context) {
+	c.closeVerifier(context.WithoutCancel(ctx))
 	if c.cfg.NoShrink || ctx.Err() != nil {
 		return
 	}
