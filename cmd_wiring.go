@@ -613,9 +613,12 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 			crashes++
 		}
 	}
-	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
+	found := fmt.Sprintf("%d bugs (%d crash states), hangs %d", dir.CrashSites(), crashes, hangs)
 	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
-		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+		found = fmt.Sprintf("%d bugs (%d crash states, %d new), hangs %d (%d new)", dir.CrashSites(), crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+	}
+	if sum.Stats.Flaky > 0 {
+		found += fmt.Sprintf(", %d flaky (did not crash again; in %s)", sum.Stats.Flaky, filepath.Join(out, corpus.FlakyDir))
 	}
 	// The search's time, as the final stats give it; shrinking after it
 	// apart.
@@ -625,6 +628,13 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
 		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
+	// this session's runs of each identity (engine identities are the
+	// outcome, ": " and the directory's)
+	counts := map[string]int64{}
+	for _, fd := range sum.Failures {
+		_, id, _ := strings.Cut(fd.Identity, ": ")
+		counts[id] += fd.Count
+	}
 	for _, cf := range dir.Failures() {
 		repro := reproCommand(target, &f.target, cf.Hang)
 		sub := "crashes"
@@ -632,7 +642,11 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 			sub = "hangs"
 		}
 		path := filepath.Join(out, sub, cf.Name)
-		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, path, strings.ReplaceAll(repro, "{input}", path))
+		hits := ""
+		if n := counts[cf.Identity]; n > 0 {
+			hits = fmt.Sprintf(" (%d hits)", n)
+		}
+		fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, path, hits, strings.ReplaceAll(repro, "{input}", path))
 	}
 }
 
@@ -747,6 +761,10 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 				r.Stdout = nil
 			}
 			fmt.Fprint(c.stdout, indent(runtime.Report(r)))
+		}
+		if r.Outcome.Failed() {
+			ef := engine.FailureOf(r)
+			fmt.Fprintf(c.stdout, "  identity: %s\n  crash site: %s\n", ef.Identity(), ef.Site)
 		}
 		switch {
 		case r.Outcome == runtime.Crash && r.Failure.Kind == runtime.KindOutOfMemory:

@@ -31,6 +31,7 @@ reactor stack/stack.wasm stack/stack.c
 reactor depth/nest.wasm depth/nest.c
 reactor heapguard/guard.wasm heapguard/guard.c
 reactor heapcheck/check.wasm heapcheck/check.c
+reactor findings/findings.wasm findings/findings.c
 CC="$CC -mbulk-memory" reactor heapcheck/bulk.wasm heapcheck/check.c
 reactor stack/first.wasm stack/stack.c --export=malloc,--export=LLVMFuzzerTestOneInput,--stack-first
 # A C++ target linked as a command, whose exports wasm-ld wraps in calls to

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
+)
+
+// TestOneBugOneReport runs the seeds of testdata/findings once each, with
+// --keep-going: a divide by zero reached through three call chains that
+// differ only above its top three frames is one report with three hits;
+// an out-of-bounds read reached through two different third frames is
+// two crash states of one crash site (one bug); two endless loops are two
+// hangs, each naming its loop's function and line.
+func TestOneBugOneReport(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/findings/findings.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tg, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, Fuel: 1 << 20, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(ctx)
+	seeds := [][]byte{[]byte("Aa"), []byte("Ab"), []byte("Ac"), []byte("Tx\xff"), []byte("Ty\xff"), []byte("L_"), []byte("M_")}
+	sum, err := Fuzz(ctx, Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+		Deps{NewExecutor: RuntimeExecutors(tg), Seeds: seeds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crashes, hangs []*Finding
+	sites := map[string]bool{}
+	for _, f := range sum.Failures {
+		t.Logf("%s ×%d at %s", f.Identity, f.Count, f.Failure.Site)
+		if f.Outcome == Hang {
+			hangs = append(hangs, f)
+			continue
+		}
+		crashes = append(crashes, f)
+		sites[f.Failure.Site] = true
+	}
+	if len(crashes) != 3 || len(sites) != 2 {
+		t.Fatalf("expected 3 crash states at 2 crash sites, got %d at %d", len(crashes), len(sites))
+	}
+	var div *Finding
+	for _, f := range crashes {
+		if f.Failure.Kind == "divide-by-zero" {
+			div = f
+		}
+	}
+	if div == nil || div.Count != 3 || !strings.HasSuffix(div.Identity, "|divide;level3;level2") {
+		t.Fatalf("expected the divide by zero once, with 3 hits: %+v", div)
+	}
+	if !strings.Contains(div.Failure.Site, "divide testdata/findings/findings.c:17") {
+		t.Errorf("divide's crash site without its line: %q", div.Failure.Site)
+	}
+	if len(hangs) != 2 {
+		t.Fatalf("expected two hangs, got %d", len(hangs))
+	}
+	for i, want := range []string{"spin testdata/findings/findings.c:", "wait_for testdata/findings/findings.c:"} {
+		if !strings.Contains(hangs[i].Failure.Site, want) || !strings.Contains(hangs[i].Failure.Text, want) {
+			t.Errorf("hang %d: expected its report to name %q, got site %q", i, want, hangs[i].Failure.Site)
+		}
+	}
+}
