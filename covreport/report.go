@@ -496,6 +496,9 @@ func findSource(p string, opts Options) string {
 		return err == nil && st.Mode().IsRegular()
 	}
 	if exists(p) {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
 		return p
 	}
 	slashed := strings.TrimLeft(filepath.ToSlash(p), "/")
@@ -504,6 +507,9 @@ func findSource(p string, opts Options) string {
 		for k := range parts {
 			q := filepath.Join(root, filepath.FromSlash(path.Join(parts[k:]...)))
 			if exists(q) {
+				if abs, err := filepath.Abs(q); err == nil {
+					return abs
+				}
 				return q
 			}
 		}
