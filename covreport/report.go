@@ -146,7 +146,7 @@ const (
 type Line struct {
 	Number   uint32
 	State    LineState
-	Inputs   uint64 // most runs that reached a site of the line
+	Inputs   uint64 // runs that reached the line: the most of any site on it (an arm's runs for a conditional; one run may take several arms)
 	Hits     uint64 // hit count of the line: the largest of its sites' (a conditional's is its arms' sum)
 	Branches []Branch
 }
@@ -305,7 +305,7 @@ func Build(c *Coverage, opts Options) *Report {
 			l := mark(fi, b.Line)
 			var in, hits uint64
 			for _, a := range b.Arms {
-				in += a.Inputs
+				in = max(in, a.Inputs) // a run may take several arms
 				hits += a.Hits
 			}
 			l.Inputs = max(l.Inputs, in)

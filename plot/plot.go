@@ -68,8 +68,9 @@ const (
 // points.
 type Options struct {
 	X Axis
-	// Width and Height of the image in points (zero: 1200 and 800; a
-	// PNG has one pixel per point).
+	// Width and Height of the image in points (zero: 1200 and 800); a
+	// PNG has 96 pixels per inch of 72 points, so 1200x800 points are
+	// 1600x1067 pixels.
 	Width, Height vg.Length
 	// Title is drawn above the grid ("" for none).
 	Title string
