@@ -38,4 +38,7 @@
 //   - Inputs that crash or hang are listed with their failure and add no
 //     coverage, as in the campaign.
 //   - Output is deterministic: the same runs give byte-identical files.
+//   - Go modules: grouped by package name (the runtime and standard
+//     library apart), DWARF or not; examples/gojson's seed replays in
+//     10 s (mostly wazero compiling 153,218 sites) into 2,131 pages.
 package covreport

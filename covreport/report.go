@@ -462,13 +462,17 @@ func isGo(sm *instrument.SiteMap) bool {
 	return false
 }
 
-// groupOf sorts a function into its group: without a DWARF file it has no
-// source; in a Go module, a function whose package path's first element
-// has no dot (and is not main) belongs to the runtime and standard
-// library, as the go command tells standard packages apart.
+// groupOf sorts a function into its group. In a Go module, a function
+// whose package path's first element has no dot (and is not main)
+// belongs to the runtime and standard library, as the go command tells
+// standard packages apart, and the others to the program. Elsewhere a
+// function without a DWARF file has no source.
 func groupOf(f *Func, isGo bool) Group {
-	if isGo && goStd(f.Name) {
-		return GoStd
+	if isGo {
+		if goStd(f.Name) {
+			return GoStd
+		}
+		return User // a Go name says its package, DWARF or not
 	}
 	if f.File == "" {
 		return NoSource
