@@ -613,9 +613,21 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 			crashes++
 		}
 	}
-	found := fmt.Sprintf("%d bugs (%d crash states), hangs %d", dir.CrashSites(), crashes, hangs)
+	bugs := func(n int) string {
+		if n == 1 {
+			return "1 bug"
+		}
+		return fmt.Sprintf("%d bugs", n)
+	}
+	states := func(n int) string {
+		if n == 1 {
+			return "1 crash state"
+		}
+		return fmt.Sprintf("%d crash states", n)
+	}
+	found := fmt.Sprintf("%s (%s), hangs %d", bugs(dir.CrashSites()), states(crashes), hangs)
 	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
-		found = fmt.Sprintf("%d bugs (%d crash states, %d new), hangs %d (%d new)", dir.CrashSites(), crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+		found = fmt.Sprintf("%s (%s, %d new), hangs %d (%d new)", bugs(dir.CrashSites()), states(crashes), sum.Stats.Crashes, hangs, sum.Stats.Hangs)
 	}
 	if sum.Stats.Flaky > 0 {
 		found += fmt.Sprintf(", %d flaky (did not crash again; in %s)", sum.Stats.Flaky, filepath.Join(out, corpus.FlakyDir))

@@ -511,3 +511,34 @@ func TestIndexIDNotReused(t *testing.T) {
 		t.Fatalf("expected the one new entry %s holding %q, got %+v", name, "new", es)
 	}
 }
+
+// TestOutOfMemoryOneClass: a Go huge allocation fails as a makeslice
+// panic, as the runtime's fatal out of memory or as memory.grow past the
+// cap depending on its size; each names its frames its own way (the Go
+// trace in Go's spelling, the Wasm stack in the name section's) and puts
+// different runtime frames on top. With the target's frames the same it
+// is one identity; at another allocating site it is another.
+func TestOutOfMemoryOneClass(t *testing.T) {
+	panicked := Identity("go-panic", "runtime error: makeslice: len out of range", []string{
+		"runtime.panicmakeslicelen", "runtime.makeslice", "example.com/img.(*buffer).fill", "example.com/img.Decode", "main.fuzz", "github.com/wafer-fuzz/wafer/harness.testOneInput"}, 3)
+	fatal := Identity("go-fatal", "runtime: out of memory", []string{
+		"runtime.throw", "runtime.(*mcache).allocLarge", "runtime.mallocgcLarge", "runtime.mallocgc", "runtime.makeslice",
+		"example.com/img.(*buffer).fill", "example.com/img.Decode", "main.fuzz"}, 3)
+	grown := Identity("out-of-memory", "memory.grow past the cap of 32768 pages", []string{
+		"runtime.sbrk", "runtime.(*mheap).grow", "runtime.mallocgcLarge", "runtime.mallocgc", "runtime.makeslice",
+		"example.com_img.__buffer_.fill", "example.com_img.Decode", "main.fuzz", "github.com_wafer_fuzz_wafer_harness.testOneInput", "LLVMFuzzerTestOneInput"}, 3)
+	if panicked != fatal || fatal != grown {
+		t.Fatalf("one huge allocation, three identities:\n%s\n%s\n%s", panicked, fatal, grown)
+	}
+	if want := "out-of-memory||example.com_img.__buffer_.fill;example.com_img.Decode;main.fuzz"; grown != want {
+		t.Fatalf("expected %q, got %q", want, grown)
+	}
+	other := Identity("out-of-memory", "memory.grow past the cap of 32768 pages", []string{"runtime.mallocgc", "runtime.makeslice", "example.com_img.readPalette", "main.fuzz"}, 3)
+	if other == grown {
+		t.Fatal("two allocating sites, one identity")
+	}
+	// other panics keep their class and message
+	if got := FailureClass("go-panic", "runtime error: index out of range [3] with length 2"); got != "go-panic" {
+		t.Fatalf("an index panic's class: %q", got)
+	}
+}
