@@ -161,11 +161,11 @@ const (
 	HangsDir   = "hangs"
 	// FlakyDir holds crashes that did not crash again when rerun
 	// (AddFlaky): not findings, kept for a look.
-	FlakyDir = "flaky"
-	StatsFile  = "fuzzer_stats"
-	PlotFile   = "plot_data"
-	waferDir   = ".wafer"
-	syncedDir  = ".synced"
+	FlakyDir  = "flaky"
+	StatsFile = "fuzzer_stats"
+	PlotFile  = "plot_data"
+	waferDir  = ".wafer"
+	syncedDir = ".synced"
 )
 
 // Dir is an open campaign directory. It is safe for concurrent use; writes
