@@ -92,7 +92,7 @@ func heapFailure(v uint64) (Kind, string) {
 		case instrument.HeapReadFreed, instrument.HeapWriteFreed:
 			return KindUseAfterFree, access + ", in a freed heap block"
 		case instrument.HeapReadNull, instrument.HeapWriteNull:
-			return KindNullDeref, access + ", below the static data: a null pointer dereferenced"
+			return KindNullDeref, access + ", in the null page: a null pointer dereferenced"
 		}
 		return KindHeapOverflow, access + ", outside every heap block (in a redzone)"
 	}

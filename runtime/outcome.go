@@ -65,7 +65,7 @@ const (
 	KindHeapOverflow // an access outside a heap block (the heap check), or a write past its end found when it was freed or reallocated
 	KindDoubleFree   // a free or realloc of a block already freed
 	KindUseAfterFree // a read or write of a freed heap block (the heap check)
-	KindNullDeref    // a read or write below the static data: a null pointer dereferenced (the heap check)
+	KindNullDeref    // a read or write of the null page (below the static data, or the stack's bottom when it comes first): a null pointer dereferenced (the heap check)
 	// Hangs.
 	KindFuel    // the instrumented fuel counter ran out (deterministic)
 	KindTimeout // the wall-clock backstop fired (not deterministic)
