@@ -83,7 +83,7 @@ type fuzzFlags struct {
 var libfuzzerIgnored = []string{
 	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
 	"entropic", "fork", "ignore_crashes", "ignore_timeouts", "ignore_ooms",
-	"malloc_limit_mb", "report_slow_units", "shrink", "reduce_inputs",
+	"report_slow_units", "shrink", "reduce_inputs",
 	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
 	"print_pcs", "print_coverage", "print_corpus_stats", "dump_coverage",
 	"create_missing_dirs", "purge_allocator_interval", "trace_malloc",

@@ -73,6 +73,14 @@ func (t *targetFlags) runtimeConfig(maxInput int) (runtime.Config, error) {
 		cfg.MaxMemoryPages = 65536 // libFuzzer's 0, no limit: all a 32-bit memory can have
 	}
 	switch {
+	case t.mallocMB < 0:
+		return cfg, usagef("--malloc-limit-mb: expected a size >= 0, got %d", t.mallocMB)
+	case t.mallocMB > 0:
+		cfg.MallocLimit = uint64(t.mallocMB) << 20
+	default:
+		cfg.MallocLimit = uint64(cfg.MaxMemoryPages) << 16 // libFuzzer's default: the RSS limit
+	}
+	switch {
 	case t.heapMB < 0 || t.heapMB > 2047:
 		return cfg, usagef("--heap-reserve-mb: expected 0 to 2047, got %d", t.heapMB)
 	case t.heapMB == 0:
@@ -200,7 +208,7 @@ func (f *fuzzFlags) findingKind(o engine.Outcome, kind string) (string, int) {
 	switch {
 	case o == engine.Hang:
 		return "timeout", f.timeoutExitcode
-	case kind == runtime.KindOutOfMemory.String():
+	case kind == runtime.KindOutOfMemory.String(), kind == runtime.KindMallocLimit.String():
 		return "oom", exitOOM
 	}
 	return "crash", f.errorExitcode
@@ -228,6 +236,9 @@ func reproCommand(target string, t *targetFlags, hang bool) string {
 	}
 	if t.rssLimitMB != defaultRSSLimitMB {
 		args = append(args, "--rss-limit-mb", strconv.Itoa(t.rssLimitMB))
+	}
+	if t.mallocMB != 0 {
+		args = append(args, "--malloc-limit-mb", strconv.Itoa(t.mallocMB))
 	}
 	if !t.heapGuard {
 		args = append(args, "--heap-guard=false")
@@ -779,7 +790,7 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 			fmt.Fprintf(c.stdout, "  identity: %s\n  crash site: %s\n", ef.Identity(), ef.Site)
 		}
 		switch {
-		case r.Outcome == runtime.Crash && r.Failure.Kind == runtime.KindOutOfMemory:
+		case r.Outcome == runtime.Crash && (r.Failure.Kind == runtime.KindOutOfMemory || r.Failure.Kind == runtime.KindMallocLimit):
 			if code != errorCode {
 				code = exitOOM
 			}

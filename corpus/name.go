@@ -157,14 +157,15 @@ func Identity(kind, message string, frames []string, n int) string {
 
 // FailureClass is the class of a failure for its identity: its kind, but
 // for running out of memory, which is one class (out-of-memory) however
-// it was noticed: memory.grow past the cap (kind out-of-memory), the Go
+// it was noticed: memory.grow past the cap (kind out-of-memory), one
+// allocation past the malloc limit (kind malloc-limit), the Go
 // runtime's "fatal error: runtime: out of memory", a Go make whose length
 // the runtime refused ("makeslice: len out of range", "makeslice: cap out
 // of range", "growslice: len out of range": a size no allocator could
 // serve) and Rust's "memory allocation of N bytes failed".
 func FailureClass(kind, message string) string {
 	switch {
-	case kind == outOfMemoryKind:
+	case kind == outOfMemoryKind, kind == "malloc-limit":
 		return outOfMemoryKind
 	case kind == "go-fatal" && strings.Contains(message, "out of memory"):
 		return outOfMemoryKind
