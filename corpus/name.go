@@ -95,7 +95,7 @@ var allocatorFuncs = map[string]bool{
 	"aligned_alloc": true, "posix_memalign": true, "memalign": true, "valloc": true, "pvalloc": true,
 	"strdup": true, "strndup": true, "dlmalloc": true, "dlcalloc": true, "dlrealloc": true, "dlmemalign": true,
 	"dlposix_memalign": true, "internal_memalign": true, "sys_alloc": true, "tmalloc_large": true,
-	"tmalloc_small": true, "prepend_alloc": true,
+	"tmalloc_small": true, "prepend_alloc": true, "free": true, "dlfree": true, "cfree": true,
 }
 
 var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "alloc::", "dlmalloc::", "<dlmalloc::", "runtime."}

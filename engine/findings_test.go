@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -69,6 +71,60 @@ func TestOneBugOneReport(t *testing.T) {
 	for i, want := range []string{"spin testdata/findings/findings.c:", "wait_for testdata/findings/findings.c:"} {
 		if !strings.Contains(hangs[i].Failure.Site, want) || !strings.Contains(hangs[i].Failure.Text, want) {
 			t.Errorf("hang %d: expected its report to name %q, got site %q", i, want, hangs[i].Failure.Site)
+		}
+	}
+}
+
+// TestGuardAndCheckOneReport: a write past a heap block that the plain
+// build's heap guard finds when the block is freed and the checked build
+// finds at the write (testdata/heapguard's "O") is one report, with the
+// checked build's identity, whichever build met it first: here two
+// inputs, one of each build's (SampledExecutors by the input's hash), in
+// both orders.
+func TestGuardAndCheckOneReport(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/heapguard/guard.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	load := func(check bool) *runtime.Target {
+		out, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: check, StackCheck: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tg.Close(ctx) })
+		return tg
+	}
+	plain, checked := load(false), load(true)
+	const every = 8
+	var toChecked, toPlain []byte
+	for i := 0; toChecked == nil || toPlain == nil; i++ {
+		in := []byte("O0123456789ab" + strings.Repeat("z", i))
+		if xxhash.Sum64(in)%every == 0 {
+			toChecked = in
+		} else {
+			toPlain = in
+		}
+	}
+	for _, seeds := range [][][]byte{{toPlain, toChecked}, {toChecked, toPlain}} {
+		sum, err := Fuzz(ctx, Config{Seed: 1, Runs: 2, KeepGoing: true, NoShrink: true},
+			Deps{NewExecutor: SampledExecutors(plain, checked, every, 1), Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Failures) != 1 {
+			for _, f := range sum.Failures {
+				t.Logf("%s ×%d", f.Identity, f.Count)
+			}
+			t.Fatalf("expected one report, got %d", len(sum.Failures))
+		}
+		f := sum.Failures[0]
+		if f.Count != 2 || !strings.HasSuffix(f.Identity, "outside every heap block (in a redzone)|overflow_write") {
+			t.Fatalf("expected the checked build's report with 2 hits, got %s ×%d", f.Identity, f.Count)
 		}
 	}
 }

@@ -931,7 +931,15 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else if !c.reproduces(ctx, ch, id) {
 		// did not crash again: flaky, not a finding (verify.go)
+	} else if rid := failureID(ch.outcome, ch.failure); rid != id && c.failures[rid] != nil {
+		// the checked build's report of a crash it saved (verify.go)
+		c.failures[rid].Count++
+		c.failures[id] = c.failures[rid]
 	} else {
+		met := id // the identity met; verify.go may have refined it
+		if rid != id {
+			f, id = ch.failure, rid
+		}
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.cfg.Strategy}
 		switch {
 		case ch.checked:
@@ -941,7 +949,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		case job.stage:
 			fd.Op = opInputToState
 		}
-		c.failures[id] = fd
+		c.failures[id], c.failures[met] = fd, fd
 		c.findings = append(c.findings, fd)
 		if ch.outcome == Crash {
 			c.crashes++

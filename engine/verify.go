@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // A crash is saved only when it reproduces (issue 30: no false alarms):
@@ -35,7 +36,12 @@ type verifier struct {
 }
 
 // reproduces reports whether the crash ch, of identity id, crashes again
-// on a fresh executor; for any other outcome it is true.
+// on a fresh executor; for any other outcome it is true. A heap overflow
+// the heap guard found when the block was freed (the plain build: a
+// report at free, the message says so) is run on the checked build too
+// (checkedFailure) and, when that finds it at the write, ch.failure
+// becomes the checked build's: one bug, one report, whichever build met
+// it first.
 func (c *coordinator) reproduces(ctx context.Context, ch *childResult, id string) bool {
 	if ch.outcome != Crash || ctx.Err() != nil {
 		return true
@@ -66,8 +72,12 @@ func (c *coordinator) reproduces(ctx context.Context, ch *childResult, id string
 	}
 	clear(r.Counters) // not scanned: zeroed as Result.Counters promises
 	if r.Outcome == Crash {
+		if cf := c.checkedFailure(ctx, ch); cf != nil {
+			ch.failure = cf
+		}
 		return true
 	}
+
 	v.tries[id]++
 	v.flaky++
 	if c.store != nil && v.tries[id] == 1 {
@@ -98,4 +108,28 @@ func (c *coordinator) flakyCount() int {
 		return 0
 	}
 	return c.verify.flaky
+}
+
+// checkedFailure returns the checked build's failure for a crash the
+// heap guard found at a free or realloc, nil when there is none (another
+// crash, no checked build, or the checked build does not crash as a heap
+// error).
+func (c *coordinator) checkedFailure(ctx context.Context, ch *childResult) *Failure {
+	f := ch.failure
+	if f == nil || f.Kind != "heap-buffer-overflow" || !strings.Contains(f.Message, "found when it was") {
+		return nil
+	}
+	la, ok := c.verify.ex.(*lookAgainExec)
+	if !ok {
+		return nil
+	}
+	r, err := la.checked.Run(ctx, ch.input)
+	if err != nil {
+		return nil
+	}
+	clear(r.Counters)
+	if r.Outcome != Crash || r.Failure == nil || (r.Failure.Kind != "heap-buffer-overflow" && r.Failure.Kind != "heap-use-after-free") {
+		return nil
+	}
+	return r.Failure.clone()
 }
