@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"strings"
 	"testing"
@@ -126,5 +127,51 @@ func TestGuardAndCheckOneReport(t *testing.T) {
 		if f.Count != 2 || !strings.HasSuffix(f.Identity, "outside every heap block (in a redzone)|overflow_write") {
 			t.Fatalf("expected the checked build's report with 2 hits, got %s ×%d", f.Identity, f.Count)
 		}
+	}
+}
+
+// TestGoHugeAllocationOneReport: testdata/gohuge's one bug, a make sized
+// from the input, fails as a makeslice panic (Go's trace names the frames
+// "main.(*buffer).fill") or as memory.grow past the cap (the name section
+// names them "main.__buffer_.fill") or past the malloc limit, depending on
+// the size, and is reached through two callers below its top three
+// frames: one report with every hit.
+func TestGoHugeAllocationOneReport(t *testing.T) {
+	wasm, err := os.ReadFile("../testdata/gohuge/gohuge.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, sm, err := instrument.Instrument(wasm, instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tg, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxMemoryPages: 4096, MallocLimit: 512 << 20, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close(ctx)
+	size := func(n uint64, via byte) []byte {
+		return append(binary.LittleEndian.AppendUint64([]byte("H"), n), via)
+	}
+	seeds := [][]byte{
+		size(1<<60, 'a'),   // makeslice: len out of range
+		size(300<<20, 'b'), // past the 256 MiB cap, within the malloc limit
+		size(700<<20, 'a'), // past the malloc limit
+		size(1<<50, 'b'),
+	}
+	sum, err := Fuzz(ctx, Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+		Deps{NewExecutor: RuntimeExecutors(tg), Seeds: seeds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sum.Failures {
+		t.Logf("%s ×%d (%s: %s)", f.Identity, f.Count, f.Failure.Kind, f.Failure.Message)
+	}
+	if len(sum.Failures) != 1 || sum.Failures[0].Count != int64(len(seeds)) {
+		t.Fatalf("expected one report with %d hits, got %d reports", len(seeds), len(sum.Failures))
+	}
+	if id := sum.Failures[0].Identity; !strings.HasSuffix(id, "out-of-memory||main.__buffer_.fill;main.decode;main.parse") {
+		t.Fatalf("identity %q", id)
 	}
 }

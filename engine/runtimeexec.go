@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -74,7 +75,8 @@ func FailureOf(r runtime.Result) *Failure {
 }
 
 // crashSite is Failure.Site: the class and the innermost target frame of
-// stack (keys: its frames' canonical names) with its source line.
+// stack (keys: its frames' canonical names) with its source line (not
+// for Go frames).
 func crashSite(kind, message string, stack []runtime.Frame, keys []string) string {
 	site := corpus.FailureClass(kind, message) + " in "
 	for i, k := range keys {
@@ -82,7 +84,10 @@ func crashSite(kind, message string, stack []runtime.Frame, keys []string) strin
 			continue
 		}
 		site += k
-		if stack[i].File != "" {
+		// A Go frame's line is known from a panic's trace only (Go's
+		// wasm has no DWARF for the Wasm stack's frames): without it
+		// the site of one bug would depend on how it failed.
+		if stack[i].File != "" && !strings.HasSuffix(stack[i].File, ".go") {
 			site += " " + stack[i].File + ":" + strconv.Itoa(stack[i].Line)
 		}
 		return site
