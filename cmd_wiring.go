@@ -658,18 +658,40 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *engine.Summary
 		_, id, _ := strings.Cut(fd.Identity, ": ")
 		counts[id] += fd.Count
 	}
-	for _, cf := range dir.Failures() {
-		repro := reproCommand(target, &f.target, cf.Hang)
-		sub := "crashes"
-		if cf.Hang {
-			sub = "hangs"
+	// grouped by crash site (a bug), sites in the order first found
+	fails := dir.Failures()
+	siteOf := func(cf corpus.Failure) string {
+		if cf.Site == "" {
+			return "identity " + cf.Identity
 		}
-		path := filepath.Join(out, sub, cf.Name)
-		hits := ""
-		if n := counts[cf.Identity]; n > 0 {
-			hits = fmt.Sprintf(" (%d hits)", n)
+		return cf.Site
+	}
+	var order []string
+	bySite := map[string][]corpus.Failure{}
+	for _, cf := range fails {
+		s := siteOf(cf)
+		if bySite[s] == nil {
+			order = append(order, s)
 		}
-		fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, path, hits, strings.ReplaceAll(repro, "{input}", path))
+		bySite[s] = append(bySite[s], cf)
+	}
+	for _, site := range order {
+		if len(bySite[site]) > 1 {
+			fmt.Fprintf(c.stdout, "  bug at %s, %d crash states:\n", site, len(bySite[site]))
+		}
+		for _, cf := range bySite[site] {
+			repro := reproCommand(target, &f.target, cf.Hang)
+			sub := "crashes"
+			if cf.Hang {
+				sub = "hangs"
+			}
+			path := filepath.Join(out, sub, cf.Name)
+			hits := ""
+			if n := counts[cf.Identity]; n > 0 {
+				hits = fmt.Sprintf(" (%d hits)", n)
+			}
+			fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, path, hits, strings.ReplaceAll(repro, "{input}", path))
+		}
 	}
 }
 

@@ -82,7 +82,9 @@ type Failure struct {
 
 	// Identity is the deduplication key (set by Dir, see Identity).
 	Identity string
-	// Hits counts how often this identity was reported (set by Dir).
+	// Hits counts how often this identity was reported: set by Dir, one
+	// more at each AddFailure of it, or the caller's count when that is
+	// more (a caller that deduplicates itself passes its count).
 	Hits uint64
 }
 
@@ -315,7 +317,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	defer d.mu.Unlock()
 	if i, ok := d.byIdentity[f.Identity]; ok {
 		old := &d.failures[i]
-		old.Hits++
+		old.Hits = max(old.Hits+1, f.Hits)
 		if !smaller(f.Input, old.Input) {
 			return old.Name, false, nil
 		}
@@ -332,7 +334,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	f.Entry = f.Entry.clone()
 	f.Frames = slices.Clone(f.Frames)
 	f.ID = d.nextID[sub]
-	f.Hits = 1
+	f.Hits = max(f.Hits, 1)
 	f.Name = entryName(f.ID, f.Kind, f.Parents, f.Op, false)
 	if _, err := d.save(sub, &f.Entry, &f); err != nil {
 		return "", false, err

@@ -158,6 +158,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Frames:  fl.Frames,
 		Repro:   repro,
 		Site:    fl.Site,
+		Hits:    uint64(max(f.Count, 0)),
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
@@ -171,6 +172,17 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		s.lastCrash = time.Now()
 	}
 	return nil
+}
+
+// RecordHits implements HitStore: the directory keeps the larger of its
+// count and f.Count for f's identity (saved already: the input is kept
+// unless f's is smaller).
+func (s *CorpusStore) RecordHits(ctx context.Context, f *Finding) error {
+	last := s.lastCrash
+	lastHang := s.lastHang
+	err := s.AddFailure(ctx, f)
+	s.lastCrash, s.lastHang = last, lastHang // not a new finding
+	return err
 }
 
 // AddFlaky implements FlakyStore: the crash goes to the directory's
