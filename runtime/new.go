@@ -19,7 +19,7 @@ func metaOf(sm *instrument.SiteMap) meta {
 	if sm == nil {
 		return meta{}
 	}
-	m := meta{instrumented: true, layout: sm.Layout, funcs: map[string]Frame{}, line: sm.Lookup}
+	m := meta{instrumented: true, layout: sm.Layout, funcs: map[string]Frame{}, line: sm.Lookup, loops: loopSitesOf(sm)}
 	for i, f := range sm.Funcs {
 		fr := Frame{Func: f.Name, File: f.File, Line: int(f.Line)}
 		if f.File != "" {

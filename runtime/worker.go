@@ -688,6 +688,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 		res.Outcome, res.Failure, res.ExitCode = classify(end)
 	}
 	res.Counters = w.counters()
+	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil || late {
@@ -877,6 +878,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 	res := Result{Fuel: w.fuelUsed(budget)}
 	res.Outcome, res.Failure, res.ExitCode = classify(end)
 	res.Counters = w.counters()
+	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	w.discard(ctx)
