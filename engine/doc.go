@@ -87,8 +87,13 @@
 // # Failures
 //
 // A crash or hang is never queued and its coverage is not merged. Failures
-// are deduplicated by identity (Failure.Identity: kind, message class and
-// the top three frames, the same key corpus.Identity gives), and at the end
+// are deduplicated by identity (Failure.Identity: class, message class and
+// the top three frames of the target's code, the same key corpus.Identity
+// gives; Failure.Site the crash site above it). A new crash is rerun once
+// on a fresh executor before it is saved (verify.go): one that does not
+// crash again is flaky (Stats.Flaky, FlakyStore), and a heap overflow the
+// plain build's guard found at free takes the checked build's report. At
+// the end
 // of a campaign (unless canceled or Config.NoShrink) every unique crash is
 // shrunk with corpus.ShrinkBytes (raw mode) or corpus.ShrinkChoices
 // (generator mode) on one extra executor, and stored again in its smaller
