@@ -149,25 +149,19 @@ func loadTarget(ctx context.Context, path string, wasm []byte, t *targetFlags, b
 			cfg.MaxInputLen = max(cfg.MaxInputLen, len(s.Data))
 		}
 	}
-	if wasm, _, err = instrument.OwnMemory(wasm); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if wasm, _, err = runtime.AsReactor(wasm, cfg); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var sm *instrument.SiteMap
+	steps := runtime.Preparation(wasm, cfg)
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked || (b == buildCompares && t.checkedBuild() == buildChecked), StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
-		wasm, sm, err = instrument.Instrument(wasm, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", path, err)
-		}
+		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: t.skip, Compares: b == buildCompares, HeapGuard: t.heapGuard, HeapCheck: b == buildChecked || (b == buildCompares && t.checkedBuild() == buildChecked), StackCheck: true, StackDepth: t.stackDepth, CallPairs: t.callPairs}
 	}
-	tgt, err := runtime.New(ctx, wasm, sm, cfg)
+	p, err := instrument.Prepare(wasm, steps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return tgt, sm, nil
+	tgt, err := runtime.New(ctx, p.Wasm, p.SiteMap, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tgt, p.SiteMap, nil
 }
 
 // readSeeds reads seed inputs (raw files, corpus directories, AFL/wafer

@@ -50,13 +50,11 @@ func BenchmarkLoad(b *testing.B) {
 // loadBytes is the wiring's way from a module's bytes to the bytes it
 // compiles, under the campaign's default build.
 func loadBytes(wasm []byte, cfg Config) ([]byte, *instrument.SiteMap, error) {
-	w, _, err := instrument.OwnMemory(wasm)
+	b := Preparation(wasm, cfg)
+	b.Instrument = &instrument.Options{Fuel: true, DirtyPages: RestoresMemory(wasm, cfg), HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
+	p, err := instrument.Prepare(wasm, b)
 	if err != nil {
 		return nil, nil, err
 	}
-	if w, _, err = AsReactor(w, cfg); err != nil {
-		return nil, nil, err
-	}
-	opts := instrument.Options{Fuel: true, DirtyPages: RestoresMemory(w, cfg), HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
-	return instrument.Instrument(w, opts)
+	return p.Wasm, p.SiteMap, nil
 }

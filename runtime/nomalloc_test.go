@@ -33,8 +33,8 @@ func TestNoAllocatorExport(t *testing.T) {
 					with = loadInstrumented(t, "clib/clib.wasm", fullOpts, cfg)
 					without = loadInstrumented(t, "clib/nomalloc.wasm", fullOpts, cfg)
 				} else {
-					with = load(t, "clib/clib.wasm", meta{}, cfg)
-					without = load(t, "clib/nomalloc.wasm", meta{}, cfg)
+					with = loadPlain(t, "clib/clib.wasm", cfg)
+					without = loadPlain(t, "clib/nomalloc.wasm", cfg)
 				}
 				if without.Harness() != HarnessLibFuzzer {
 					t.Fatalf("expected a libfuzzer harness, got %v", without.Harness())

@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // Repro runs the input file once on the module file, as `wafer repro` does,
 // and returns a Result that owns its buffers (it stays valid after Repro
-// returns). The module runs as given, uninstrumented (repro needs no
-// coverage); cfg is used as for New (harness, args, exit codes, memory cap,
+// returns). The module runs as its plain build (Preparation and
+// instrument.Prepare: uninstrumented, repro needs no coverage); cfg is used as for New (harness, args, exit codes, memory cap,
 // timeout). Start-up failures and unreadable files are errors.
 //
 // Exit-status convention for the command line (the cli applies it, see
@@ -29,7 +31,11 @@ func Repro(ctx context.Context, wasmPath, inputPath string, cfg Config) (Result,
 		cfg.MaxInputLen = len(input)
 	}
 	cfg.Reset = Fresh
-	t, err := newTarget(ctx, wasm, meta{}, cfg)
+	p, err := instrument.Prepare(wasm, Preparation(wasm, cfg))
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
+	}
+	t, err := New(ctx, p.Wasm, p.SiteMap, cfg)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
 	}

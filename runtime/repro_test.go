@@ -58,7 +58,7 @@ func TestRepro(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.wasm")
 	os.WriteFile(bad, []byte("\x00asm\x01\x00\x00\x00\x05"), 0o644)
-	if _, err := Repro(context.Background(), bad, wasm, testConfig(t, Config{})); err == nil || !strings.Contains(err.Error(), "bad.wasm: compile module") {
-		t.Fatalf("expected a compile error naming the file, got %v", err)
+	if _, err := Repro(context.Background(), bad, wasm, testConfig(t, Config{})); err == nil || !strings.Contains(err.Error(), "bad.wasm: section memory: offset 0x9") {
+		t.Fatalf("expected a format error naming the file, section and offset, got %v", err)
 	}
 }
