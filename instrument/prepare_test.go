@@ -6,13 +6,14 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 )
 
 // chain is what Prepare replaces: each rewrite decoding the bytes the
 // previous one encoded (OwnMemory, UnwrapCommandExports, Instrument,
 // ExportFunction, ExportStackPointer), with the plain build's SiteMap
 // assembled from ExportStackPointer's Layout and DWARFFuncNames.
-func chain(t *testing.T, wasm []byte, b Build) ([]byte, *SiteMap, []string) {
+func chain(t testing.TB, wasm []byte, b Build) ([]byte, *SiteMap, []string) {
 	t.Helper()
 	w, _, err := OwnMemory(wasm)
 	if err != nil {
@@ -175,4 +176,60 @@ func FuzzPrepare(f *testing.F) {
 			t.Fatalf("Prepare's %d bytes differ from the chain's %d", len(p.Wasm), len(want))
 		}
 	})
+}
+
+// BenchmarkPrepare times, side by side in each iteration, a campaign's
+// default build made by Prepare (one decoding, one encoding) and by the
+// rewrites one after the other (chain), on the largest Go example and the
+// largest C one (whose free is exported after instrumentation), with the
+// steps the old chain took on each: ratio is chain's time over Prepare's, immune to the
+// load that moves both (each goes first in every other iteration).
+//
+//	go test ./instrument -run '^$' -bench Prepare -count 6
+func BenchmarkPrepare(b *testing.B) {
+	opts := Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
+	for _, tc := range []struct {
+		name string
+		b    Build
+	}{
+		{"gojson", Build{Instrument: &opts}},
+		// what the old chain did to csqlite: it exports malloc and
+		// _initialize, which the runtime saw without decoding; free it
+		// exported after instrumentation
+		{"csqlite", Build{Instrument: &opts, Export: []string{"free"}}},
+	} {
+		wasm, err := os.ReadFile("../examples/" + tc.name + "/" + tc.name + ".wasm")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var inChain, inPrepare time.Duration
+			timeChain := func() {
+				start := time.Now()
+				chain(b, wasm, tc.b)
+				inChain += time.Since(start)
+			}
+			timePrepare := func() {
+				start := time.Now()
+				if _, err := Prepare(wasm, tc.b); err != nil {
+					b.Fatal(err)
+				}
+				inPrepare += time.Since(start)
+			}
+			for i := 0; b.Loop(); i++ {
+				// each first in turn: neither pays the other's garbage
+				// more often
+				if i%2 == 0 {
+					timeChain()
+					timePrepare()
+				} else {
+					timePrepare()
+					timeChain()
+				}
+			}
+			b.ReportMetric(float64(inChain.Milliseconds())/float64(b.N), "chain-ms/op")
+			b.ReportMetric(float64(inPrepare.Milliseconds())/float64(b.N), "prepare-ms/op")
+			b.ReportMetric(float64(inChain)/float64(inPrepare), "ratio")
+		})
+	}
 }
