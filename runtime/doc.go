@@ -33,8 +33,8 @@
 //     allocator export (malloc, or Config.Malloc). A linker exports only
 //     what it is told to: when the allocator is linked in but not
 //     exported, the function the name section calls by that name gets an
-//     export before compilation (instrument.ExportFunction; a stripped
-//     module without the export is a start-up error). wafer calls _initialize
+//     export in the build (Preparation's Export; a stripped module
+//     without the export is a start-up error). wafer calls _initialize
 //     (reactors), LLVMFuzzerInitialize(&argc, &argv) when exported (argc 1,
 //     argv {"target", NULL}, built in guest memory with the allocator), then
 //     malloc(Config.MaxInputLen) once per instance, then the empty input
@@ -54,9 +54,9 @@
 //     See package harness for what Go's toolchain allows.
 //     A libFuzzer-style module linked as a command (Rust cdylibs; C or C++
 //     with -nostartfiles --no-entry) has every export wrapped by wasm-ld in
-//     calls to its constructors and destructors: AsReactor, called on the
-//     module before instrumenting it, points the exports back at the
-//     functions they wrap and makes the constructors its _initialize.
+//     calls to its constructors and destructors: Preparation's Initialize
+//     has the build point the exports back at the functions they wrap
+//     and make the constructors its _initialize.
 //   - WASI commands (_start): a new instance per run (a command exits);
 //     the input is stdin, or a read-only in-memory file "/input" when an
 //     argument in Config.Args is "@@". Exit code 0 (or returning from
