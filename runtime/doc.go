@@ -21,9 +21,10 @@
 // memory, the harness's adaptation from Preparation, instrumentation,
 // exports) in one pass over one decoded module. A plain build's SiteMap
 // has no counters and no fuel (`wafer repro`); a nil one runs the module
-// knowing nothing of it (the bare-wazero ceiling). Each Worker owns one module instance. For a module built with
-// instrument.Options.Compares, Worker.Comparisons yields the operands the
-// last run compared (the log is cleared before each run).
+// knowing nothing of it (the bare-wazero ceiling). Each Worker owns one
+// module instance. For a module built with instrument.Options.Compares,
+// Worker.Comparisons yields the operands the last run compared (the log
+// is cleared before each run).
 //
 // # Harnesses
 //
