@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/generators"
 )
 
@@ -103,7 +104,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
 	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
-	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
+	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
@@ -154,8 +155,8 @@ func (f *fuzzFlags) parse(args []string) error {
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
 	}
-	if f.strategy != "" && !slices.Contains(engine.Strategies(), f.strategy) {
-		return usagef("--strategy: expected one of %s, got %q", strings.Join(engine.Strategies(), ", "), f.strategy)
+	if f.strategy != "" && !slices.Contains(campaign.Strategies(), f.strategy) {
+		return usagef("--strategy: expected one of %s, got %q", strings.Join(campaign.Strategies(), ", "), f.strategy)
 	}
 	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
 		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
@@ -248,4 +249,211 @@ func allFiles(paths []string) bool {
 		}
 	}
 	return true
+}
+
+// campaign runs 'wafer fuzz' and the libFuzzer invocation (lf): seeds,
+// dictionaries and flags into campaign.Options, then the report,
+// artifacts and exit status.
+func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
+	target := f.fs.Arg(0)
+	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	if err != nil {
+		return err
+	}
+	dict, err := readDicts(f.dict)
+	if err != nil {
+		return err
+	}
+	if lf && f.target.timeout != 0 {
+		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
+		// wall-clock deadline halves wazero's speed, and fuel already
+		// catches hangs deterministically.
+		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
+		f.target.timeout = 0
+	}
+	tg, err := f.target.loadTarget(ctx, target, wasm)
+	if err != nil {
+		return err
+	}
+	opts := campaign.Options{
+		Strategy:      f.strategy,
+		Dict:          dict,
+		Seed:          f.seed,
+		Workers:       f.workers,
+		Deterministic: f.deterministic,
+		Runs:          max(0, f.runs),
+		SeedsOnly:     f.runs == 0, // libFuzzer's -runs=0
+		MaxTotalTime:  f.budget(),
+		KeepGoing:     f.keepGoing,
+		NoShrink:      f.noShrink,
+		MaxLen:        f.maxLen,
+		NoCompares:    f.useCmp == 0,
+		Output:        out,
+		NoFsync:       f.noSync,
+		Sync:          f.sync,
+		Repro:         reproCommand(target, &f.target, false),
+		HangRepro:     reproCommand(target, &f.target, true),
+		CommandLine:   strings.Join(append([]string{"wafer"}, c.args...), " "),
+		Log:           c.stderr,
+		Status:        c.stderr,
+		StatusTTY:     isTerminal(c.stderr),
+	}
+	if lf && len(corpusDirs) > 0 {
+		opts.CorpusDir = corpusDirs[0]
+	}
+	if gen, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
+		opts.Generator = gen
+		if len(seeds) > 0 {
+			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
+		}
+	} else {
+		long, maxLen := 0, f.maxLen
+		if maxLen <= 0 {
+			maxLen = campaign.DefaultMaxLen
+		}
+		for _, s := range seeds {
+			opts.Seeds = append(opts.Seeds, s.Data)
+			if len(s.Data) > maxLen {
+				long++
+			}
+		}
+		if long > 0 {
+			fmt.Fprintf(c.stderr, "INFO: %d seed inputs are longer than --max-len %d: they run whole, inputs made from them are cut to %d bytes\n", long, maxLen, maxLen)
+		}
+	}
+	if lf {
+		opts.OnStart = func(s campaign.Start) {
+			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
+			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", s.Counters)
+		}
+	}
+	sum, err := tg.Fuzz(ctx, opts)
+	if err != nil {
+		if sum != nil {
+			// What was found before the error is still reported (and
+			// written as artifacts in libFuzzer mode).
+			c.reportFindings(f, sum, lf)
+		}
+		return err
+	}
+	code, err := c.reportFindings(f, sum, lf)
+	if err != nil {
+		return err
+	}
+	if !lf && out != "" {
+		c.printSummary(f, target, out, sum)
+	}
+	if lf {
+		if sum.Stop == campaign.StopCanceled {
+			fmt.Fprintf(c.stderr, "==%d== libFuzzer: run interrupted; exiting\n", os.Getpid())
+			if code == exitOK {
+				code = exitInterrupted
+			}
+		} else {
+			fmt.Fprintf(c.stderr, "Done %d runs in %d second(s)\n", sum.Stats.Execs, int64(sum.Elapsed/time.Second))
+		}
+	}
+	if (lf && f.printFinalStats != 0) || (!lf && f.fs.Changed("print-final-stats") && f.printFinalStats != 0) {
+		printFinalStats(c.stderr, finalStats{execs: uint64(sum.Stats.Execs), elapsed: sum.Elapsed, newUnits: uint64(len(sum.NewInputs))})
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}
+
+// readDicts reads AFL/libFuzzer dictionary files.
+func readDicts(paths []string) ([][]byte, error) {
+	var dict [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %w", fileError(p, err))
+		}
+		toks, err := campaign.ParseDict(b)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %s: %w", p, err)
+		}
+		dict = append(dict, toks...)
+	}
+	return dict, nil
+}
+
+// findingKind is a failure's libFuzzer artifact kind and exit status.
+func (f *fuzzFlags) findingKind(o campaign.Outcome, kind campaign.Kind) (string, int) {
+	switch {
+	case o == campaign.Hang:
+		return "timeout", f.timeoutExitcode
+	case kind == campaign.KindOutOfMemory:
+		return "oom", exitOOM
+	}
+	return "crash", f.errorExitcode
+}
+
+// reportFindings prints each unique failure (libFuzzer's ERROR/SUMMARY
+// lines in lf mode), writes libFuzzer artifacts when asked, and returns the
+// exit status: crash beats out-of-memory beats hang.
+func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int, error) {
+	code := exitOK
+	for _, fd := range sum.Findings {
+		art, status := f.findingKind(fd.Outcome, fd.Kind)
+		if lf {
+			what := map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art]
+			fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: %s (wafer: %s)\n", os.Getpid(), what, fd.Identity)
+			if fd.Report != "" {
+				fmt.Fprint(c.stderr, indent(fd.Report))
+			}
+			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", what)
+		} else {
+			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
+		}
+		if lf || f.artifactPrefix != "" || f.exactArtifactPath != "" {
+			if _, err := writeArtifact(c.stderr, f.artifactPrefix, f.exactArtifactPath, art, fd.Input); err != nil {
+				return 0, err
+			}
+		}
+		if code == exitOK || (code == f.timeoutExitcode && status != f.timeoutExitcode) || (code == exitOOM && status == f.errorExitcode) {
+			code = status
+		}
+	}
+	return code, nil
+}
+
+// stopNames are the words the summary line gives the stop reasons, named
+// for the flag that set the limit.
+var stopNames = map[campaign.Stop]string{campaign.StopRuns: "--runs", campaign.StopTime: "--max-total-time", campaign.StopCrash: "crash", campaign.StopCanceled: "interrupt"}
+
+// printSummary prints the campaign's last lines: counts, why it stopped,
+// and where each unique failure of the directory is with its repro command.
+func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summary) {
+	stop, ok := stopNames[sum.Stop]
+	if !ok {
+		stop = string(sum.Stop)
+	}
+	// The directory's failures, with this session's share when earlier
+	// sessions found some of them.
+	var crashes, hangs int
+	for _, cf := range sum.Saved {
+		if cf.Hang {
+			hangs++
+		} else {
+			crashes++
+		}
+	}
+	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
+	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
+		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+	}
+	// The search's time, as the final stats give it; shrinking after it
+	// apart.
+	took := sum.Stats.Elapsed.Round(time.Millisecond).String()
+	if st := sum.Stats.ShrinkTime.Round(time.Millisecond); st > 0 {
+		took += fmt.Sprintf(" (then %s shrinking)", st)
+	}
+	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
+		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
+	for _, cf := range sum.Saved {
+		repro := reproCommand(target, &f.target, cf.Hang)
+		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, cf.Path, strings.ReplaceAll(repro, "{input}", cf.Path))
+	}
 }

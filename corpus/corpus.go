@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // Entry is one queue entry: an input and what wafer knows about it. The
@@ -301,7 +303,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	if f.Kind == "" {
 		f.Kind = "unknown"
 	}
-	f.Identity = Identity(f.Kind, f.Message, f.Frames, d.nfr)
+	f.Identity = failureid.Key(f.Kind, f.Message, f.Frames, d.nfr)
 	f.Hash = xxhash.Sum64(f.Input)
 	d.mu.Lock()
 	defer d.mu.Unlock()
