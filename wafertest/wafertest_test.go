@@ -29,7 +29,9 @@ func (f *fakeT) Context() context.Context { return f.ctx }
 func (f *fakeT) Errorf(format string, args ...any) {
 	f.errors = append(f.errors, fmt.Sprintf(format, args...))
 }
-func (f *fakeT) Logf(format string, args ...any) { f.logs = append(f.logs, fmt.Sprintf(format, args...)) }
+func (f *fakeT) Logf(format string, args ...any) {
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
 
 // Fatalf ends the goroutine, as testing.T's does.
 func (f *fakeT) Fatalf(format string, args ...any) {
