@@ -36,7 +36,7 @@ type Reset uint8
 // The reset modes.
 const (
 	// ResetDefault restores a snapshot for campaigns and merges, and makes
-	// a fresh instance per input for Repro (an input runs as if alone).
+	// a fresh instance per input for a Reproducer (an input runs as if alone).
 	ResetDefault Reset = iota
 	// ResetRestore copies the snapshot of memory and globals back.
 	ResetRestore
@@ -102,8 +102,8 @@ type TargetOptions struct {
 	// InvalidExitCodes are exit codes of a command target that mean
 	// "input rejected".
 	InvalidExitCodes []uint32
-	// Fuel is the fuel per input; zero means DefaultFuel. Repro runs the
-	// module uninstrumented (so without fuel) unless Fuel is set.
+	// Fuel is the fuel per input; zero means DefaultFuel. A Reproducer
+	// runs the module uninstrumented (so without fuel) unless Fuel is set.
 	Fuel uint64
 	// Timeout is the wall-clock backstop per input when a run has no fuel;
 	// zero means 10 s.

@@ -69,7 +69,7 @@ type Failure struct {
 	// Hang stores the failure under hangs/ instead of crashes/.
 	Hang bool
 	// Message is the full error text; its first line, with numbers and
-	// addresses replaced (MessageClass), is part of the identity.
+	// addresses replaced (internal/failureid.MessageClass), is part of the identity.
 	Message string
 	// Frames are the function names of the Wasm stack, innermost first;
 	// the top Options.Frames of them are part of the identity.

@@ -87,8 +87,8 @@
 // # Failures
 //
 // A crash or hang is never queued and its coverage is not merged. Failures
-// are deduplicated by identity (Failure.Identity: kind, message class and
-// the top three frames, the same key corpus.Identity gives), and at the end
+// are deduplicated by identity (Failure.Identity, which the executor sets:
+// the engine never computes one), and at the end
 // of a campaign (unless canceled or Config.NoShrink) every unique crash is
 // shrunk with corpus.ShrinkBytes (raw mode) or corpus.ShrinkChoices
 // (generator mode) on one extra executor, and stored again in its smaller
@@ -102,11 +102,12 @@
 //
 // # Wiring
 //
-// NewRuntimeExecutor / RuntimeExecutors adapt runtime's Workers,
-// FromGenerator adapts a generators.Generator (one Runner per worker), and
-// NewCorpusStore adapts a corpus.Dir (queue/, crashes/, hangs/,
-// fuzzer_stats, plot_data, checkpoints; resume replays the saved queue). See
-// the package example.
+// The engine runs targets only through the Executor and Comparer
+// interfaces it declares; package campaign adapts runtime's Workers to
+// them and chooses which build runs an input. FromGenerator adapts a
+// generators.Generator (one Runner per worker), and NewCorpusStore adapts
+// a corpus.Dir (queue/, crashes/, hangs/, fuzzer_stats, plot_data,
+// checkpoints; resume replays the saved queue).
 //
 // # Cost
 //

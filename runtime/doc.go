@@ -150,8 +150,8 @@
 // In every mode every run starts with all counters zero, and an instance
 // that crashed or hung is discarded, never reused. Run zeroes the counters
 // before each run unless the caller took that over (SetCallerClears, what
-// package engine does: its coverage scan zeroes each non-zero block as it
-// reads it, one pass over the map instead of two); a new instance (the
+// package campaign does for the engine, whose coverage scan zeroes each
+// non-zero block as it reads it, one pass over the map instead of two); a new instance (the
 // first, Fresh, or the replacement of a failed one) starts with zero
 // counters either way, and so does the Restore snapshot.
 //
