@@ -43,20 +43,17 @@ examples:
 type fuzzFlags struct {
 	fs *pflag.FlagSet
 
-	// Budget and search.
-	runs          int64
-	maxTotalTime  seconds
-	seed          uint64
-	workers       int
-	jobs          int
-	strategy      string
-	generator     string
-	useCmp        int
-	keepGoing     bool
-	deterministic bool
-	noShrink      bool
-	dict          []string
-	maxLen        int
+	// opts holds the campaign options flags set directly: a flag that maps
+	// onto a field of campaign.Options is its registration alone.
+	opts campaign.Options
+
+	// Budget and search, the flags that need translating.
+	runs         int64
+	maxTotalTime seconds
+	jobs         int
+	generator    string
+	useCmp       int
+	dict         []string
 
 	target targetFlags
 
@@ -101,16 +98,16 @@ func newFuzzFlags() *fuzzFlags {
 	fs := f.fs
 	fs.Int64Var(&f.runs, "runs", -1, "stop after `N` executions (-1: no limit; 0: run the seed inputs only, as libFuzzer's -runs=0)")
 	fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
-	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
-	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
+	fs.Uint64Var(&f.opts.Seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
+	fs.IntVarP(&f.opts.Workers, "workers", "j", 1, "parallel workers, one target instance each")
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
-	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
+	fs.StringVar(&f.opts.Strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
-	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
-	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
-	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
+	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
+	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
-	fs.IntVar(&f.maxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
+	fs.IntVar(&f.opts.MaxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
 
 	f.target.register(fs)
@@ -145,24 +142,24 @@ func (f *fuzzFlags) parse(args []string) error {
 			f.ignored = append(f.ignored, name)
 		}
 	}
-	if f.workers < 1 {
-		return usagef("fuzz: --workers: expected at least 1, got %d", f.workers)
+	if f.opts.Workers < 1 {
+		return usagef("fuzz: --workers: expected at least 1, got %d", f.opts.Workers)
 	}
 	if f.jobs > 0 && !f.fs.Changed("workers") {
 		// libFuzzer's rule for -workers=0: min(jobs, cores/2).
-		f.workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
+		f.opts.Workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
 	}
-	if f.strategy != "" && !slices.Contains(campaign.Strategies(), f.strategy) {
-		return usagef("--strategy: expected one of %s, got %q", strings.Join(campaign.Strategies(), ", "), f.strategy)
+	if f.opts.Strategy != "" && !slices.Contains(campaign.Strategies(), f.opts.Strategy) {
+		return usagef("--strategy: expected one of %s, got %q", strings.Join(campaign.Strategies(), ", "), f.opts.Strategy)
 	}
 	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
 		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
 	}
-	if f.maxLen < 0 {
-		return usagef("--max-len: expected a length >= 0, got %d", f.maxLen)
+	if f.opts.MaxLen < 0 {
+		return usagef("--max-len: expected a length >= 0, got %d", f.opts.MaxLen)
 	}
 	if f.useCmp != 0 && f.useCmp != 1 {
 		return usagef("--use-cmp: expected 0 or 1, got %d", f.useCmp)
@@ -275,29 +272,21 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
-	opts := campaign.Options{
-		Strategy:      f.strategy,
-		Dict:          dict,
-		Seed:          f.seed,
-		Workers:       f.workers,
-		Deterministic: f.deterministic,
-		Runs:          max(0, f.runs),
-		SeedsOnly:     f.runs == 0, // libFuzzer's -runs=0
-		MaxTotalTime:  f.budget(),
-		KeepGoing:     f.keepGoing,
-		NoShrink:      f.noShrink,
-		MaxLen:        f.maxLen,
-		NoCompares:    f.useCmp == 0,
-		Output:        out,
-		NoFsync:       f.noSync,
-		Sync:          f.sync,
-		Repro:         reproCommand(target, &f.target, false),
-		HangRepro:     reproCommand(target, &f.target, true),
-		CommandLine:   strings.Join(append([]string{"wafer"}, c.args...), " "),
-		Log:           c.stderr,
-		Status:        c.stderr,
-		StatusTTY:     isTerminal(c.stderr),
-	}
+	opts := f.opts
+	opts.Dict = dict
+	opts.Runs = max(0, f.runs)
+	opts.SeedsOnly = f.runs == 0 // libFuzzer's -runs=0
+	opts.MaxTotalTime = f.budget()
+	opts.NoCompares = f.useCmp == 0
+	opts.Output = out
+	opts.NoFsync = f.noSync
+	opts.Sync = f.sync
+	opts.Repro = reproCommand(target, &f.target, false)
+	opts.HangRepro = reproCommand(target, &f.target, true)
+	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
+	opts.Log = c.stderr
+	opts.Status = c.stderr
+	opts.StatusTTY = isTerminal(c.stderr)
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
@@ -307,7 +296,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
 		}
 	} else {
-		long, maxLen := 0, f.maxLen
+		long, maxLen := 0, f.opts.MaxLen
 		if maxLen <= 0 {
 			maxLen = campaign.DefaultMaxLen
 		}
@@ -323,7 +312,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	if lf {
 		opts.OnStart = func(s campaign.Start) {
-			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
+			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
 			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", s.Counters)
 		}
 	}

@@ -106,7 +106,7 @@ func (c *cli) runInputs(ctx context.Context, f *fuzzFlags, wasm []byte, paths []
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.seed)
+	fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
 	fmt.Fprintf(c.stderr, "Running %d inputs 1 time(s) each.\n", len(seeds))
 	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, f.errorExitcode, f.timeoutExitcode, f.closeFDMask == 0)
 	if err != nil {
