@@ -108,18 +108,25 @@ func fuzzing(opts Options) bool {
 	return opts.Fuzz || (v != "" && v != "0")
 }
 
-// readCorpus reads the inputs of the directories that exist among dirs.
+// readCorpus reads the inputs in the directories among dirs that exist:
+// their files, not their subdirectories, which hold sub-tests' inputs.
 func readCorpus(ctx context.Context, t TB, dirs ...string) ([]corpus.Seed, error) {
-	var have []string
+	var files []string
 	for _, d := range dirs {
-		if _, err := os.Stat(d); err == nil {
-			have = append(have, d)
+		des, err := os.ReadDir(d)
+		if err != nil {
+			continue // no corpus yet
+		}
+		for _, de := range des {
+			if !de.IsDir() && !strings.HasPrefix(de.Name(), ".") {
+				files = append(files, filepath.Join(d, de.Name()))
+			}
 		}
 	}
-	if len(have) == 0 {
+	if len(files) == 0 {
 		return nil, nil
 	}
-	seeds, skipped, err := corpus.ReadSeeds(ctx, nil, have...)
+	seeds, skipped, err := corpus.ReadSeeds(ctx, nil, files...)
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +215,11 @@ func failureText(test, wasmPath, input string, o campaign.Outcome, report string
 	for _, l := range strings.Split(strings.TrimRight(report, "\n"), "\n") {
 		fmt.Fprintf(&b, "    %s\n", l)
 	}
-	top := strings.SplitN(test, "/", 2)[0]
-	fmt.Fprintf(&b, "reproduce with:\n    go test -run '^%s$' .\n", regexp.QuoteMeta(top))
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	fmt.Fprintf(&b, "reproduce with:\n    go test -run '%s' .\n", strings.Join(parts, "/"))
 	fuel := ""
 	if o == campaign.Hang {
 		fuel = fmt.Sprintf("--fuel %d ", campaign.DefaultFuel)

@@ -112,6 +112,21 @@ func TestRegression(t *testing.T) {
 	if ft := run(t, "TestOther", tlv, wafertest.Options{}); len(ft.errors) != 0 {
 		t.Errorf("another test's corpus: expected a pass, got %q", ft.errors)
 	}
+	// A sub-test's corpus is a directory in its parent's: the sub-test
+	// replays it, the parent does not.
+	sub := wafertest.CorpusDir("TestParent/case_1")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "crash-2"), crash, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ft := run(t, "TestParent/case_1", tlv, wafertest.Options{}); len(ft.errors) != 1 || !strings.Contains(ft.errors[0], "go test -run '^TestParent$/^case_1$' .") {
+		t.Errorf("a sub-test's crasher: expected its failure, got %q", ft.errors)
+	}
+	if ft := run(t, "TestParent", tlv, wafertest.Options{}); len(ft.errors) != 0 {
+		t.Errorf("the parent of a sub-test with a crasher: expected a pass, got %q", ft.errors)
+	}
 	if err := os.Remove(filepath.Join(dir, "crash-1")); err != nil {
 		t.Fatal(err)
 	}
