@@ -150,16 +150,10 @@
 // pointer, marks.go); the map has 4 MiB (64 reserved pages), one byte per
 // block of the 32-bit address space, so an index from any 32-bit address
 // stays inside it. The host restores whole blocks, so the block size is
-// what a restore copies: of the 4 KiB blocks csqlite's runs marked (27 a
-// run on its seeds), 60 % of the 1 KiB ones differed from the snapshot,
-// of czstd's (6.7) 31 %, of cexpr's (2) 25 %. Smaller blocks make the
-// host's scan of the map longer (one byte per KiB of target memory, 95 ns
-// for 2 MiB, 340 ns for 16 MiB) and each instance 3 MiB bigger than with
-// 4 KiB ones (a worker starts in 3.7-4.8 ms instead of 1.2-1.5): runtime's
-// BenchmarkRun, restore mode, 6 interleaved runs, against 4 KiB blocks:
-// czstd -6.8 %, cexpr -4.2 %, tlv within noise, the Go reactor's trivial
-// run (87k counters, a larger memory) +5.3 %; 2 KiB blocks gave czstd
-// -7.1 %, cexpr and tlv within noise, the Go reactor +1.9 %. Skip: functions whose
+// what a restore copies; 1 KiB blocks made restore-mode runs 6.8 % (czstd)
+// and 4.2 % (cexpr) faster than 4 KiB ones and the Go reactor's trivial
+// run 5.3 % slower (a longer map to scan), each instance 3 MiB bigger
+// (docs/PERFORMANCE.md, "instrument: dirty block size"). Skip: functions whose
 // name matches get no counters but keep every memory rewrite. Every mutable
 // global the module defines is exported as "wafer.g<index>";
 // Layout.StackPointerExport names the one LLVM's stack in linear memory is

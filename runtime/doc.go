@@ -133,16 +133,10 @@
 // serves later runs from it instead of growing memory. Many harnesses
 // return before setting anything up when the input is short, so the empty
 // run allocates nothing and, without the reserve, every run that parses
-// grows memory and costs a new instance: libyaml (0.2.5 development
-// sources, built with a harness of that shape, not in this repository)
-// grew memory in 705,438 of 709,187 runs of a 15-second campaign, and in
-// none of 894,108 with the reserve, and ran 1.39x the executions in
-// 10-second campaigns (medians of 3, interleaved: 416k against 577k);
-// examples/csqlite grew memory in 7,694 of 84,281 runs of a 15-second
-// campaign, and in none of 94,028 (10-second
-// campaigns: 63.1k against 64.4k executions, medians of 3, within their
-// noise). The allocator's own growth path is then covered only by runs
-// that allocate more than the reserve. Tables are
+// grows memory and costs a new instance: with it, a libyaml harness of
+// that shape ran 1.39x the executions (docs/PERFORMANCE.md, "runtime: the
+// heap reserve"). The allocator's own growth path is then covered only by
+// runs that allocate more than the reserve. Tables are
 // not snapshotted (a target that rewrites its table at run time is not
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
