@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // A crash is saved only when it reproduces (issue 30: no false alarms):
@@ -60,8 +62,8 @@ func (c *coordinator) reproduces(ctx context.Context, ch *childResult, id string
 		v.flaky++
 		return false
 	}
-	if t, ok := v.ex.(shrinkTarget); ok {
-		t.shrinking(id)
+	if t, ok := v.ex.(ShrinkTarget); ok {
+		t.Shrinking(id)
 	}
 	r, err := v.ex.Run(ctx, ch.input)
 	if err != nil {
@@ -81,11 +83,7 @@ func (c *coordinator) reproduces(ctx context.Context, ch *childResult, id string
 	v.tries[id]++
 	v.flaky++
 	if c.store != nil && v.tries[id] == 1 {
-		f := ch.failure
-		if f == nil {
-			f = &Failure{Kind: ch.outcome.String()}
-		}
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Count: 1, Op: c.cfg.Strategy}
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: ch.failure, Execs: c.execs, Count: 1, Op: Op(c.cfg.Strategy)}
 		if err := c.store.AddFlaky(ctx, fd); err != nil {
 			c.setErr(fmt.Errorf("save flaky failure: %w", err))
 		}
@@ -110,25 +108,32 @@ func (c *coordinator) flakyCount() int {
 	return c.verify.flaky
 }
 
+// CheckedRunner is an executor that runs a plain build and a checked one
+// (campaign's shrinking executor) and can run an input on the checked
+// build alone.
+type CheckedRunner interface {
+	RunChecked(ctx context.Context, input []byte) (Result, error)
+}
+
 // checkedFailure returns the checked build's failure for a crash the
 // heap guard found at a free or realloc, nil when there is none (another
 // crash, no checked build, or the checked build does not crash as a heap
 // error).
 func (c *coordinator) checkedFailure(ctx context.Context, ch *childResult) *Failure {
 	f := ch.failure
-	if f == nil || f.Kind != "heap-buffer-overflow" || !strings.Contains(f.Message, "found when it was") {
+	if f == nil || f.Kind != runtime.KindHeapOverflow || !strings.Contains(f.Message, "found when it was") {
 		return nil
 	}
-	la, ok := c.verify.ex.(*lookAgainExec)
+	cr, ok := c.verify.ex.(CheckedRunner)
 	if !ok {
 		return nil
 	}
-	r, err := la.checked.Run(ctx, ch.input)
+	r, err := cr.RunChecked(ctx, ch.input)
 	if err != nil {
 		return nil
 	}
 	clear(r.Counters)
-	if r.Outcome != Crash || r.Failure == nil || (r.Failure.Kind != "heap-buffer-overflow" && r.Failure.Kind != "heap-use-after-free") {
+	if r.Outcome != Crash || r.Failure == nil || (r.Failure.Kind != runtime.KindHeapOverflow && r.Failure.Kind != runtime.KindUseAfterFree) {
 		return nil
 	}
 	return r.Failure.clone()

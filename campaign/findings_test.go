@@ -1,4 +1,4 @@
-package engine
+package campaign
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -35,16 +36,16 @@ func TestOneBugOneReport(t *testing.T) {
 	}
 	defer tg.Close(ctx)
 	seeds := [][]byte{[]byte("Aa"), []byte("Ab"), []byte("Ac"), []byte("Tx\xff"), []byte("Ty\xff"), []byte("L_"), []byte("M_")}
-	sum, err := Fuzz(ctx, Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
-		Deps{NewExecutor: RuntimeExecutors(tg), Seeds: seeds})
+	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+		engine.Deps{NewExecutor: executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crashes, hangs []*Finding
+	var crashes, hangs []*engine.Finding
 	sites := map[string]bool{}
 	for _, f := range sum.Failures {
 		t.Logf("%s ×%d at %s", f.Identity, f.Count, f.Failure.Site)
-		if f.Outcome == Hang {
+		if f.Outcome == engine.Hang {
 			hangs = append(hangs, f)
 			continue
 		}
@@ -54,9 +55,9 @@ func TestOneBugOneReport(t *testing.T) {
 	if len(crashes) != 3 || len(sites) != 2 {
 		t.Fatalf("expected 3 crash states at 2 crash sites, got %d at %d", len(crashes), len(sites))
 	}
-	var div *Finding
+	var div *engine.Finding
 	for _, f := range crashes {
-		if f.Failure.Kind == "divide-by-zero" {
+		if f.Failure.Kind == runtime.KindDivideByZero {
 			div = f
 		}
 	}
@@ -113,8 +114,8 @@ func TestGuardAndCheckOneReport(t *testing.T) {
 		}
 	}
 	for _, seeds := range [][][]byte{{toPlain, toChecked}, {toChecked, toPlain}} {
-		sum, err := Fuzz(ctx, Config{Seed: 1, Runs: 2, KeepGoing: true, NoShrink: true},
-			Deps{NewExecutor: SampledExecutors(plain, checked, every, 1), Seeds: seeds})
+		sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: 2, KeepGoing: true, NoShrink: true},
+			engine.Deps{NewExecutor: sampledExecutors(plain, checked, every, 1), Seeds: seeds})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,8 +162,8 @@ func TestGoHugeAllocationOneReport(t *testing.T) {
 		size(700<<20, 'a'), // past the malloc limit
 		size(1<<50, 'b'),
 	}
-	sum, err := Fuzz(ctx, Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
-		Deps{NewExecutor: RuntimeExecutors(tg), Seeds: seeds})
+	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+		engine.Deps{NewExecutor: executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)
 	}
