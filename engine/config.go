@@ -69,6 +69,13 @@ type Config struct {
 	// Shrinking is skipped when ctx was canceled.
 	NoShrink     bool
 	ShrinkBudget int
+	// Generative holds the numbers of the generator-mode strategies
+	// (bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
+	Generative GenerativeOptions
+	// ValidHill makes Stats.B0, B1 and B2 the Hill numbers of the
+	// abundance over unique valid traces (ALGORITHMS.md §2, ours) instead
+	// of all unique traces; Stats.ValidB0..2 always hold them.
+	ValidHill bool
 	// StatsInterval is the period of the status line, JSON stats and
 	// fuzzer_stats/plot_data updates; zero means one second.
 	StatsInterval time.Duration

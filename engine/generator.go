@@ -138,3 +138,24 @@ func (a *genAdapter) GenerateFrom(base any, choices []byte) (input, used []byte,
 	out, used, s := a.run(r, base, choices)
 	return out, used, s, nil
 }
+
+// GenerativeOptions are the numbers of the generator-mode strategies
+// (ALGORITHMS.md §2 and §5). The zero value is the contract's defaults.
+type GenerativeOptions struct {
+	// BeDivSimple selects BeDivFuzz's "simple" config (no structural
+	// signature condition in its saving rule); false is "structure".
+	BeDivSimple bool
+	// Epsilon is BeDivFuzz's probability of a random stream choice; zero
+	// means 0.2, negative 0.
+	Epsilon float64
+	// Targeted is SpotOn's share of targeted children; zero means 0.5,
+	// negative 0 (plain Zest on indexed sequences).
+	Targeted float64
+	// NoFuelBound gives SpotOn's parents Zest's count of children instead
+	// of a fuel budget (see SpotOn).
+	NoFuelBound bool
+}
+
+func newBeDivFuzz(o StrategyOptions) *BeDivFuzz {
+	return &BeDivFuzz{Simple: o.Generative.BeDivSimple, Epsilon: o.Generative.Epsilon}
+}

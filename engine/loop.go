@@ -31,7 +31,8 @@ func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
 		return nil, errors.New("engine: deps.NewExecutor is nil")
 	}
 	cfg = cfg.withDefaults(deps.Generator != nil)
-	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil})
+	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil,
+		Conditionals: cfg.Conditionals, Generative: cfg.Generative})
 	if err != nil {
 		return nil, err
 	}
@@ -494,6 +495,9 @@ type coordinator struct {
 }
 
 func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, error) {
+	if gw, ok := strat.(generatorWrapper); ok && deps.Generator != nil {
+		deps.Generator = gw.wrapGenerator(deps.Generator)
+	}
 	c := &coordinator{
 		cfg:      cfg,
 		deps:     deps,
@@ -991,6 +995,9 @@ func (c *coordinator) stats(final bool) *Stats {
 	}
 	c.lastT, c.lastX = now, c.execs
 	s.B0, s.B1, s.B2 = c.cov.Hill()
+	if s.ValidB0, s.ValidB1, s.ValidB2 = c.cov.HillValid(); c.cfg.ValidHill {
+		s.B0, s.B1, s.B2 = s.ValidB0, s.ValidB1, s.ValidB2
+	}
 	s.setShares(c.times)
 	if c.cycleOf != nil {
 		s.Cycles = c.cycleOf()

@@ -273,13 +273,19 @@ func (BaseMutator) Done(*Job) any { return nil }
 type StrategyOptions struct {
 	// Raw is true in raw mode (no generator).
 	Raw bool
+	// Conditionals is Config.Conditionals; Generative is
+	// Config.Generative (bedivfuzz, spoton).
+	Conditionals []int32
+	Generative   GenerativeOptions
 }
 
 // strategies is the table of built-in techniques by name.
 var strategies = map[string]func(StrategyOptions) Strategy{
-	"zest":   func(StrategyOptions) Strategy { return &Zest{} },
-	"havoc":  func(StrategyOptions) Strategy { return &Havoc{} },
-	"random": func(StrategyOptions) Strategy { return &Random{} },
+	"zest":      func(StrategyOptions) Strategy { return &Zest{} },
+	"havoc":     func(StrategyOptions) Strategy { return &Havoc{} },
+	"random":    func(StrategyOptions) Strategy { return &Random{} },
+	"bedivfuzz": func(o StrategyOptions) Strategy { return newBeDivFuzz(o) },
+	"spoton":    func(o StrategyOptions) Strategy { return newSpotOn(o) },
 }
 
 // Strategies lists the built-in strategy names, sorted.

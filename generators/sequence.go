@@ -120,6 +120,13 @@ func (q *Sequence) Choice(i int) Choice {
 	}
 }
 
+// Span returns the position in Bytes() and the length of choice i
+// (0 ≤ i < NumChoices()), without Choice's copy of its types.
+func (q *Sequence) Span(i int) (off, n int) {
+	c := q.choices[i]
+	return int(c.off), int(c.n)
+}
+
 // stackTypes returns the type names of stack node i, outermost first.
 func (q *Sequence) stackTypes(i uint32) []string {
 	var out []string
