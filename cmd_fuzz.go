@@ -7,6 +7,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,11 @@ type fuzzFlags struct {
 	noShrink      bool
 	dict          []string
 	maxLen        int
+
+	// The generator-mode strategies and their baselines (issue 31).
+	generative engine.GenerativeOptions
+	genOpts    generators.Options
+	validHill  bool
 
 	target targetFlags
 
@@ -111,6 +117,37 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.maxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
+
+	// Generator-mode strategies and baselines (issue 31): each maps onto
+	// engine.Config.Generative, engine.Config.ValidHill or
+	// generators.Options; a 0 given here means none (the zero values of
+	// those fields mean the defaults).
+	prob := func(name string, dst *float64) func(string) error {
+		return func(v string) error {
+			p, err := strconv.ParseFloat(v, 64)
+			if err != nil || p < 0 || p > 1 {
+				return fmt.Errorf("expected a probability in [0, 1], got %q", v)
+			}
+			if *dst = p; p == 0 {
+				*dst = -1
+			}
+			return nil
+		}
+	}
+	fs.BoolVar(&f.generative.BeDivSimple, "bedivfuzz-simple", false, "bedivfuzz: the \"simple\" config (save valid children with new coverage, no structural signature condition) instead of \"structure\"")
+	fs.Func("epsilon", "bedivfuzz: probability of choosing the stream to mutate by a coin instead of by score (default 0.2)", prob("epsilon", &f.generative.Epsilon))
+	fs.Func("spoton-targeted", "spoton: share of targeted children (default 0.5)", prob("spoton-targeted", &f.generative.Targeted))
+	fs.BoolVar(&f.generative.NoFuelBound, "spoton-count-bound", false, "spoton: give each parent Zest's count of children instead of a fuel budget")
+	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob("dict-prob", &f.genOpts.DictProb))
+	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob("int-bias", &f.genOpts.IntBias))
+	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {
+		switch v {
+		case "all", "valid":
+			f.validHill = v == "valid"
+			return nil
+		}
+		return fmt.Errorf("expected all or valid, got %q", v)
+	})
 
 	f.target.register(fs)
 

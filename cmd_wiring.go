@@ -358,6 +358,8 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		MaxLen:        f.maxLen,
 		Dict:          dict,
 		Conditionals:  sm.Conditionals(),
+		Generative:    f.generative,
+		ValidHill:     f.validHill,
 	}
 	if f.runs > 0 {
 		cfg.Runs = f.runs
@@ -377,7 +379,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		StatusTTY:   isTerminal(c.stderr),
 	}
 	if useGen {
-		deps.Generator = engine.FromGenerator(gen, generators.Options{Dictionary: sm.Dictionary})
+		opts := f.genOpts
+		opts.Dictionary = sm.Dictionary
+		deps.Generator = engine.FromGenerator(gen, opts)
 		if len(seeds) > 0 {
 			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
 		}
