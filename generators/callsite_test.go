@@ -87,3 +87,33 @@ func BenchmarkCallSites(b *testing.B) {
 		})
 	}
 }
+
+// FuzzCallSites: with call-site keys, every generator replays its used
+// sequence to the same input, through the indexes and through WithBytes,
+// and a value mutation keeps the structural signature.
+func FuzzCallSites(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, dict bool) {
+		opts := Options{CallSites: true}
+		if dict {
+			opts.Dictionary = testDict
+		}
+		for _, tc := range generatorCases {
+			r := NewRunner(tc.gen, opts)
+			in, used := r.Run(FromBytes(data))
+			if in2, used2 := r.Run(used); string(in) != string(in2) || !used.Equal(used2) {
+				t.Fatalf("%s: replay differs", tc.name)
+			}
+			if in3, _ := r.Run(used.WithBytes(used.Bytes())); string(in) != string(in3) {
+				t.Fatalf("%s: WithBytes replay differs", tc.name)
+			}
+			child := used.Clone()
+			for _, p := range child.KindPositions(Value) {
+				child.Bytes()[p] ^= 0x55
+			}
+			if _, u := r.Run(child); u.StructuralSignature() != used.StructuralSignature() {
+				t.Fatalf("%s: a value mutation changed the signature", tc.name)
+			}
+		}
+	})
+}
