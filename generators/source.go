@@ -430,16 +430,24 @@ func (s *Source) draw(kind Kind, label uint64, n int) []byte {
 // across processes, unlike the address), mixed with the kind-of-draw label.
 // Addresses are looked up once per Runner.
 func (s *Source) callSite(label uint64) uint64 {
+	// The walk costs per frame: look at the nearest few first (a
+	// combinator calls draw within four frames), the whole stack only if
+	// they are all combinators.
 	var pcs [24]uintptr
-	n := goruntime.Callers(3, pcs[:])
-	for _, pc := range pcs[:n] {
-		l, ok := s.sites[pc]
-		if !ok {
-			l = siteLabel(pc)
-			s.sites[pc] = l
+	for _, max := range [...]int{6, len(pcs)} {
+		n := goruntime.Callers(3, pcs[:max])
+		for _, pc := range pcs[:n] {
+			l, ok := s.sites[pc]
+			if !ok {
+				l = siteLabel(pc)
+				s.sites[pc] = l
+			}
+			if l != 0 {
+				return mixWord(label, l)
+			}
 		}
-		if l != 0 {
-			return mixWord(label, l)
+		if n < max {
+			break
 		}
 	}
 	return label
