@@ -17,13 +17,17 @@ RUNS_CEXPR=${RUNS_CEXPR:-250000}
 mkdir -p "$OUT"
 go build -o "$OUT/wafer" .
 
-configs='zest|--strategy zest
+# CONFIGS (NAME|FLAGS lines) and TARGETS override the defaults; the
+# control of the SpotOn section is
+#   CONFIGS='spoton-plain|--strategy spoton --spoton-targeted 0' TARGETS='gojson csqlite'
+configs=${CONFIGS:-'zest|--strategy zest
 bedivfuzz|--strategy bedivfuzz
 bedivfuzz-simple|--strategy bedivfuzz --bedivfuzz-simple
 spoton|--strategy spoton
 random|--strategy random
 zest-paper|--strategy zest --dict-prob 0 --int-bias 0
-random-paper|--strategy random --dict-prob 0 --int-bias 0'
+random-paper|--strategy random --dict-prob 0 --int-bias 0'}
+TARGETS=${TARGETS:-"cexpr gojson csqlite"}
 
 campaign() { # target generator runs seed extra-flags...
 	t=$1 g=$2 n=$3 s=$4
@@ -43,8 +47,12 @@ campaign() { # target generator runs seed extra-flags...
 }
 
 for s in $SEEDS; do
-	campaign cexpr expr "$RUNS_CEXPR" "$s"
-	campaign gojson json "$RUNS_GOJSON" "$s" --warm-up examples/gojson/seeds
-	campaign csqlite sql "$RUNS_CSQLITE" "$s"
+	for t in $TARGETS; do
+		case $t in
+		cexpr) campaign cexpr expr "$RUNS_CEXPR" "$s" ;;
+		gojson) campaign gojson json "$RUNS_GOJSON" "$s" --warm-up examples/gojson/seeds ;;
+		csqlite) campaign csqlite sql "$RUNS_CSQLITE" "$s" ;;
+		esac
+	done
 done
 go run ./internal/evaltable -base zest "$OUT"
