@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -289,5 +290,45 @@ func TestBeDivFuzzCampaign(t *testing.T) {
 	}
 	if s := run(true); len(s.Queue) <= len(a.Queue) {
 		t.Errorf("simple saved %d entries, structure %d: expected more without the signature condition", len(s.Queue), len(a.Queue))
+	}
+}
+
+// TestHillValid: the valid-only abundance counts unique valid traces only,
+// and Config.ValidHill reports its Hill numbers as B(0..2).
+func TestHillValid(t *testing.T) {
+	c := newCoverage()
+	for _, step := range []struct {
+		o    Outcome
+		hash uint64
+		tr   []byte
+	}{
+		{Valid, 1, sparse(0, 1, 1, 1)},
+		{Invalid, 2, sparse(0, 1, 2, 1, 3, 1)},
+		{Valid, 3, sparse(0, 1, 2, 1)},
+		{Valid, 3, sparse(0, 1, 2, 1)}, // the same trace again
+	} {
+		fb := c.classify(step.o, step.hash, step.tr, false)
+		c.merge(&fb)
+	}
+	if got, want := c.ValidAbundance[:4], []uint64{2, 1, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("valid abundance %v, expected %v", got, want)
+	}
+	if got, want := c.Abundance[:4], []uint64{3, 1, 2, 1}; !slices.Equal(got, want) {
+		t.Errorf("abundance %v, expected %v", got, want)
+	}
+	b0, b1, b2 := c.HillValid()
+	// p = 1/2, 1/4, 1/4: B(1) = exp(1.5 ln 2) = 2^1.5, B(2) = 1/(3/8)
+	if b0 != 3 || math.Abs(b1-math.Pow(2, 1.5)) > 1e-9 || math.Abs(b2-8.0/3) > 1e-9 {
+		t.Errorf("valid Hill numbers %v %v %v, expected 3, 2^1.5, 8/3", b0, b1, b2)
+	}
+	sum, err := Fuzz(context.Background(), Config{Strategy: "bedivfuzz", Seed: 1, Runs: 500, ValidHill: true},
+		Deps{NewExecutor: pairTarget.executors(nil), Generator: FromGenerator(pairGen, generators.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sum.Stats
+	if st.B0 != st.ValidB0 || st.B1 != st.ValidB1 || st.B2 != st.ValidB2 || st.ValidB0 >= float64(st.Coverage) {
+		t.Errorf("ValidHill: B %v/%v/%v, valid B %v/%v/%v, coverage %d: expected B = valid B, B(0) below the coverage of invalid runs too",
+			st.B0, st.B1, st.B2, st.ValidB0, st.ValidB1, st.ValidB2, st.Coverage)
 	}
 }
