@@ -131,6 +131,10 @@ func newFuzzFlags() *fuzzFlags {
 	fs.Func("epsilon", "bedivfuzz: probability of choosing the stream to mutate by a coin instead of by score (default 0.2)", prob(&f.opts.Generative.Epsilon))
 	fs.Func("spoton-targeted", "spoton: share of targeted children (default 0.5)", prob(&f.opts.Generative.Targeted))
 	fs.BoolVar(&f.opts.Generative.NoFuelBound, "spoton-count-bound", false, "spoton: give each parent Zest's count of children instead of a fuel budget")
+	fs.Float64Var(&f.opts.Generative.MaxDistance, "spoton-max-distance", 1000, "spoton: cap of a type's distance d_T")
+	fs.IntVar(&f.opts.Generative.TypeDraws, "spoton-type-draws", 10, "spoton: type draws per targeted child before falling back to plain mutation")
+	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "bedivfuzz, spoton: mean number of runs rewritten per child (geometric)")
+	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "bedivfuzz, spoton: mean length of a rewritten run (geometric; bytes, or choices when targeted)")
 	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob(&f.opts.DictProb))
 	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob(&f.opts.IntBias))
 	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {

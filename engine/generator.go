@@ -154,8 +154,17 @@ type GenerativeOptions struct {
 	// NoFuelBound gives SpotOn's parents Zest's count of children instead
 	// of a fuel budget (see SpotOn).
 	NoFuelBound bool
+	// MaxDistance caps SpotOn's type distances (zero: 1000); TypeDraws
+	// bounds its type draws per targeted child (zero: 10).
+	MaxDistance float64
+	TypeDraws   int
+	// MeanMutations and MeanLength are the means of the geometric number
+	// and length of the runs BeDivFuzz and SpotOn rewrite per child (zero:
+	// 4 and 4, as Zest's).
+	MeanMutations, MeanLength int
 }
 
 func newBeDivFuzz(o StrategyOptions) *BeDivFuzz {
-	return &BeDivFuzz{Simple: o.Generative.BeDivSimple, Epsilon: o.Generative.Epsilon}
+	g := o.Generative
+	return &BeDivFuzz{Simple: g.BeDivSimple, Epsilon: g.Epsilon, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength}
 }

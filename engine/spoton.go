@@ -67,6 +67,10 @@ type SpotOn struct {
 	Targeted float64
 	// NoFuelBound gives parents Zest's count of children.
 	NoFuelBound bool
+	// MaxDistance caps d_T (zero: 1000); Draws is the most type draws
+	// per targeted child before it falls back to plain mutation (zero: 10).
+	MaxDistance float64
+	Draws       int
 	// MeanMutations and MeanLength are Zest's and the targeted runs'
 	// means (zero: 4 and 4).
 	MeanMutations, MeanLength int
@@ -82,7 +86,8 @@ type SpotOn struct {
 	targets map[int32]bool // current target conditionals (half covered)
 }
 
-// Distance bounds (ALGORITHMS.md §5, impl.).
+// Distance cap and type draws per child (ALGORITHMS.md §5, impl.): the
+// defaults of SpotOn.MaxDistance and SpotOn.Draws.
 const (
 	spotMaxDistance = 1000
 	spotDraws       = 10
@@ -93,6 +98,14 @@ const (
 // [1, 1000/init] so that d_T stays in [init, 1000].
 type distances struct {
 	init, factor []float64
+	max          float64 // the cap; zero means spotMaxDistance
+}
+
+func (d *distances) cap() float64 {
+	if d.max > 0 {
+		return d.max
+	}
+	return spotMaxDistance
 }
 
 func (d *distances) grow(n int) {
@@ -110,12 +123,12 @@ func (d *distances) found(t int) { d.factor[t] = math.Max(1, d.factor[t]*3/4) }
 
 // missed applies d_T ← 4/3·d_T, at most 1000.
 func (d *distances) missed(t int) {
-	d.factor[t] = math.Min(spotMaxDistance/d.init[t], d.factor[t]*4/3)
+	d.factor[t] = math.Min(d.cap()/d.init[t], d.factor[t]*4/3)
 }
 
 // clone returns an independent copy.
 func (d *distances) clone() distances {
-	return distances{init: append([]float64(nil), d.init...), factor: append([]float64(nil), d.factor...)}
+	return distances{init: append([]float64(nil), d.init...), factor: append([]float64(nil), d.factor...), max: d.max}
 }
 
 // pick draws a type with P(T) ∝ 1/d_T.
@@ -155,7 +168,9 @@ type spotNote struct {
 }
 
 func newSpotOn(o StrategyOptions) *SpotOn {
-	return &SpotOn{Conditionals: o.Conditionals, Targeted: o.Generative.Targeted, NoFuelBound: o.Generative.NoFuelBound}
+	g := o.Generative
+	return &SpotOn{Conditionals: o.Conditionals, Targeted: g.Targeted, NoFuelBound: g.NoFuelBound,
+		MaxDistance: g.MaxDistance, Draws: g.TypeDraws, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength}
 }
 
 func (so *SpotOn) wrapGenerator(g Generator) Generator { return withCallSites(g) }
@@ -257,12 +272,13 @@ func (so *SpotOn) initial() {
 			}
 		}
 		so.dist.init[t] = 1 / (1 + float64(n))
-		so.dist.factor[t] = math.Min(so.dist.factor[t], spotMaxDistance/so.dist.init[t])
+		so.dist.factor[t] = math.Min(so.dist.factor[t], so.dist.cap()/so.dist.init[t])
 	}
 }
 
 // Next implements Strategy.
 func (so *SpotOn) Next(s *State) (*Entry, int, any) {
+	so.dist.max = so.MaxDistance
 	e, n, _ := so.Cycle.Next(s)
 	so.scan(s)
 	so.updateTargets(s.Cov)
@@ -332,7 +348,10 @@ func (d *distances) apply(events []spotEvent) {
 
 // NewMutator implements Strategy.
 func (so *SpotOn) NewMutator(_ int, env *MutatorEnv) Mutator {
-	m := &spotMutator{env: env, meanM: so.MeanMutations, meanL: so.MeanLength}
+	m := &spotMutator{env: env, meanM: so.MeanMutations, meanL: so.MeanLength, draws: so.Draws}
+	if m.draws <= 0 {
+		m.draws = spotDraws
+	}
 	if m.meanM == 0 {
 		m.meanM = 4
 	}
@@ -346,6 +365,7 @@ type spotMutator struct {
 	BaseMutator
 	env          *MutatorEnv
 	meanM, meanL int
+	draws        int
 	note         *spotNote
 	dist         distances // the job's copy
 	job          *Job
@@ -371,7 +391,7 @@ func (m *spotMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 	q, _ := j.Parent.Seq.(*generators.Sequence)
 	if p != nil && q != nil && q.Len() == len(b) && p.targeted > 0 && len(m.dist.init) > 0 &&
 		float64(r.Uint64()>>11)/(1<<53) < p.targeted {
-		for range spotDraws {
+		for range m.draws {
 			t := m.dist.pick(r)
 			idx := q.TypeChoices(p.types[t])
 			if len(idx) == 0 {

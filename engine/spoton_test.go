@@ -303,3 +303,29 @@ func TestSpotOnCampaign(t *testing.T) {
 		t.Errorf("coverage %d, expected all 5 sites", a.Stats.Coverage)
 	}
 }
+
+// TestSpotOnOptions: GenerativeOptions' cap and draw count reach the
+// strategy and its mutators.
+func TestSpotOnOptions(t *testing.T) {
+	so := newSpotOn(StrategyOptions{Generative: GenerativeOptions{MaxDistance: 10, TypeDraws: 3}})
+	so.Next(&State{Cov: newCoverage()})
+	so.dist.grow(1)
+	for range 20 {
+		so.dist.missed(0)
+	}
+	if d := so.dist.d(0); !near(d, 10) {
+		t.Errorf("capped distance %v, expected 10", d)
+	}
+	runner := generators.NewRunner(typed, generators.Options{})
+	_, q := runner.Run(generators.FromBytes([]byte{1, 2, 3}))
+	m := so.NewMutator(0, &MutatorEnv{}).(*spotMutator)
+	var d distances
+	d.grow(1)
+	j := &Job{Parent: &Entry{Choices: q.Bytes(), Seq: q}, Param: &spotParam{targeted: 1, types: []string{"C"}, dist: d}}
+	r := &pcgRand{}
+	r.Seed(1, 1)
+	m.Mutate(nil, j, r)
+	if n := m.Done(j).(*spotNote); len(n.events) != 3 {
+		t.Errorf("%d type draws, expected 3", len(n.events))
+	}
+}
