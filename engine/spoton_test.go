@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -327,5 +329,32 @@ func TestSpotOnOptions(t *testing.T) {
 	m.Mutate(nil, j, r)
 	if n := m.Done(j).(*spotNote); len(n.events) != 3 {
 		t.Errorf("%d type draws, expected 3", len(n.events))
+	}
+}
+
+// TestGenerativeDeterministic: with two workers and Config.Deterministic,
+// bedivfuzz and spoton run the very same inputs on every run of a seed.
+func TestGenerativeDeterministic(t *testing.T) {
+	for _, strat := range []string{"bedivfuzz", "spoton"} {
+		record := func() map[[2]uint64]string {
+			var mu sync.Mutex
+			runs := map[[2]uint64]string{}
+			_, err := Fuzz(context.Background(),
+				Config{Strategy: strat, Seed: 9, Runs: 3000, Workers: 2, Deterministic: true, Conditionals: []int32{-1, 1, 1, 3, 3}},
+				Deps{NewExecutor: pairTarget.executors(nil), Generator: FromGenerator(typed, generators.Options{}),
+					OnRun: func(job uint64, child int, in []byte) {
+						mu.Lock()
+						runs[[2]uint64{job, uint64(child)}] = string(in)
+						mu.Unlock()
+					}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return runs
+		}
+		a, b := record(), record()
+		if len(a) != 3000 || !maps.Equal(a, b) {
+			t.Errorf("%s: two campaigns of one seed differ (%d and %d runs)", strat, len(a), len(b))
+		}
 	}
 }
