@@ -14,6 +14,8 @@ const module = "github.com/wafer-fuzz/wafer"
 var allowed = map[string][]string{
 	"instrument": {},
 	"generators": {},
+	// generators/grammar compiles ANTLR 4 grammars to generators.
+	"generators/grammar": {"generators"},
 	"corpus":     {},
 	"runtime":    {"instrument"},
 	"engine":     {"runtime", "corpus", "generators", "instrument"},
