@@ -16,9 +16,9 @@ var allowed = map[string][]string{
 	"generators": {},
 	// generators/grammar compiles ANTLR 4 grammars to generators.
 	"generators/grammar": {"generators"},
-	"corpus":     {},
-	"runtime":    {"instrument"},
-	"engine":     {"runtime", "corpus", "generators", "instrument"},
+	"corpus":             {},
+	"runtime":            {"instrument"},
+	"engine":             {"runtime", "corpus", "generators", "instrument"},
 }
 
 func TestImportDirection(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
@@ -50,6 +51,7 @@ type fuzzFlags struct {
 	jobs          int
 	strategy      string
 	generator     string
+	grammar       grammarFlags
 	useCmp        int
 	keepGoing     bool
 	deterministic bool
@@ -105,6 +107,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
 	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
+	f.grammar.register(fs)
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
 	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
@@ -159,6 +162,9 @@ func (f *fuzzFlags) parse(args []string) error {
 	}
 	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
 		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
+	}
+	if f.grammar.path != "" && f.generator != "" {
+		return usagef("--grammar and --generator: expected one of them, got both")
 	}
 	if f.maxLen < 0 {
 		return usagef("--max-len: expected a length >= 0, got %d", f.maxLen)
@@ -248,4 +254,33 @@ func allFiles(paths []string) bool {
 		}
 	}
 	return true
+}
+
+// grammarFlags are --grammar and --grammar-start: a generator compiled from
+// an ANTLR 4 grammar file (package generators/grammar), usable wherever
+// --generator is.
+type grammarFlags struct {
+	path  string
+	start string
+}
+
+func (g *grammarFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.path, "grammar", "", "generate inputs from the ANTLR 4 grammar `FILE` (.g4; its imports and tokenVocab from the same directory), like --generator")
+	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
+}
+
+// generator compiles the grammar; ok is false without --grammar.
+func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error) {
+	if g.path == "" {
+		return nil, false, nil
+	}
+	gr, err := grammar.Load(g.path)
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar: %w", err)
+	}
+	gen, err = gr.Generator(grammar.Options{Start: g.start})
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	return gen, true, nil
 }

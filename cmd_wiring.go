@@ -284,6 +284,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	gen, useGen := generators.Lookup(f.generator)
 	useGen = useGen && f.generator != "raw"
+	if g, ok, err := f.grammar.generator(); err != nil {
+		return err
+	} else if ok {
+		gen, useGen, f.generator = g, true, "grammar "+f.grammar.path
+	}
 	// The output directory first: the input buffer must hold every input
 	// the campaign replays (seeds, the resumed queue, peers' queues).
 	var dir *corpus.Dir

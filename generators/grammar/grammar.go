@@ -44,7 +44,12 @@ func Parse(file string, src []byte) (*Grammar, error) {
 // its tokenVocab lexer grammar (split parser and lexer grammars, as
 // published) are read from the same directory as Name.g4.
 func Load(p string) (*Grammar, error) {
-	return ParseFS(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+	g, err := ParseFS(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == filepath.Base(p) {
+		return nil, fmt.Errorf("read grammar %s: %w", p, pe.Err)
+	}
+	return g, err
 }
 
 // ParseFS reads the grammar in file name of fsys, with its imports and
