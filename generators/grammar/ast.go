@@ -22,23 +22,21 @@ const (
 
 // node is one element of a rule body.
 type node struct {
-	kind     nodeKind
-	pos      Pos
-	kids     []*node
-	min, max int  // nRep
-	greedy   bool // nRep: false for ??, *?, +?
-	name     string
-	rule     *rule   // nRef after resolution
-	text     string  // nLit
-	set      charSet // nSet
-	except   []string
-	tokens   []*rule // nAnyTok after resolution: the tokens it may produce
-	height   int     // minimal derivation height (rule levels)
-	size     int     // minimal derivation size (rule expansions and tokens, or characters)
-	label    string  // alternative label (#Name), kept for messages
-	negated  bool    // nSet built from ~
-	inLexer  bool
-	lexRules bool // nAnyTok
+	kind      nodeKind
+	pos       Pos
+	kids      []*node
+	min, max  int  // nRep
+	greedy    bool // nRep: false for ??, *?, +?
+	name      string
+	rule      *rule    // nRef after resolution
+	text      string   // nLit
+	set       charSet  // nSet
+	except    []string // nAnyTok: token names ~ excludes
+	exceptLit []string // nAnyTok: literals ~ excludes (tokens whose rule is exactly one)
+	tokens    []*rule  // nAnyTok after resolution: the tokens it may produce
+	height    int      // minimal derivation height (rule levels)
+	size      int      // minimal derivation size (rule expansions and tokens, or characters)
+	negated   bool     // nSet built from ~
 }
 
 // rule is one parser or lexer rule.
@@ -48,6 +46,7 @@ type rule struct {
 	lexer    bool
 	fragment bool
 	hidden   bool // -> skip or -> channel(...): never generated, spaces tokens
+	declared bool // declared in tokens {} without a rule: derives ""
 	body     *node
 	height   int
 	size     int

@@ -286,6 +286,9 @@ func (r *run) emit(b []byte) {
 
 // token generates one token of lexer rule t in its own typed frame.
 func (r *run) token(t *rule) {
+	if t.declared {
+		return
+	}
 	r.s.Enter(t.name)
 	defer r.s.Leave()
 	r.units++
@@ -299,12 +302,10 @@ func (r *run) token(t *rule) {
 		}
 	}
 	r.lexDepth, r.lexSize = 0, 0
-	start := len(r.out)
 	if r.tokens > 0 {
 		r.out = append(r.out, r.c.sep...)
 	}
 	r.tokens++
-	_ = start
 	r.out = r.lex(r.out, t.body, -1)
 }
 

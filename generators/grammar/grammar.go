@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -162,10 +163,15 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 	switch n.kind {
 	case nRef:
 		t, ok := g.byName[n.name]
+		if !ok && declared[n.name] {
+			// A token only declared (tokens { INDENT }) is emitted by the
+			// target's own lexer code: it derives the empty string here.
+			t = &rule{name: n.name, pos: n.pos, lexer: true, body: &node{kind: nSeq, pos: n.pos}, file: r.file, index: len(g.rules), declared: true}
+			g.rules = append(g.rules, t)
+			g.byName[t.name] = t
+			ok = true
+		}
 		if !ok {
-			if declared[n.name] {
-				return g.errAt(r, n.pos, "token %s is declared in tokens {} but no lexer rule defines it: wafer cannot generate it", n.name)
-			}
 			what := "rule"
 			if isLexerName(n.name) {
 				what = "token"
@@ -178,9 +184,6 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 		if !r.lexer && t.fragment {
 			return g.errAt(r, n.pos, "parser rule %s refers to fragment %s: fragments are usable only in lexer rules", r.name, n.name)
 		}
-		if !r.lexer && t.hidden {
-			return g.errAt(r, n.pos, "parser rule %s refers to %s, a token the lexer skips or hides", r.name, n.name)
-		}
 		n.rule = t
 	case nAnyTok:
 		except := map[string]bool{}
@@ -191,6 +194,9 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 			except[e] = true
 		}
 		for _, t := range g.rules {
+			if t.lexer && t.body.kind == nLit && slices.Contains(n.exceptLit, t.body.text) {
+				continue
+			}
 			if t.lexer && !t.fragment && !t.hidden && !except[t.name] {
 				n.tokens = append(n.tokens, t)
 			}

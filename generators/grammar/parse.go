@@ -200,8 +200,15 @@ func (p *parser) grammarFile() *file {
 		if t.kind == tEOF {
 			break
 		}
-		if t.kind == tID && t.text == "mode" {
-			p.errf(t.pos, "lexer modes are not supported (mode %s): wafer generates from grammars without modes", p.peekAt(1).text)
+		if t.kind == tID && t.text == "mode" && p.peekAt(1).kind == tID && p.peekAt(2).kind == tPunct && p.peekAt(2).text == ";" {
+			// Lexer modes change how text is split into tokens, not what
+			// a token's rule derives: the rules of every mode are read as
+			// ordinary lexer rules and the mode commands are ignored.
+			if f.kind == parserOnly {
+				p.errf(t.pos, "mode %s in a parser grammar", p.peekAt(1).text)
+			}
+			p.i += 3
+			continue
 		}
 		r := p.rule()
 		if r.lexer && f.kind == parserOnly {
@@ -365,20 +372,18 @@ func (p *parser) commands() bool {
 	hidden := false
 	for {
 		c := p.expectID("a lexer command (skip, channel(...), type(...), more, ...)")
-		arg := ""
 		if p.is("(") {
 			p.next()
-			arg = p.expectID("the command's argument").text
+			p.expectID("the command's argument")
 			p.expect(")", "after the command's argument")
 		}
 		switch c.text {
 		case "skip", "channel":
 			hidden = true
-		case "pushMode", "popMode", "mode":
-			p.errf(c.pos, "lexer modes are not supported (%s%s): wafer generates from grammars without modes", c.text, map[bool]string{true: "(" + arg + ")"}[arg != ""])
-		case "more", "type":
 		default:
-			p.errf(c.pos, "unknown lexer command %q: expected skip, channel, type, more, mode, pushMode or popMode", c.text)
+			// more, type(T), mode commands (modes are read as one lexer:
+			// see grammarFile) and target-specific commands do not change
+			// what the rule derives.
 		}
 		if !p.is(",") {
 			return hidden
@@ -426,6 +431,8 @@ func (p *parser) element() *node {
 			p.next()
 			p.next()
 			p.expect(":", "after a block's options")
+		} else if p.is(":") { // ( : ...): a block with empty options
+			p.next()
 		}
 		n, _ = p.alternatives(false)
 		if n.kind == nSeq || n.kind == nAlt {
@@ -565,10 +572,14 @@ func (p *parser) notSet(pos Pos) *node {
 	if !p.inLexer {
 		n := &node{kind: nAnyTok, pos: pos}
 		for _, it := range items {
-			if it.kind != tID {
-				p.errf(it.pos, "~ in a parser rule takes token names, got %s", it)
+			switch it.kind {
+			case tID:
+				n.except = append(n.except, it.text)
+			case tString:
+				n.exceptLit = append(n.exceptLit, it.text)
+			default:
+				p.errf(it.pos, "~ in a parser rule takes token names and literals, got %s", it)
 			}
-			n.except = append(n.except, it.text)
 		}
 		return n
 	}
