@@ -56,8 +56,10 @@ fragment INT
    | [1-9] [0-9]*
    ;
 
+// At most two exponent digits: Go's encoding/json, the parser the
+// sentences are checked with, refuses numbers beyond float64's range.
 fragment EXP
-   : [Ee] [+-]? [0-9]+
+   : [Ee] [+-]? [0-9] [0-9]?
    ;
 
 WS
