@@ -31,6 +31,8 @@ type node struct {
 	rule      *rule    // nRef after resolution
 	text      string   // nLit
 	set       charSet  // nSet
+	ascii     charSet  // nSet: set ∩ printable ASCII (prepared by resolve)
+	valid     charSet  // nSet: set without surrogates (prepared by resolve)
 	except    []string // nAnyTok: token names ~ excludes
 	exceptLit []string // nAnyTok: literals ~ excludes (tokens whose rule is exactly one)
 	tokens    []*rule  // nAnyTok after resolution: the tokens it may produce

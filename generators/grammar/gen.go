@@ -349,7 +349,7 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 		dst = append(dst, n.text...)
 	case nSet:
 		r.lexSize++
-		dst = utf8.AppendRune(dst, r.char(n.set, avoid))
+		dst = utf8.AppendRune(dst, r.char(n, avoid))
 	}
 	return dst
 }
@@ -376,14 +376,14 @@ func (r *run) lexAlt(n *node) int {
 
 // char draws a character of set: with probability 7/8 a printable ASCII
 // one when the set has some, otherwise any (surrogates excluded).
-func (r *run) char(set charSet, avoid rune) rune {
+func (r *run) char(n *node, avoid rune) rune {
 	b := r.s.Draw(generators.Value, 4)
-	pick := set.intersect(0x20, 0x7e)
+	pick := n.ascii
 	if len(pick) == 0 || b[0] >= 224 {
-		pick = set.withoutSurrogates()
+		pick = n.valid
 	}
 	if len(pick) == 0 {
-		return set[0].lo
+		return n.set[0].lo
 	}
 	cnt := pick.count()
 	i := (int(b[1]) | int(b[2])<<8 | int(b[3])<<16) % cnt

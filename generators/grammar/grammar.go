@@ -185,6 +185,9 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 			return g.errAt(r, n.pos, "parser rule %s refers to fragment %s: fragments are usable only in lexer rules", r.name, n.name)
 		}
 		n.rule = t
+	case nSet:
+		n.ascii = n.set.intersect(0x20, 0x7e)
+		n.valid = n.set.withoutSurrogates()
 	case nAnyTok:
 		except := map[string]bool{}
 		for _, e := range n.except {

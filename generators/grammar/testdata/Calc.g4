@@ -62,7 +62,7 @@ NUMBER
    ;
 
 STRING
-   : '"' (ESC | ~ ["\\\r\n\u0080-\u{10FFFF}])* '"'
+   : '"' (ESC | ~ ["\\\r\n\u0000\u0080-\u{10FFFF}])* '"'
    ;
 
 fragment ESC

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/generators/grammar"
+)
+
+// TestGrammarCampaign is the evaluation of issue 26 in docs/EVALUATION.md
+// ("Grammars"): campaigns on csqlite, one worker each, an equal budget of
+// executions (WAFER_EVAL_RUNS, default 20,000) and seeds 1–5
+// (WAFER_EVAL_SEEDS), with
+//
+//   - grammar/zest: Zest over the generator of generators/grammars/SQLite.g4;
+//   - sql/zest: Zest over the hand-written generators.SQL;
+//   - havoc: raw-byte havoc from examples/csqlite/seeds;
+//
+// all with the target's dictionary. It prints, per configuration, the
+// median, minimum and maximum of the final coverage (counted sites) and of
+// the valid share, and the exact two-sided Mann-Whitney U p-value and the
+// Vargha-Delaney A12 of grammar/zest against each other one. Two
+// campaigns run at a time. Runs only with WAFER_EVAL_GRAMMAR=1:
+//
+//	WAFER_EVAL_GRAMMAR=1 go test ./engine -run TestGrammarCampaign -v -timeout 60m
+func TestGrammarCampaign(t *testing.T) {
+	if os.Getenv("WAFER_EVAL_GRAMMAR") == "" {
+		t.Skip("set WAFER_EVAL_GRAMMAR=1 to run the grammar campaign evaluation")
+	}
+	runs := int64(20000)
+	if v, err := strconv.ParseInt(os.Getenv("WAFER_EVAL_RUNS"), 10, 64); err == nil && v > 0 {
+		runs = v
+	}
+	nseeds := 5
+	if v, err := strconv.Atoi(os.Getenv("WAFER_EVAL_SEEDS")); err == nil && v > 0 {
+		nseeds = v
+	}
+	tgt, sm := loadTarget(t, "../examples/csqlite/csqlite.wasm", false)
+	g, err := grammar.Load("../generators/grammars/SQLite.g4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ggen, err := g.Generator(grammar.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob("../examples/csqlite/seeds/*")
+	var seeds [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds = append(seeds, b)
+	}
+	dopts := generators.Options{Dictionary: sm.Dictionary}
+	configs := []struct {
+		name string
+		deps func() Deps
+		strat string
+	}{
+		{"grammar/zest", func() Deps { return Deps{Generator: FromGenerator(ggen, dopts)} }, "zest"},
+		{"sql/zest", func() Deps { return Deps{Generator: FromGenerator(generators.SQL, dopts)} }, "zest"},
+		{"havoc", func() Deps { return Deps{Seeds: seeds} }, "havoc"},
+	}
+	type result struct {
+		cov, valid float64
+		execs      int64
+		secs       float64
+	}
+	res := make([][]result, len(configs))
+	for i := range res {
+		res[i] = make([]result, nseeds)
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for s := range nseeds {
+		for ci, c := range configs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				deps := c.deps()
+				deps.NewExecutor = RuntimeExecutors(tgt)
+				deps.TargetDict = sm.Dictionary
+				sum, err := Fuzz(context.Background(), Config{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true}, deps)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				st := sum.Stats
+				res[ci][s] = result{float64(st.Coverage), 100 * float64(st.Valid) / float64(max(st.Execs, 1)), st.Execs, st.Elapsed.Seconds()}
+				t.Logf("%s seed %d: coverage %d, valid %.1f%%, %d execs in %.0f s", c.name, s+1, st.Coverage, res[ci][s].valid, st.Execs, st.Elapsed.Seconds())
+			}()
+		}
+	}
+	wg.Wait()
+	var b strings.Builder
+	fmt.Fprintf(&b, "csqlite, %d executions per campaign, seeds 1-%d, one worker:\n\n", runs, nseeds)
+	fmt.Fprintf(&b, "| configuration | coverage median (min-max) | valid %% median (min-max) | execs/s median | vs grammar/zest: p (MWU) | A12 (grammar/zest > it) |\n|---|---|---|---|---|---|\n")
+	col := func(ci int, f func(result) float64) []float64 {
+		var out []float64
+		for _, r := range res[ci] {
+			out = append(out, f(r))
+		}
+		return out
+	}
+	cov := func(r result) float64 { return r.cov }
+	for ci, c := range configs {
+		cv := col(ci, cov)
+		vv := col(ci, func(r result) float64 { return r.valid })
+		ev := col(ci, func(r result) float64 { return float64(r.execs) / math.Max(r.secs, 1e-9) })
+		cmp := "-"
+		a12 := "-"
+		if ci > 0 {
+			cmp = fmt.Sprintf("%.3f", mannWhitneyP(col(0, cov), cv))
+			a12 = fmt.Sprintf("%.2f", vdA12(col(0, cov), cv))
+		}
+		fmt.Fprintf(&b, "| %s | %.0f (%.0f-%.0f) | %.1f (%.1f-%.1f) | %.0f | %s | %s |\n", c.name,
+			median(cv), slices.Min(cv), slices.Max(cv), median(vv), slices.Min(vv), slices.Max(vv), median(ev), cmp, a12)
+	}
+	t.Log("\n" + b.String())
+	if out := os.Getenv("WAFER_EVAL_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// vdA12 is the Vargha-Delaney A12: P(X > Y) + P(X = Y)/2.
+func vdA12(x, y []float64) float64 {
+	var w float64
+	for _, a := range x {
+		for _, b := range y {
+			switch {
+			case a > b:
+				w++
+			case a == b:
+				w += 0.5
+			}
+		}
+	}
+	return w / float64(len(x)*len(y))
+}
+
+// mannWhitneyP is the exact two-sided p-value of the Mann-Whitney U test
+// (ties at mid-ranks): the share of the splits of the pooled samples into
+// groups of len(x) and len(y) whose U lies at least as far from its mean as
+// the observed one. Exact enumeration: meant for small samples.
+func mannWhitneyP(x, y []float64) float64 {
+	pool := append(slices.Clone(x), y...)
+	u := func(idx []int) float64 {
+		in := make([]bool, len(pool))
+		for _, i := range idx {
+			in[i] = true
+		}
+		var a, b []float64
+		for i, v := range pool {
+			if in[i] {
+				a = append(a, v)
+			} else {
+				b = append(b, v)
+			}
+		}
+		return vdA12(a, b) * float64(len(a)*len(b))
+	}
+	n1 := len(x)
+	mean := float64(len(x)*len(y)) / 2
+	first := make([]int, n1)
+	for i := range first {
+		first[i] = i
+	}
+	obs := math.Abs(u(first) - mean)
+	var total, extreme int
+	var rec func(start int, idx []int)
+	rec = func(start int, idx []int) {
+		if len(idx) == n1 {
+			total++
+			if math.Abs(u(idx)-mean) >= obs-1e-9 {
+				extreme++
+			}
+			return
+		}
+		for i := start; i < len(pool); i++ {
+			rec(i+1, append(idx, i))
+		}
+	}
+	rec(0, nil)
+	return float64(extreme) / float64(total)
+}
+
+// TestMannWhitney pins the statistics the campaign prints: completely
+// separated samples of 5 and 5 give the smallest two-sided p, 2/252, and
+// A12 1; identical samples give p 1 and A12 0.5.
+func TestMannWhitney(t *testing.T) {
+	x, y := []float64{6, 7, 8, 9, 10}, []float64{1, 2, 3, 4, 5}
+	if p := mannWhitneyP(x, y); math.Abs(p-2.0/252) > 1e-12 {
+		t.Errorf("separated: p %v, want %v", p, 2.0/252)
+	}
+	if a := vdA12(x, y); a != 1 {
+		t.Errorf("separated: A12 %v", a)
+	}
+	if p := mannWhitneyP(x, x); p != 1 {
+		t.Errorf("identical: p %v", p)
+	}
+	if a := vdA12(x, x); a != 0.5 {
+		t.Errorf("identical: A12 %v", a)
+	}
+}
