@@ -121,7 +121,7 @@ func (g *Grammar) Generator(opts Options) (generators.Generator, error) {
 	default:
 		for _, cand := range []string{" ", "\n", "\t"} {
 			for _, r := range g.rules {
-				if r.hidden && matches(r, []rune(cand), false) {
+				if r.hidden && matches(r, []rune(cand)) {
 					c.sep = []byte(cand)
 					break
 				}
@@ -173,7 +173,7 @@ func (c *gen) matchesFor(dict [][]byte) *dictMatches {
 		}
 		runes := []rune(string(e))
 		for _, r := range c.g.rules {
-			if r.lexer && !r.fragment && !r.hidden && matches(r, runes, false) {
+			if r.lexer && !r.fragment && !r.hidden && matches(r, runes) {
 				m.entries[r.index] = append(m.entries[r.index], e)
 			}
 		}

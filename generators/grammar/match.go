@@ -5,7 +5,7 @@ const maxMatchSteps = 20000
 
 // matches reports whether lexer rule r derives exactly text. It
 // backtracks, within maxMatchSteps steps (false past them).
-func matches(r *rule, text []rune, fold bool) bool {
+func matches(r *rule, text []rune) bool {
 	m := &matcher{text: text}
 	return m.match(r.body, 0, func(i int) bool { return i == len(text) })
 }
