@@ -39,6 +39,7 @@ type node struct {
 	height    int      // minimal derivation height (rule levels)
 	size      int      // minimal derivation size (rule expansions and tokens, or characters)
 	negated   bool     // nSet built from ~
+	literals  bool     // nAlt in a parser rule whose alternatives are all literals: a leaf, picked by a value draw
 }
 
 // rule is one parser or lexer rule.

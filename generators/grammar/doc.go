@@ -31,7 +31,9 @@
 //     the types of a choice are the nonterminals on the stack (SpotOn's
 //     types) and its execution index the path of rule calls;
 //   - the choice of an alternative and the count of ?, * and + (uniform
-//     within MaxRepeat) are structural draws (Source.Pick); every element
+//     within MaxRepeat) are structural draws (Source.Pick), except a choice
+//     among literals only ('+' | '-'), which fills one leaf: a value draw;
+//     every element
 //     of a repetition runs in its own frame (generators.Repeat), so
 //     changing one element leaves the indexes of the later ones unchanged;
 //   - a token runs in a frame typed with its lexer rule's name, and

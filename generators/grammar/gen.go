@@ -195,6 +195,14 @@ func (r *run) gen(n *node) {
 			r.gen(k)
 		}
 	case nAlt:
+		if n.literals {
+			// A pick among literals ('+' | '-') fills one leaf: a value
+			// draw. Always one draw, so it shifts no later index.
+			b := r.s.Draw(generators.Value, 2)
+			r.units++
+			r.emit([]byte(n.kids[(int(b[0])|int(b[1])<<8)%len(n.kids)].text))
+			return
+		}
 		r.gen(n.kids[r.chooseAlt(n)])
 	case nRep:
 		lo, hi := n.min, n.min

@@ -185,6 +185,11 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 			return g.errAt(r, n.pos, "parser rule %s refers to fragment %s: fragments are usable only in lexer rules", r.name, n.name)
 		}
 		n.rule = t
+	case nAlt:
+		n.literals = !r.lexer
+		for _, k := range n.kids {
+			n.literals = n.literals && k.kind == nLit
+		}
 	case nSet:
 		n.ascii = n.set.intersect(0x20, 0x7e)
 		n.valid = n.set.withoutSurrogates()

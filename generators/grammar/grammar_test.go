@@ -367,3 +367,34 @@ func TestSplitGrammar(t *testing.T) {
 		t.Error("a lexer grammar generated nothing")
 	}
 }
+
+// TestKinds: a choice among literals is a value draw, a choice among
+// alternatives with structure and a repetition count are structural, and
+// the types of a draw are the rules on the stack.
+func TestKinds(t *testing.T) {
+	g, err := Parse("k.g4", []byte(`grammar K;
+s : op op item* ;
+op : '+' | '-' | '*' ;
+item : '(' s ')' | N ;
+N : [0-9] ;
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := mustGen(t, g, Options{MaxDepth: 4})
+	r := rand.New(rand.NewPCG(8, 8))
+	for range 200 {
+		_, used := generators.Run(gen, randomSeq(r), generators.Options{})
+		for i := range used.NumChoices() {
+			c := used.Choice(i)
+			top := c.Types[len(c.Types)-1]
+			want := map[string]generators.Kind{"op": generators.Value, "N": generators.Value, "s": generators.Structural, "item": generators.Structural}[top]
+			if c.Kind != want {
+				t.Fatalf("a draw typed %v is %v, want %v", c.Types, c.Kind, want)
+			}
+			if c.Types[0] != "s" {
+				t.Fatalf("types %v do not start at the start rule", c.Types)
+			}
+		}
+	}
+}
