@@ -64,8 +64,8 @@ func TestGrammarCampaign(t *testing.T) {
 	}
 	dopts := generators.Options{Dictionary: sm.Dictionary}
 	configs := []struct {
-		name string
-		deps func() Deps
+		name  string
+		deps  func() Deps
 		strat string
 	}{
 		{"grammar/zest", func() Deps { return Deps{Generator: FromGenerator(ggen, dopts)} }, "zest"},
