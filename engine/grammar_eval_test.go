@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
@@ -27,8 +28,9 @@ import (
 //
 // all with the target's dictionary. It prints, per configuration, the
 // median, minimum and maximum of the final coverage (counted sites) and of
-// the valid share, and the exact two-sided Mann-Whitney U p-value and the
-// Vargha-Delaney A12 of grammar/zest against each other one. Two
+// the valid share, and the two-sided Mann-Whitney U p-value (exact for
+// these sample sizes) and the Vargha-Delaney A12 of grammar/zest against
+// each other one (package evalstats). Two
 // campaigns run at a time. WAFER_EVAL_ONLY=havoc,sql/zest runs only the
 // configurations named. Runs only with WAFER_EVAL_GRAMMAR=1:
 //
@@ -134,107 +136,17 @@ func TestGrammarCampaign(t *testing.T) {
 		cmp := "-"
 		a12 := "-"
 		if ci > 0 && configs[0].name == "grammar/zest" {
-			cmp = fmt.Sprintf("%.3f", mannWhitneyP(col(0, cov), cv))
-			a12 = fmt.Sprintf("%.2f", vdA12(col(0, cov), cv))
+			cmp = fmt.Sprintf("%.3f", evalstats.MannWhitney(col(0, cov), cv).P)
+			a12 = fmt.Sprintf("%.2f", evalstats.A12(col(0, cov), cv))
 		}
+		cs, vs := evalstats.Summarize(cv), evalstats.Summarize(vv)
 		fmt.Fprintf(&b, "| %s | %.0f (%.0f-%.0f) | %.1f (%.1f-%.1f) | %.0f | %s | %s |\n", c.name,
-			median(cv), slices.Min(cv), slices.Max(cv), median(vv), slices.Min(vv), slices.Max(vv), median(ev), cmp, a12)
+			cs.Median, cs.Min, cs.Max, vs.Median, vs.Min, vs.Max, evalstats.Summarize(ev).Median, cmp, a12)
 	}
 	t.Log("\n" + b.String())
 	if out := os.Getenv("WAFER_EVAL_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
 			t.Error(err)
 		}
-	}
-}
-
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// vdA12 is the Vargha-Delaney A12: P(X > Y) + P(X = Y)/2.
-func vdA12(x, y []float64) float64 {
-	var w float64
-	for _, a := range x {
-		for _, b := range y {
-			switch {
-			case a > b:
-				w++
-			case a == b:
-				w += 0.5
-			}
-		}
-	}
-	return w / float64(len(x)*len(y))
-}
-
-// mannWhitneyP is the exact two-sided p-value of the Mann-Whitney U test
-// (ties at mid-ranks): the share of the splits of the pooled samples into
-// groups of len(x) and len(y) whose U lies at least as far from its mean as
-// the observed one. Exact enumeration: meant for small samples.
-func mannWhitneyP(x, y []float64) float64 {
-	pool := append(slices.Clone(x), y...)
-	u := func(idx []int) float64 {
-		in := make([]bool, len(pool))
-		for _, i := range idx {
-			in[i] = true
-		}
-		var a, b []float64
-		for i, v := range pool {
-			if in[i] {
-				a = append(a, v)
-			} else {
-				b = append(b, v)
-			}
-		}
-		return vdA12(a, b) * float64(len(a)*len(b))
-	}
-	n1 := len(x)
-	mean := float64(len(x)*len(y)) / 2
-	first := make([]int, n1)
-	for i := range first {
-		first[i] = i
-	}
-	obs := math.Abs(u(first) - mean)
-	var total, extreme int
-	var rec func(start int, idx []int)
-	rec = func(start int, idx []int) {
-		if len(idx) == n1 {
-			total++
-			if math.Abs(u(idx)-mean) >= obs-1e-9 {
-				extreme++
-			}
-			return
-		}
-		for i := start; i < len(pool); i++ {
-			rec(i+1, append(idx, i))
-		}
-	}
-	rec(0, nil)
-	return float64(extreme) / float64(total)
-}
-
-// TestMannWhitney pins the statistics the campaign prints: completely
-// separated samples of 5 and 5 give the smallest two-sided p, 2/252, and
-// A12 1; identical samples give p 1 and A12 0.5.
-func TestMannWhitney(t *testing.T) {
-	x, y := []float64{6, 7, 8, 9, 10}, []float64{1, 2, 3, 4, 5}
-	if p := mannWhitneyP(x, y); math.Abs(p-2.0/252) > 1e-12 {
-		t.Errorf("separated: p %v, want %v", p, 2.0/252)
-	}
-	if a := vdA12(x, y); a != 1 {
-		t.Errorf("separated: A12 %v", a)
-	}
-	if p := mannWhitneyP(x, x); p != 1 {
-		t.Errorf("identical: p %v", p)
-	}
-	if a := vdA12(x, x); a != 0.5 {
-		t.Errorf("identical: A12 %v", a)
 	}
 }
