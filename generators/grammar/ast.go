@@ -38,7 +38,6 @@ type node struct {
 	tokens    []*rule  // nAnyTok after resolution: the tokens it may produce
 	height    int      // minimal derivation height (rule levels)
 	size      int      // minimal derivation size (rule expansions and tokens, or characters)
-	negated   bool     // nSet built from ~
 	literals  bool     // nAlt in a parser rule whose alternatives are all literals: a leaf, picked by a value draw
 }
 
@@ -114,7 +113,7 @@ func (c charSet) withoutSurrogates() charSet {
 }
 
 func (c charSet) contains(x rune) bool {
-	i, found := slices.BinarySearchFunc(c, x, func(r runeRange, x rune) int {
+	_, found := slices.BinarySearchFunc(c, x, func(r runeRange, x rune) int {
 		switch {
 		case r.hi < x:
 			return -1
@@ -123,7 +122,6 @@ func (c charSet) contains(x rune) bool {
 		}
 		return 0
 	})
-	_ = i
 	return found
 }
 

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Grammar is a checked grammar: every reference resolved, every rule able
@@ -343,5 +342,3 @@ func (g *Grammar) String() string {
 	}
 	return fmt.Sprintf("grammar %s: %d parser rules, %d lexer rules", g.name, p, l)
 }
-
-var _ = strings.TrimSpace

@@ -435,9 +435,6 @@ func (p *parser) element() *node {
 			p.next()
 		}
 		n, _ = p.alternatives(false)
-		if n.kind == nSeq || n.kind == nAlt {
-			// keep
-		}
 		p.expect(")", "to close the ( at "+fmt.Sprintf("%d:%d", t.pos.Line, t.pos.Col))
 	default:
 		n = p.atom()
@@ -609,9 +606,7 @@ func (p *parser) notSet(pos Pos) *node {
 	if p.caseIns {
 		set = set.caseFold()
 	}
-	n := p.setNode(pos, set.complement())
-	n.negated = true
-	return n
+	return p.setNode(pos, set.complement())
 }
 
 // setItem reads one operand of ~: a literal, a range (returned as a tPunct
