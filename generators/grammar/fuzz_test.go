@@ -35,30 +35,28 @@ func FuzzParse(f *testing.F) {
 
 // checkParse is FuzzParse's check of one input.
 func checkParse(t *testing.T, src []byte) {
-	{
-		g, err := Parse("f.g4", src)
-		if err != nil {
-			var ge *Error
-			if !errors.As(err, &ge) {
-				t.Fatalf("error without a position: %v", err)
-			}
-			lines := bytes.Count(src, []byte("\n")) + 1
-			if ge.Pos.Line < 1 || ge.Pos.Line > lines || ge.Pos.Col < 1 || ge.File != "f.g4" {
-				t.Fatalf("position %d:%d outside the text (%d lines): %v", ge.Pos.Line, ge.Pos.Col, lines, err)
-			}
-			return
+	g, err := Parse("f.g4", src)
+	if err != nil {
+		var ge *Error
+		if !errors.As(err, &ge) {
+			t.Fatalf("error without a position: %v", err)
 		}
-		gen, err := g.Generator(Options{MaxSize: 60})
-		if err != nil {
-			return
+		lines := bytes.Count(src, []byte("\n")) + 1
+		if ge.Pos.Line < 1 || ge.Pos.Line > lines || ge.Pos.Col < 1 || ge.File != "f.g4" {
+			t.Fatalf("position %d:%d outside the text (%d lines): %v", ge.Pos.Line, ge.Pos.Col, lines, err)
 		}
-		r := rand.New(rand.NewPCG(uint64(len(src)), 1))
-		for range 4 {
-			b := make([]byte, r.IntN(64))
-			for i := range b {
-				b[i] = byte(r.Uint32())
-			}
-			generators.Run(gen, generators.FromBytes(b), generators.Options{Dictionary: testDict})
+		return
+	}
+	gen, err := g.Generator(Options{MaxSize: 60})
+	if err != nil {
+		return
+	}
+	r := rand.New(rand.NewPCG(uint64(len(src)), 1))
+	for range 4 {
+		b := make([]byte, r.IntN(64))
+		for i := range b {
+			b[i] = byte(r.Uint32())
 		}
+		generators.Run(gen, generators.FromBytes(b), generators.Options{Dictionary: testDict})
 	}
 }
