@@ -41,7 +41,10 @@
 //     value draw: a token is one leaf, and value mutations never change the
 //     structural signature. With probability 1/4 a token whose rule
 //     matches entries of the run's dictionary (the target's constants,
-//     checked against the rule by a backtracking matcher) is one of them;
+//     checked against the rules by a backtracking matcher) is one of them;
+//     an entry goes to the rule ANTLR's lexer would give it (a parser
+//     rule's literal first, then the first lexer rule that matches it
+//     whole), so a keyword does not take an identifier's place;
 //   - limits make every sequence yield a finite sentence: minimal
 //     derivation heights and sizes are computed per rule and alternative
 //     (a fixed point); an alternative or repetition that cannot end within

@@ -171,10 +171,20 @@ func (c *gen) matchesFor(dict [][]byte) *dictMatches {
 		if !utf8.Valid(e) || len(e) == 0 {
 			continue
 		}
+		// As ANTLR's lexer decides between rules matching the same text:
+		// a literal of a parser rule first, then the first lexer rule in
+		// the grammar. Only that rule gets the entry, so a keyword never
+		// fills an identifier's place.
+		if c.g.literals[string(e)] {
+			continue
+		}
 		runes := []rune(string(e))
 		for _, r := range c.g.rules {
-			if r.lexer && !r.fragment && !r.hidden && matches(r, runes) {
-				m.entries[r.index] = append(m.entries[r.index], e)
+			if r.lexer && !r.fragment && !r.declared && matches(r, runes) {
+				if !r.hidden {
+					m.entries[r.index] = append(m.entries[r.index], e)
+				}
+				break
 			}
 		}
 	}

@@ -18,6 +18,9 @@ type Grammar struct {
 	rules  []*rule
 	byName map[string]*rule
 	first  *rule // the first parser rule, nil in a lexer grammar
+	// literals are the texts of the literals in parser rules (ANTLR makes
+	// each an implicit token that wins over lexer rules).
+	literals map[string]bool
 }
 
 // inf stands for "no finite derivation" in heights and sizes.
@@ -108,7 +111,7 @@ func ParseFS(fsys fs.FS, name string) (*Grammar, error) {
 // build merges main with the rules of extra that main does not define,
 // resolves references and measures the rules.
 func build(main *file, extra []*file) (*Grammar, error) {
-	g := &Grammar{name: main.grammar, byName: map[string]*rule{}}
+	g := &Grammar{name: main.grammar, byName: map[string]*rule{}, literals: map[string]bool{}}
 	add := func(r *rule, override bool) error {
 		if old, ok := g.byName[r.name]; ok {
 			if override {
@@ -188,6 +191,10 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 		n.literals = !r.lexer
 		for _, k := range n.kids {
 			n.literals = n.literals && k.kind == nLit
+		}
+	case nLit:
+		if !r.lexer {
+			g.literals[n.text] = true
 		}
 	case nSet:
 		n.ascii = n.set.intersect(0x20, 0x7e)

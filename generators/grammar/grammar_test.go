@@ -398,3 +398,37 @@ N : [0-9] ;
 		}
 	}
 }
+
+// TestDictionaryOwner: an entry goes only to the rule ANTLR's lexer would
+// give it: none for a parser rule's literal, else the first lexer rule
+// matching it whole; an identifier rule after a keyword rule never gets
+// the keyword, and a skipped rule's text goes to nobody.
+func TestDictionaryOwner(t *testing.T) {
+	g, err := Parse("kw.g4", []byte(`grammar KW;
+s : (ID | NUM | 'select')+ EOF ;
+WS : ' '+ -> skip ;
+FROM : 'from' ;
+NUM : [0-9]+ ;
+ID : [a-z0-9 ]+ ;
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict := [][]byte{[]byte("select"), []byte("from"), []byte("42"), []byte("name"), []byte("  ")}
+	m := (&gen{g: g}).matchesFor(dict)
+	got := map[string][]string{}
+	for _, r := range g.rules {
+		for _, e := range m.entries[r.index] {
+			got[r.name] = append(got[r.name], string(e))
+		}
+	}
+	want := map[string][]string{"FROM": {"from"}, "NUM": {"42"}, "ID": {"name"}}
+	if len(got) != len(want) {
+		t.Fatalf("owners %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if strings.Join(got[k], ",") != strings.Join(v, ",") {
+			t.Errorf("%s gets %v, want %v", k, got[k], v)
+		}
+	}
+}
