@@ -104,7 +104,7 @@ func TestGrammarCampaign(t *testing.T) {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				deps := c.deps()
-				deps.NewExecutor = RuntimeExecutors(tgt)
+				deps.NewExecutor = runtimeExecutors(tgt)
 				deps.TargetDict = sm.Dictionary
 				sum, err := Fuzz(context.Background(), Config{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true}, deps)
 				if err != nil {
