@@ -60,3 +60,29 @@ func checkParse(t *testing.T, src []byte) {
 		generators.Run(gen, generators.FromBytes(b), generators.Options{Dictionary: testDict})
 	}
 }
+
+// FuzzGenerate: any choice sequence, as raw bytes, yields a sentence of
+// the shipped JSON grammar that encoding/json accepts, the same one twice.
+func FuzzGenerate(f *testing.F) {
+	g, err := Load("../grammars/JSON.g4")
+	if err != nil {
+		f.Fatal(err)
+	}
+	gen, err := g.Generator(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte{})
+	f.Add([]byte("\x00\x01\x02\xff\xfe"))
+	f.Add(bytes.Repeat([]byte{0xff}, 300))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in, _ := generators.Run(gen, generators.FromBytes(b), generators.Options{Dictionary: testDict})
+		again, _ := generators.Run(gen, generators.FromBytes(b), generators.Options{Dictionary: testDict})
+		if !bytes.Equal(in, again) {
+			t.Fatalf("two sentences for one sequence: %q, %q", in, again)
+		}
+		if err := validJSON(in); err != nil {
+			t.Fatalf("%v: %q", err, in)
+		}
+	})
+}
