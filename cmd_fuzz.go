@@ -16,6 +16,7 @@ import (
 
 	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
@@ -53,6 +54,7 @@ type fuzzFlags struct {
 	maxTotalTime seconds
 	jobs         int
 	generator    string
+	grammar      grammarFlags
 	useCmp       int
 	dict         []string
 
@@ -104,6 +106,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
 	fs.StringVar(&f.opts.Strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
+	f.grammar.register(fs)
 	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
 	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
@@ -196,6 +199,9 @@ func (f *fuzzFlags) parse(args []string) error {
 	}
 	if f.opts.MaxLen < 0 {
 		return usagef("--max-len: expected a length >= 0, got %d", f.opts.MaxLen)
+	}
+	if f.grammar.path != "" && f.generator != "" {
+		return usagef("--grammar and --generator: expected one of them, got both")
 	}
 	if f.useCmp != 0 && f.useCmp != 1 {
 		return usagef("--use-cmp: expected 0 or 1, got %d", f.useCmp)
@@ -297,6 +303,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
+	gen, useGen := generators.Lookup(f.generator)
+	useGen, genFlag := useGen && f.generator != "raw", "--generator "+f.generator
+	if g, ok, err := f.grammar.generator(); err != nil {
+		return err
+	} else if ok {
+		gen, useGen, genFlag = g, true, "--grammar "+f.grammar.path
+	}
 	if lf && f.target.timeout != 0 {
 		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
 		// wall-clock deadline halves wazero's speed, and fuel already
@@ -326,10 +339,10 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
-	if gen, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
+	if useGen {
 		opts.Generator = gen
 		if len(seeds) > 0 {
-			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
+			fmt.Fprintf(c.stderr, "INFO: %s: %d seed inputs not used (a generator starts from choice sequences)\n", genFlag, len(seeds))
 		}
 	} else {
 		long, maxLen := 0, f.opts.MaxLen
@@ -481,4 +494,33 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 		repro := reproCommand(target, &f.target, cf.Hang)
 		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, cf.Path, strings.ReplaceAll(repro, "{input}", cf.Path))
 	}
+}
+
+// grammarFlags are --grammar and --grammar-start: a generator compiled from
+// an ANTLR 4 grammar file (package generators/grammar), usable wherever
+// --generator is.
+type grammarFlags struct {
+	path  string
+	start string
+}
+
+func (g *grammarFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.path, "grammar", "", "generate inputs from the ANTLR 4 grammar `FILE` (.g4; its imports and tokenVocab from the same directory), like --generator")
+	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
+}
+
+// generator compiles the grammar; ok is false without --grammar.
+func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error) {
+	if g.path == "" {
+		return nil, false, nil
+	}
+	gr, err := grammar.Load(g.path)
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar: %w", err)
+	}
+	gen, err = gr.Generator(grammar.Options{Start: g.start})
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	return gen, true, nil
 }
