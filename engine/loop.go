@@ -499,7 +499,7 @@ type coordinator struct {
 	chain     bool // cur's children go out as one dependent job (Dependent)
 	// waiting: the strategy's last Next returned Wait.
 	waiting bool
-	seq       uint64
+	seq     uint64
 	// batches counts batches issued.
 	batches uint64
 	// donors[i] is st.Queue[i].Choices (see Job.donors).
