@@ -31,7 +31,11 @@ func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
 		return nil, errors.New("engine: deps.NewExecutor is nil")
 	}
 	cfg = cfg.withDefaults(deps.Generator != nil)
-	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil})
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil, Workers: cfg.Workers,
+		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy})
 	if err != nil {
 		return nil, err
 	}

@@ -314,13 +314,24 @@ func (BaseMutator) Done(*Job) any { return nil }
 type StrategyOptions struct {
 	// Raw is true in raw mode (no generator).
 	Raw bool
+	// Workers is Config.Workers (Lévy flights: one per worker).
+	Workers int
+	// Havoc, FairFuzz and Levy are Config's knobs of those strategies
+	// (zero values: the defaults).
+	Havoc    HavocConfig
+	FairFuzz FairFuzzConfig
+	Levy     LevyConfig
 }
 
 // strategies is the table of built-in techniques by name.
 var strategies = map[string]func(StrategyOptions) Strategy{
-	"zest":   func(StrategyOptions) Strategy { return &Zest{} },
-	"havoc":  func(StrategyOptions) Strategy { return &Havoc{} },
-	"random": func(StrategyOptions) Strategy { return &Random{} },
+	"zest": func(StrategyOptions) Strategy { return &Zest{} },
+	"havoc": func(o StrategyOptions) Strategy {
+		return &Havoc{Depth: o.Havoc.Depth, StackPow2: o.Havoc.StackPow2}
+	},
+	"fairfuzz": func(o StrategyOptions) Strategy { return NewFairFuzz(o) },
+	"levy":     func(o StrategyOptions) Strategy { return NewLevy(o) },
+	"random":   func(StrategyOptions) Strategy { return &Random{} },
 }
 
 // Strategies lists the built-in strategy names, sorted.
