@@ -33,6 +33,8 @@ type Levy struct {
 	flights []*levyFlight
 	next    int // round-robin over idle flights
 	hist    levyHistory
+	// Batches counts the batches merged (tests, stats).
+	Batches int
 }
 
 // NewLevy returns the levy strategy with o's knobs.
@@ -137,6 +139,7 @@ func (l *Levy) JobDone(_ *State, j *Job, note any) {
 		return // cut short before its first child (the campaign is ending)
 	}
 	f.x, f.q, f.v = n.x, n.q, n.v
+	l.Batches++
 	var sum int
 	for _, s := range n.sites {
 		sum += l.hist.novel(s)
