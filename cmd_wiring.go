@@ -358,6 +358,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		MaxLen:        f.maxLen,
 		Dict:          dict,
 		Conditionals:  sm.Conditionals(),
+		Havoc:         f.havoc,
+		FairFuzz:      f.fair,
+		Levy:          f.levy,
 	}
 	if f.runs > 0 {
 		cfg.Runs = f.runs

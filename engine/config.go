@@ -236,6 +236,10 @@ type FairFuzzConfig struct {
 	MaskPositions int
 	// NoTrim disables the relaxed trimming before the mask probes.
 	NoTrim bool
+	// NoMask targets rare branches without trimming, probes or mask: the
+	// round's children are unmasked havoc (the paper's comparison of
+	// target hit rates, and an ablation).
+	NoMask bool
 	// ProbeRounds is the most rounds whose trimming and mask probes are in
 	// flight at once (ours: the dependent jobs that keep the workers busy
 	// while a round waits); zero means 2.

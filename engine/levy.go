@@ -33,6 +33,7 @@ type Levy struct {
 	flights []*levyFlight
 	next    int // round-robin over idle flights
 	hist    levyHistory
+	seeded  bool // the seeds are in the history
 	// Batches counts the batches merged (tests, stats).
 	Batches int
 }
@@ -95,6 +96,13 @@ func (*Levy) Save(_ *State, fb *Feedback) bool { return fb.NewBranch || fb.NewBu
 func (l *Levy) Next(s *State) (*Entry, int, any) {
 	if len(s.Queue) == 0 && s.Execs == 0 {
 		return nil, Wait, nil // the seeds are in flight
+	}
+	if !l.seeded {
+		// X_all starts with the seeds X_0
+		l.seeded = true
+		for _, e := range s.Queue {
+			l.hist.push(traceSites(e.Trace))
+		}
 	}
 	for k := range l.flights {
 		i := (l.next + k) % len(l.flights)
@@ -213,11 +221,16 @@ func (m *levyMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 
 // Observe implements Mutator: the child's sites, for the batch quality.
 func (m *levyMutator) Observe(_ *Job, l Local) {
-	s := make([]uint32, len(l.Trace)/traceEntry)
+	m.sites = append(m.sites, traceSites(l.Trace))
+}
+
+// traceSites returns the sites of a sparse trace.
+func traceSites(tr []byte) []uint32 {
+	s := make([]uint32, len(tr)/traceEntry)
 	for i := range s {
-		s[i], _ = traceSite(l.Trace, i)
+		s[i], _ = traceSite(tr, i)
 	}
-	m.sites = append(m.sites, s)
+	return s
 }
 
 // Done implements Mutator.
