@@ -196,7 +196,8 @@ type Ender interface {
 type Strategy interface {
 	// Next returns the next job's parent (nil: fresh children), the number
 	// of children to make of it and a strategy parameter for the mutator.
-	// The coordinator may cut n into several jobs.
+	// The coordinator may cut n into several jobs, unless param is a
+	// Dependent; n == Wait issues nothing for now (see Dependent).
 	Next(s *State) (parent *Entry, n int, param any)
 	// Save decides whether a non-failing child enters the queue.
 	Save(s *State, fb *Feedback) bool
