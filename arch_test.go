@@ -17,6 +17,9 @@ var allowed = map[string][]string{
 	"corpus":     {},
 	"runtime":    {"instrument"},
 	"engine":     {"runtime", "corpus", "generators", "instrument"},
+	"evalstats":  {"corpus"},
+	"plot":       {"corpus"},
+	"covreport":  {"instrument"},
 }
 
 func TestImportDirection(t *testing.T) {

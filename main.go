@@ -126,6 +126,9 @@ func commands() []command {
 		{"minimize", "shrink a crashing input, keeping its failure identity", minimizeHelp, (*cli).minimize},
 		{"merge", "minimise corpora into one directory keeping their coverage", mergeHelp, (*cli).merge},
 		{"instrument", "write the instrumented module and its site map", instrumentHelp, (*cli).instrument},
+		{"cov", "replay a corpus and write its coverage report (HTML, lcov)", covHelp, (*cli).cov},
+		{"plot", "draw campaigns' plot_data (coverage, execs/s, ...) as SVG or PNG", plotHelp, (*cli).plot},
+		{"compare", "run strategies on seeds 1..N with equal budgets and compare them", compareHelp, (*cli).compare},
 		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
 		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
 	}
@@ -213,6 +216,12 @@ func (cmd command) flags() string {
 		fs = newMergeFlags().fs
 	case "instrument":
 		fs = newInstrumentFlags().fs
+	case "cov":
+		fs = newCovFlags().fs
+	case "plot":
+		fs = newPlotFlags().fs
+	case "compare":
+		fs = newCompareFlags().fs
 	default:
 		return ""
 	}

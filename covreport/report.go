@@ -1,0 +1,540 @@
+package covreport
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
+
+// Options configures Build. The zero value reads sources at their DWARF
+// paths only and puts every function in the user's group.
+type Options struct {
+	// Target names the module in titles (e.g. its file name).
+	Target string
+	// SourceRoots are directories to look for source files under when
+	// their DWARF paths do not exist as they are: DIR/PATH, then DIR/
+	// followed by shorter and shorter tails of PATH.
+	SourceRoots []string
+	// PlotSVG is a campaign's plot (package plot) to embed in the summary
+	// page; nil for none.
+	PlotSVG []byte
+	// MaxSourceBytes caps the size of a source file read (0: 16 MiB);
+	// a larger file is treated as missing.
+	MaxSourceBytes int64
+}
+
+// Group is the part of a program a function belongs to.
+type Group int
+
+// Groups, in the order the summary page lists them.
+const (
+	User     Group = iota // the program's own code
+	GoStd                 // the Go runtime and standard library
+	NoSource              // code without DWARF line information (libc, stripped code)
+)
+
+func (g Group) String() string {
+	switch g {
+	case User:
+		return "program"
+	case GoStd:
+		return "Go runtime and standard library"
+	case NoSource:
+		return "without source positions (no DWARF)"
+	}
+	return fmt.Sprintf("Group(%d)", int(g))
+}
+
+// Arm is one arm of a conditional.
+type Arm struct {
+	Site   int
+	Kind   instrument.SiteKind
+	Index  uint32 // the br_table arm (the default is the last); 0 otherwise
+	Hits   uint64 // sum of the runs' counts (each saturating at 255)
+	Inputs uint64 // runs that took the arm
+}
+
+// Name says which way the arm goes: "then", "else", "taken", "not taken",
+// "arm N" or "default".
+func (a Arm) Name(last uint32) string {
+	switch a.Kind {
+	case instrument.IfThen:
+		return "then"
+	case instrument.IfElse:
+		return "else"
+	case instrument.BrIfTaken:
+		return "taken"
+	case instrument.BrIfNotTaken:
+		return "not taken"
+	case instrument.BrTableArm:
+		if a.Index == last {
+			return "default"
+		}
+		return fmt.Sprintf("arm %d", a.Index)
+	}
+	return a.Kind.String()
+}
+
+// Branch is one conditional instruction (if, br_if, br_table) and its arms.
+type Branch struct {
+	Offset uint32 // code-section offset of the instruction
+	File   string // its source file (DWARF path, "" without)
+	Line   uint32 // its source line (0 without DWARF)
+	Kind   string // "if", "br_if" or "br_table"
+	Arms   []Arm
+}
+
+// Missed returns the names of the arms never taken.
+func (b Branch) Missed() []string {
+	var out []string
+	for _, a := range b.Arms {
+		if a.Inputs == 0 {
+			out = append(out, a.Name(uint32(len(b.Arms)-1)))
+		}
+	}
+	return out
+}
+
+// Hit is the number of arms taken at least once.
+func (b Branch) Hit() int {
+	n := 0
+	for _, a := range b.Arms {
+		if a.Inputs > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Func is one function's coverage.
+type Func struct {
+	Index      uint32
+	Name       string
+	File       string // DWARF path, "" without
+	Line       uint32
+	Group      Group
+	Entry      uint64 // runs that entered it
+	EntryHits  uint64
+	Branches   []Branch
+	Arms, Hit  int // branch arms and arms taken
+	SourceFile int // index into Report.Files, -1 when the source was not found
+	bodyEnd    uint32
+	offset     uint32
+}
+
+// Uncovered is the number of arms never taken.
+func (f *Func) Uncovered() int { return f.Arms - f.Hit }
+
+// LineState is how much of a source line the corpus ran.
+type LineState int
+
+// Line states.
+const (
+	NoCode      LineState = iota // no site on the line: not marked
+	NotCovered                   // no site on it was hit
+	PartCovered                  // some site hit, an arm of a conditional on it never taken
+	Covered                      // every site on it hit
+)
+
+// Line is one marked source line.
+type Line struct {
+	Number   uint32
+	State    LineState
+	Inputs   uint64 // runs that reached the line: the most of any site on it (an arm's runs for a conditional; one run may take several arms)
+	Hits     uint64 // hit count of the line: the largest of its sites' (a conditional's is its arms' sum)
+	Branches []Branch
+}
+
+// File is one source file with marked lines.
+type File struct {
+	Path      string // as DWARF names it
+	Found     string // where the source was read, "" when not found
+	Group     Group
+	Source    []string // lines of the source (nil when not found)
+	Lines     []Line   // marked lines, by number
+	Funcs     []int    // indices into Report.Funcs
+	Arms, Hit int
+	LinesHit  int // marked lines with State Covered or PartCovered
+}
+
+// Uncovered is the number of arms never taken.
+func (f *File) Uncovered() int { return f.Arms - f.Hit }
+
+// Report is a built coverage report.
+type Report struct {
+	Target   string
+	Totals   Totals
+	Inputs   []Input
+	Funcs    []Func // sorted by uncovered arms, most first, then name
+	Files    []File // sorted likewise
+	Arms     int
+	ArmsHit  int
+	FuncsHit int
+	Lines    int // marked lines
+	LinesHit int
+	Go       bool // a Go module: the runtime and standard library form their own group
+	plotSVG  []byte
+}
+
+// Build makes the report of c.
+func Build(c *Coverage, opts Options) *Report {
+	sm := c.sm
+	r := &Report{Target: opts.Target, Totals: c.Totals(), Inputs: slices.Clone(c.Runs), plotSVG: opts.PlotSVG}
+	r.Go = isGo(sm)
+	conds := sm.Conditionals()
+	// Functions with sites, by index.
+	byIndex := map[uint32]*Func{}
+	var order []uint32
+	fn := func(i uint32) *Func {
+		if f, ok := byIndex[i]; ok {
+			return f
+		}
+		f := &Func{Index: i, Name: fmt.Sprintf("func[%d]", i), SourceFile: -1}
+		if int(i) < len(sm.Funcs) {
+			mf := sm.Funcs[i]
+			if mf.Name != "" {
+				f.Name = mf.Name
+			}
+			f.File, f.Line, f.offset = mf.File, mf.Line, mf.Offset
+		}
+		byIndex[i] = f
+		order = append(order, i)
+		return f
+	}
+	branchAt := map[int32]int{} // first arm's site → index in its function's Branches
+	for id, s := range sm.Sites {
+		switch s.Kind {
+		case instrument.FuncEntry:
+			f := fn(s.Func)
+			f.Entry += c.Inputs[id]
+			f.EntryHits += c.Hits[id]
+			if f.Line == 0 {
+				if _, l := siteLine(sm, id); l != 0 {
+					f.Line = l
+				}
+			}
+			continue
+		case instrument.StackDepth, instrument.CallPair:
+			continue
+		}
+		first := conds[id]
+		if first < 0 {
+			continue
+		}
+		f := fn(s.Func)
+		bi, ok := branchAt[first]
+		if !ok {
+			file, line := siteLine(sm, int(first))
+			bi = len(f.Branches)
+			branchAt[first] = bi
+			f.Branches = append(f.Branches, Branch{Offset: s.Offset, File: file, Line: line, Kind: familyName(s.Kind)})
+		}
+		b := &f.Branches[bi]
+		b.Arms = append(b.Arms, Arm{Site: id, Kind: s.Kind, Index: s.Arm, Hits: c.Hits[id], Inputs: c.Inputs[id]})
+	}
+	for _, i := range order {
+		f := byIndex[i]
+		slices.SortStableFunc(f.Branches, func(a, b Branch) int { return cmpU32(a.Offset, b.Offset) })
+		for bi := range f.Branches {
+			b := &f.Branches[bi]
+			slices.SortStableFunc(b.Arms, func(x, y Arm) int {
+				if x.Kind != y.Kind {
+					return int(x.Kind) - int(y.Kind)
+				}
+				return cmpU32(x.Index, y.Index)
+			})
+			f.Arms += len(b.Arms)
+			f.Hit += b.Hit()
+		}
+		f.Group = groupOf(f, r.Go)
+		r.Arms += f.Arms
+		r.ArmsHit += f.Hit
+		if f.Entry > 0 {
+			r.FuncsHit++
+		}
+	}
+	// Function body ends, for the lines of functions never entered.
+	ends := funcEnds(sm)
+	for _, i := range order {
+		byIndex[i].bodyEnd = ends[i]
+	}
+	// Files: a function's own, and those its sites' lines name (code
+	// inlined from a header lies in the header).
+	fileIdx := map[string]int{}
+	lines := map[int]map[uint32]*Line{}
+	fileOf := func(p string, g Group) int {
+		fi, ok := fileIdx[p]
+		if !ok {
+			fi = len(r.Files)
+			fileIdx[p] = fi
+			r.Files = append(r.Files, File{Path: p, Group: g})
+			lines[fi] = map[uint32]*Line{}
+		}
+		r.Files[fi].Group = min(r.Files[fi].Group, g)
+		return fi
+	}
+	mark := func(fi int, n uint32) *Line {
+		l, ok := lines[fi][n]
+		if !ok {
+			l = &Line{Number: n}
+			lines[fi][n] = l
+		}
+		return l
+	}
+	for _, i := range order {
+		f := byIndex[i]
+		if f.File != "" {
+			fi := fileOf(f.File, f.Group)
+			if f.Line != 0 {
+				l := mark(fi, f.Line)
+				l.Inputs = max(l.Inputs, f.Entry)
+				l.Hits = max(l.Hits, f.EntryHits)
+			}
+		}
+		for _, b := range f.Branches {
+			if b.File == "" || b.Line == 0 {
+				continue
+			}
+			fi := fileOf(b.File, f.Group)
+			l := mark(fi, b.Line)
+			var in, hits uint64
+			for _, a := range b.Arms {
+				in = max(in, a.Inputs) // a run may take several arms
+				hits += a.Hits
+			}
+			l.Inputs = max(l.Inputs, in)
+			l.Hits = max(l.Hits, hits)
+			l.Branches = append(l.Branches, b)
+			r.Files[fi].Arms += len(b.Arms)
+			r.Files[fi].Hit += b.Hit()
+		}
+		if f.Entry == 0 {
+			// every line of a function never entered is uncovered
+			for _, le := range sm.LineTable {
+				if le.Offset >= f.offset && le.Offset < f.bodyEnd && le.Line != 0 && int(le.File) < len(sm.Files) {
+					mark(fileOf(sm.Files[le.File], f.Group), le.Line)
+				}
+			}
+		}
+	}
+	for fi := range r.Files {
+		fl := &r.Files[fi]
+		for _, l := range lines[fi] {
+			l.State = lineState(l)
+			fl.Lines = append(fl.Lines, *l)
+			if l.State >= PartCovered {
+				fl.LinesHit++
+			}
+		}
+		slices.SortFunc(fl.Lines, func(a, b Line) int { return cmpU32(a.Number, b.Number) })
+		r.Lines += len(fl.Lines)
+		r.LinesHit += fl.LinesHit
+		if p := findSource(fl.Path, opts); p != "" {
+			if src, ok := readSource(p, opts); ok {
+				fl.Found, fl.Source = p, src
+			}
+		}
+	}
+	// Sort functions and files: most uncovered arms first, then by name.
+	for _, i := range order {
+		r.Funcs = append(r.Funcs, *byIndex[i])
+	}
+	slices.SortStableFunc(r.Funcs, func(a, b Func) int {
+		if a.Group != b.Group {
+			return int(a.Group) - int(b.Group)
+		}
+		if d := b.Uncovered() - a.Uncovered(); d != 0 {
+			return d
+		}
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmpU32(a.Index, b.Index)
+	})
+	oldFile := make([]int, len(r.Files))
+	for i := range oldFile {
+		oldFile[i] = i
+	}
+	slices.SortStableFunc(oldFile, func(a, b int) int {
+		fa, fb := &r.Files[a], &r.Files[b]
+		if fa.Group != fb.Group {
+			return int(fa.Group) - int(fb.Group)
+		}
+		if d := fb.Uncovered() - fa.Uncovered(); d != 0 {
+			return d
+		}
+		return strings.Compare(fa.Path, fb.Path)
+	})
+	files := make([]File, len(r.Files))
+	newFile := map[string]int{}
+	for n, o := range oldFile {
+		files[n] = r.Files[o]
+		files[n].Funcs = nil
+		newFile[files[n].Path] = n
+	}
+	r.Files = files
+	for fi := range r.Funcs {
+		f := &r.Funcs[fi]
+		if n, ok := newFile[f.File]; ok && f.File != "" {
+			r.Files[n].Funcs = append(r.Files[n].Funcs, fi)
+			if r.Files[n].Source != nil {
+				f.SourceFile = n
+			}
+		}
+	}
+	return r
+}
+
+func lineState(l *Line) LineState {
+	if l.Inputs == 0 {
+		return NotCovered
+	}
+	for _, b := range l.Branches {
+		if b.Hit() < len(b.Arms) {
+			return PartCovered
+		}
+	}
+	return Covered
+}
+
+func familyName(k instrument.SiteKind) string {
+	switch k {
+	case instrument.IfThen, instrument.IfElse:
+		return "if"
+	case instrument.BrIfTaken, instrument.BrIfNotTaken:
+		return "br_if"
+	}
+	return "br_table"
+}
+
+func siteLine(sm *instrument.SiteMap, id int) (string, uint32) {
+	if id < len(sm.Lines) && int(sm.Lines[id].File) < len(sm.Files) {
+		return sm.Files[sm.Lines[id].File], sm.Lines[id].Line
+	}
+	return "", 0
+}
+
+// funcEnds returns, by function index, the offset where the next defined
+// function's body starts (the end of the code for the last one).
+func funcEnds(sm *instrument.SiteMap) []uint32 {
+	type fo struct{ idx, off uint32 }
+	var fs []fo
+	for i, f := range sm.Funcs {
+		if f.Offset != 0 {
+			fs = append(fs, fo{uint32(i), f.Offset})
+		}
+	}
+	slices.SortFunc(fs, func(a, b fo) int { return cmpU32(a.off, b.off) })
+	ends := make([]uint32, len(sm.Funcs))
+	for k, f := range fs {
+		if k+1 < len(fs) {
+			ends[f.idx] = fs[k+1].off
+		} else {
+			ends[f.idx] = ^uint32(0)
+		}
+	}
+	return ends
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// isGo reports whether sm describes a module built by the Go toolchain.
+func isGo(sm *instrument.SiteMap) bool {
+	for _, f := range sm.Funcs {
+		if f.Name == "runtime.goexit" || f.Name == "runtime.main" || f.Name == "runtime.schedinit" {
+			return true
+		}
+	}
+	return false
+}
+
+// groupOf sorts a function into its group. In a Go module, a function
+// whose package path's first element has no dot (and is not main)
+// belongs to the runtime and standard library, as the go command tells
+// standard packages apart, and the others to the program. Elsewhere a
+// function without a DWARF file has no source.
+func groupOf(f *Func, isGo bool) Group {
+	if isGo {
+		if goStd(f.Name) {
+			return GoStd
+		}
+		return User // a Go name says its package, DWARF or not
+	}
+	if f.File == "" {
+		return NoSource
+	}
+	return User
+}
+
+func goStd(name string) bool {
+	// The package path ends before the first '.' after the last '/'.
+	slash := strings.LastIndexByte(name, '/')
+	dot := strings.IndexByte(name[slash+1:], '.')
+	if dot < 0 {
+		return false
+	}
+	pkg := name[:slash+1+dot]
+	first, _, _ := strings.Cut(pkg, "/")
+	return !strings.Contains(first, ".") && first != "main" && !strings.HasPrefix(first, "func[")
+}
+
+// findSource returns the path a DWARF file name is readable at, "" for
+// none.
+func findSource(p string, opts Options) string {
+	exists := func(q string) bool {
+		st, err := os.Stat(q)
+		return err == nil && st.Mode().IsRegular()
+	}
+	if exists(p) {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	slashed := strings.TrimLeft(filepath.ToSlash(p), "/")
+	for _, root := range opts.SourceRoots {
+		parts := strings.Split(slashed, "/")
+		for k := range parts {
+			q := filepath.Join(root, filepath.FromSlash(path.Join(parts[k:]...)))
+			if exists(q) {
+				if abs, err := filepath.Abs(q); err == nil {
+					return abs
+				}
+				return q
+			}
+		}
+	}
+	return ""
+}
+
+func readSource(p string, opts Options) ([]string, bool) {
+	limit := opts.MaxSourceBytes
+	if limit <= 0 {
+		limit = 16 << 20
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.Size() > limit {
+		return nil, false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, false
+	}
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	s := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	return s, true
+}

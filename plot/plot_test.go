@@ -1,0 +1,144 @@
+package plot
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wafer-fuzz/wafer/corpus"
+)
+
+// rows makes a campaign whose coverage grows as a square root.
+func rows(n int, scale float64) []corpus.PlotRow {
+	var rs []corpus.PlotRow
+	for i := 1; i <= n; i++ {
+		cov := int(scale * float64(i*i) / float64(n))
+		rs = append(rs, corpus.PlotRow{RelTime: time.Duration(i) * time.Second, TotalExecs: uint64(i) * 1000, EdgesFound: 10 + cov, ValidEdges: 5 + cov/2,
+			ExecsPerSec: 1000 + float64(i%3), CorpusCount: 3 + i/2, SavedCrashes: i / 20, B0: float64(10 + cov), B1: float64(8 + cov/2), B2: float64(6 + cov/3)})
+	}
+	return rs
+}
+
+func TestRenderPNG(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		series []Series
+	}{
+		{"single", []Series{{Name: "a", Rows: rows(60, 40)}}},
+		{"overlaid", []Series{{Name: "havoc", Rows: rows(60, 40)}, {Name: "havoc", Rows: rows(50, 35)}, {Name: "zest", Rows: rows(60, 60)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := Render(tc.series, Options{X: Execs, Width: 600, Height: 400}, "png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := img.Bounds(); b.Dx() != 800 || b.Dy() != 533 {
+				t.Errorf("size %v, want 800x533 (600x400 points at 96 dpi)", b)
+			}
+			// Not blank: the lines' colours are there, next to white.
+			seen := map[[3]uint32]bool{}
+			for y := 0; y < 533; y++ {
+				for x := 0; x < 800; x++ {
+					r, g, b, _ := img.At(x, y).RGBA()
+					seen[[3]uint32{r >> 8, g >> 8, b >> 8}] = true
+				}
+			}
+			want := [][3]uint32{{255, 255, 255}, {0, 114, 178}}
+			if len(tc.series) > 1 {
+				want = append(want, [3]uint32{213, 94, 0})
+			}
+			for _, c := range want {
+				if !seen[c] {
+					t.Errorf("colour %v not drawn (%d colours)", c, len(seen))
+				}
+			}
+		})
+	}
+}
+
+// The same rows give the same bytes, and the SVG names the legend's
+// campaigns once each.
+func TestRenderSVGDeterministic(t *testing.T) {
+	s := []Series{{Name: "havoc", Rows: rows(30, 20)}, {Name: "havoc", Rows: rows(30, 25)}, {Name: "zest", Rows: rows(30, 30)}}
+	a, err := Render(s, Options{}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Render(s, Options{}, "svg")
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings of the same rows differ")
+	}
+	if n := strings.Count(string(a), ">zest<"); n != 1 {
+		t.Errorf("legend entry zest appears %d times, want 1", n)
+	}
+	if n := strings.Count(string(a), ">havoc<"); n != 1 {
+		t.Errorf("legend entry havoc appears %d times, want 1", n)
+	}
+}
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Read(dir)
+	if !errors.Is(err, ErrNoPlotData) || !strings.HasPrefix(err.Error(), dir+": no plot_data") {
+		t.Errorf("Read of a directory without plot_data: %v", err)
+	}
+	var b bytes.Buffer
+	b.WriteString(corpus.PlotHeader + "\n")
+	for _, r := range rows(5, 3) {
+		b.Write(corpus.FormatPlotRow(r))
+	}
+	b.WriteString("7, 1, 2") // torn by a kill
+	os.WriteFile(filepath.Join(dir, corpus.PlotFile), b.Bytes(), 0o644)
+	s, err := Read(dir)
+	if err != nil || len(s.Rows) != 5 || s.Name != filepath.Base(dir) || s.Rows[4].EdgesFound != rows(5, 3)[4].EdgesFound {
+		t.Errorf("Read = %+v, %v; want 5 rows named %s", s, err, filepath.Base(dir))
+	}
+	os.WriteFile(filepath.Join(dir, corpus.PlotFile), []byte("garbage\n"), 0o644)
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "no readable row") {
+		t.Errorf("Read of a garbage plot_data: %v", err)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for in, want := range map[string]string{"a.svg": "svg", "b.PNG": "png", "c.pdf": "", "d": ""} {
+		got, err := Format(in)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("Format(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+// FuzzRead: any plot_data gives rows or an error naming the file, never a
+// panic, and rows render.
+func FuzzRead(f *testing.F) {
+	var b bytes.Buffer
+	b.WriteString(corpus.PlotHeader + "\n")
+	for _, r := range rows(3, 3) {
+		b.Write(corpus.FormatPlotRow(r))
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte("1, 2, 3, 4, 5, 6, 7%, 8, 9, 10, 11, 12, 13\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, corpus.PlotFile), data, 0o644)
+		s, err := Read(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), dir) {
+				t.Fatalf("error does not name the directory: %v", err)
+			}
+			return
+		}
+		if _, err := Render([]Series{s}, Options{Width: 300, Height: 200}, "svg"); err != nil {
+			t.Fatalf("Render: %v", err)
+		}
+	})
+}
