@@ -640,3 +640,41 @@ func (waitForever) NewMutator(int, *MutatorEnv) Mutator { return &randomMutator{
 func (waitForever) Learn(*State, *Job, *Feedback)       {}
 func (waitForever) JobDone(*State, *Job, any)           {}
 func (waitForever) Save(*State, *Feedback) bool         { return true }
+
+// BenchmarkMutateFairLevy: the cost of a child of each new mutator beside
+// havoc's, on BenchmarkMutate's 64-byte parent: havoc with wafer's and
+// AFL's stacking, fairfuzz's masked havoc (AFL's stacking; a quarter of
+// the positions forbidden) and a Lévy flight step.
+func BenchmarkMutateFairLevy(b *testing.B) {
+	parent := &Entry{Choices: bytes.Repeat([]byte("wafer!"), 11)[:64]}
+	donor := &Entry{Choices: bytes.Repeat([]byte{7}, 64)}
+	env := &MutatorEnv{Dict: [][]byte{[]byte("KEY"), []byte("token")}, MaxLen: 4096, FreshLen: 64, Raw: true}
+	mask := fullMask(64)
+	for i := 0; i < 64; i += 4 {
+		mask[i] = 0
+	}
+	levy := NewLevy(StrategyOptions{Workers: 1})
+	st := &State{Queue: []*Entry{parent}, Execs: 1, Cov: newCoverage()}
+	_, _, lp := levy.Next(st)
+	cases := []struct {
+		name  string
+		m     Mutator
+		param any
+	}{
+		{"havoc", (&Havoc{}).NewMutator(0, env), nil},
+		{"havoc-afl", (&Havoc{StackPow2: 7}).NewMutator(0, env), nil},
+		{"fairfuzz-masked-afl", NewFairFuzz(StrategyOptions{Raw: true, Havoc: HavocConfig{StackPow2: 7}}).NewMutator(0, env), &fairMask{x: parent.Choices, mask: mask}},
+		{"fairfuzz-masked", NewFairFuzz(StrategyOptions{Raw: true}).NewMutator(0, env), &fairMask{x: parent.Choices, mask: mask}},
+		{"levy", levy.NewMutator(0, env), lp.(Dependent).Param},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			job := &Job{Parent: parent, Queue: []*Entry{parent, donor}, Param: c.param}
+			r := &pcgRand{}
+			var buf []byte
+			for b.Loop() {
+				buf = c.m.Mutate(buf[:0], job, r)
+			}
+		})
+	}
+}

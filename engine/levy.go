@@ -34,8 +34,10 @@ type Levy struct {
 	next    int // round-robin over idle flights
 	hist    levyHistory
 	seeded  bool // the seeds are in the history
-	// Batches counts the batches merged (tests, stats).
-	Batches int
+	// Batches counts the batches merged, NovelBatches those with Ē > 0,
+	// AlphaSum the sum of the offset walk's α after each (tests, stats).
+	Batches, NovelBatches int
+	AlphaSum              float64
 }
 
 // NewLevy returns the levy strategy with o's knobs.
@@ -156,6 +158,10 @@ func (l *Levy) JobDone(_ *State, j *Job, note any) {
 	f.quality = e
 	f.alpha1 = levyAlpha(l.cfg.B1, e)
 	f.alpha2 = levyAlpha(l.cfg.B2, e)
+	l.AlphaSum += f.alpha1
+	if e > 0 {
+		l.NovelBatches++
+	}
 	for _, s := range n.sites {
 		l.hist.push(s)
 	}

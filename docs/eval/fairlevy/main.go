@@ -66,6 +66,10 @@ type result struct {
 	// TargetRuns and TargetHits: fairfuzz's targeted children and those
 	// that hit their round's target.
 	TargetRuns, TargetHits int64
+	// LevyBatches, LevyNovel and LevyMeanAlpha: levy's batches, those
+	// with a positive quality Ē, and the offset walk's mean α.
+	LevyBatches, LevyNovel int
+	LevyMeanAlpha          float64
 	// Curve is the coverage reported at each checkpoint (the first stats
 	// report at or after it).
 	Checkpoints []int64
@@ -244,10 +248,15 @@ func run(ctx context.Context, c campaign) (*result, error) {
 	var sum *engine.Summary
 	var err error
 	var ff *engine.FairFuzz
-	if cfg.Strategy == "fairfuzz" {
+	var lv *engine.Levy
+	switch cfg.Strategy {
+	case "fairfuzz":
 		ff = engine.NewFairFuzz(engine.StrategyOptions{Raw: true, Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz})
 		sum, err = engine.FuzzWith(ctx, cfg, deps, ff)
-	} else {
+	case "levy":
+		lv = engine.NewLevy(engine.StrategyOptions{Raw: true, Workers: cfg.Workers, Levy: cfg.Levy})
+		sum, err = engine.FuzzWith(ctx, cfg, deps, lv)
+	default:
 		sum, err = engine.Fuzz(ctx, cfg, deps)
 	}
 	if err != nil {
@@ -257,6 +266,9 @@ func run(ctx context.Context, c campaign) (*result, error) {
 		Coverage: sum.Stats.Coverage, Crashes: sum.Stats.Crashes, ExecsPerSec: sum.Stats.ExecsPerSec}
 	if ff != nil {
 		r.TargetRuns, r.TargetHits = ff.TargetRuns, ff.TargetHits
+	}
+	if lv != nil && lv.Batches > 0 {
+		r.LevyBatches, r.LevyNovel, r.LevyMeanAlpha = lv.Batches, lv.NovelBatches, lv.AlphaSum/float64(lv.Batches)
 	}
 	for _, frac := range []int64{100, 20, 10, 4, 2, 1} {
 		x := c.budget / frac
@@ -299,6 +311,10 @@ func printReport(w io.Writer, path string) error {
 			armNames = append(armNames, r.Arm)
 		}
 	}
+	// arms in the order of the arms table
+	slices.SortStableFunc(armNames, func(a, b string) int {
+		return slices.IndexFunc(arms, func(x arm) bool { return x.name == a }) - slices.IndexFunc(arms, func(x arm) bool { return x.name == b })
+	})
 	for _, t := range targets {
 		sel := func(a string) []result {
 			var out []result
@@ -361,6 +377,12 @@ func printReport(w io.Writer, path string) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", a, spread(x), a12, p,
 				spread(ints(g, func(r result) float64 { return float64(r.Crashes) })),
 				spread(ints(g, func(r result) float64 { return math.Round(r.ExecsPerSec) })), hit)
+		}
+		if g := sel("levy"); len(g) > 0 && g[0].LevyBatches > 0 {
+			fmt.Fprintf(w, "\nlevy: %s batches of 64, %s of them with Ē > 0 (a child executing a site the history of the last 4,096 children lacked); the offset walk's mean α %s.\n",
+				spread(ints(g, func(r result) float64 { return float64(r.LevyBatches) })),
+				spread(ints(g, func(r result) float64 { return float64(r.LevyNovel) })),
+				spread(ints(g, func(r result) float64 { return math.Round(1000*r.LevyMeanAlpha) / 1000 })))
 		}
 	}
 	return nil
