@@ -678,3 +678,48 @@ func BenchmarkMutateFairLevy(b *testing.B) {
 		})
 	}
 }
+
+// TestDependentRunsManyWorkers: fairfuzz and levy with four
+// non-deterministic workers (results merged as they arrive, flights and
+// probe rounds waiting on each other) spend exactly the budget.
+func TestDependentRunsManyWorkers(t *testing.T) {
+	for _, name := range []string{"fairfuzz", "levy"} {
+		sum, err := Fuzz(context.Background(), Config{Seed: 2, Runs: 20_000, Workers: 4, KeepGoing: true, NoShrink: true, Strategy: name,
+			FairFuzz: FairFuzzConfig{PlainExecs: 200}},
+			Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 1, 1, 2, 5, 3, 0xff}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Stats.Execs != 20_000 || sum.Stop != "runs" {
+			t.Fatalf("%s: expected 20000 executions and a runs stop, got %d, %q", name, sum.Stats.Execs, sum.Stop)
+		}
+	}
+}
+
+// TestFairLevyGeneratorMode: with a generator, fairfuzz targets rare
+// branches of the generated programs with O-only probes over the choice
+// sequence (nothing banned: no I/D probe runs) and levy walks over the
+// choices; both reach past the generator's syntax checks.
+func TestFairLevyGeneratorMode(t *testing.T) {
+	cfg := Config{Seed: 4, Runs: 20_000, KeepGoing: true, NoShrink: true, FairFuzz: FairFuzzConfig{PlainExecs: 500}}
+	deps := Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}}
+	f := NewFairFuzz(StrategyOptions{FairFuzz: cfg.FairFuzz})
+	sum, err := FuzzWith(context.Background(), cfg, deps, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Rounds == 0 || f.Banned != 0 || f.TargetRuns == 0 {
+		t.Fatalf("expected targeted rounds and none banned, got %d rounds, %d banned, %d targeted children", f.Rounds, f.Banned, f.TargetRuns)
+	}
+	t.Logf("fairfuzz: coverage %d, valid %d, %d rounds, %.0f %% of targeted children hit the target",
+		sum.Stats.Coverage, sum.Stats.ValidCoverage, f.Rounds, 100*float64(f.TargetHits)/float64(f.TargetRuns))
+	l := NewLevy(StrategyOptions{Workers: 1})
+	sum, err = FuzzWith(context.Background(), cfg, deps, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Batches < 300 || sum.Stats.ValidCoverage == 0 {
+		t.Fatalf("expected levy batches and valid coverage, got %d batches, %d valid sites", l.Batches, sum.Stats.ValidCoverage)
+	}
+	t.Logf("levy: coverage %d, valid %d, %d batches, %d novel", sum.Stats.Coverage, sum.Stats.ValidCoverage, l.Batches, l.NovelBatches)
+}
