@@ -22,7 +22,8 @@ type Config struct {
 	// Deterministic makes the executions a function of Seed and Workers
 	// whatever the scheduling: jobs go out in batches, results are merged
 	// strictly in issue order and batch m+L (L = max(4, 2·Workers)
-	// batches in flight) is made right after batch m is merged; with
+	// batches in flight) is made right after batch m is merged (later
+	// while the strategy waits for a dependent job: see Dependent); with
 	// Workers ≤ 2 (L = 4) one and two workers run the very same inputs.
 	// Without it results are merged as they arrive (a slow batch never
 	// holds the others back). With one worker the two are the same, and
