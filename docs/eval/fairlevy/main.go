@@ -51,6 +51,8 @@ var arms = []arm{
 		c.FairFuzz.NoMask = true
 	}},
 	{"levy", func(c *engine.Config) { c.Strategy = "levy" }},
+	// an ablation outside the contract: b = 1 (α's floor 0.54 instead of 0.095)
+	{"levy-b1", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.B1, c.Levy.B2 = 1, 1 }},
 	{"random", func(c *engine.Config) { c.Strategy = "random" }},
 }
 
@@ -378,8 +380,12 @@ func printReport(w io.Writer, path string) error {
 				spread(ints(g, func(r result) float64 { return float64(r.Crashes) })),
 				spread(ints(g, func(r result) float64 { return math.Round(r.ExecsPerSec) })), hit)
 		}
-		if g := sel("levy"); len(g) > 0 && g[0].LevyBatches > 0 {
-			fmt.Fprintf(w, "\nlevy: %s batches of 64, %s of them with Ē > 0 (a child executing a site the history of the last 4,096 children lacked); the offset walk's mean α %s.\n",
+		for _, a := range []string{"levy", "levy-b1"} {
+			g := sel(a)
+			if len(g) == 0 || g[0].LevyBatches == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n%s: %s batches of 64, %s of them with Ē > 0 (a child executing a site the history of the last 4,096 children lacked); the offset walk's mean α %s.\n", a,
 				spread(ints(g, func(r result) float64 { return float64(r.LevyBatches) })),
 				spread(ints(g, func(r result) float64 { return float64(r.LevyNovel) })),
 				spread(ints(g, func(r result) float64 { return math.Round(1000*r.LevyMeanAlpha) / 1000 })))
