@@ -6,7 +6,8 @@
 // campaigns) so that coverage can be read at exact execution counts, and
 // writes one JSON line per campaign; -report turns such a file into the
 // Markdown tables of docs/EVALUATION.md (medians with min/max, exact
-// two-sided Mann-Whitney U p-values and Vargha-Delaney Â12 against havoc).
+// two-sided Mann-Whitney U p-values and Vargha-Delaney Â12 against havoc,
+// from package evalstats).
 //
 //	go run ./docs/eval/fairlevy -out /tmp/fairlevy.jsonl
 //	go run ./docs/eval/fairlevy -report /tmp/fairlevy.jsonl
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -360,14 +362,14 @@ func printReport(w io.Writer, path string) error {
 			y := ints(base, cov)
 			a12, p := "–", "–"
 			if a != "havoc" {
-				a12 = fmt.Sprintf("%.2f", vda(x, y))
-				p = fmt.Sprintf("%.3f", mannWhitneyP(x, y))
+				a12 = fmt.Sprintf("%.2f", evalstats.A12(x, y))
+				p = fmt.Sprintf("%.3f", evalstats.MannWhitney(x, y).P)
 			}
 			if strings.HasPrefix(a, "fairfuzz") {
 				if afl := sel("havoc-afl"); len(afl) > 0 {
 					z := ints(afl, cov)
-					a12 += fmt.Sprintf(" (%.2f vs havoc-afl)", vda(x, z))
-					p += fmt.Sprintf(" (%.3f)", mannWhitneyP(x, z))
+					a12 += fmt.Sprintf(" (%.2f vs havoc-afl)", evalstats.A12(x, z))
+					p += fmt.Sprintf(" (%.3f)", evalstats.MannWhitney(x, z).P)
 				}
 			}
 			hit := "–"
@@ -423,66 +425,4 @@ func spread(x []float64) string {
 		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
 	return fmt.Sprintf("%g [%g–%g]", med, s[0], s[len(s)-1])
-}
-
-// vda is Vargha and Delaney's Â12: P(X > Y) + P(X = Y)/2.
-func vda(x, y []float64) float64 {
-	var s float64
-	for _, a := range x {
-		for _, b := range y {
-			switch {
-			case a > b:
-				s++
-			case a == b:
-				s += 0.5
-			}
-		}
-	}
-	return s / float64(len(x)*len(y))
-}
-
-// mannWhitneyP is the exact two-sided p-value of the Mann-Whitney U test
-// (midranks for ties): the share of the C(n1+n2, n1) splits of the pooled
-// ranks whose rank sum is at least as far from its mean as x's.
-func mannWhitneyP(x, y []float64) float64 {
-	pool := append(slices.Clone(x), y...)
-	idx := make([]int, len(pool))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return pool[idx[a]] < pool[idx[b]] })
-	rank := make([]float64, len(pool))
-	for i := 0; i < len(idx); {
-		j := i
-		for j < len(idx) && pool[idx[j]] == pool[idx[i]] {
-			j++
-		}
-		for k := i; k < j; k++ {
-			rank[idx[k]] = float64(i+j+1) / 2
-		}
-		i = j
-	}
-	n1, n := len(x), len(pool)
-	var obs float64
-	for i := range n1 {
-		obs += rank[i]
-	}
-	mean := float64(n1) * float64(n+1) / 2
-	dev := math.Abs(obs-mean) - 1e-9
-	var total, extreme int
-	var walk func(start, left int, sum float64)
-	walk = func(start, left int, sum float64) {
-		if left == 0 {
-			total++
-			if math.Abs(sum-mean) >= dev {
-				extreme++
-			}
-			return
-		}
-		for i := start; i <= n-left; i++ {
-			walk(i+1, left-1, sum+rank[i])
-		}
-	}
-	walk(0, n1, 0)
-	return float64(extreme) / float64(total)
 }
