@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/corpus"
-	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/plot"
 )
@@ -50,7 +50,7 @@ type compareFlags struct {
 
 func newCompareFlags() *compareFlags {
 	f := &compareFlags{fs: newFlagSet("compare")}
-	f.fs.StringVar(&f.strategies, "strategies", "havoc,zest", "comma-separated strategies, the first the baseline: "+strings.Join(engine.Strategies(), ", "))
+	f.fs.StringVar(&f.strategies, "strategies", "havoc,zest", "comma-separated strategies, the first the baseline: "+strings.Join(campaign.Strategies(), ", "))
 	f.fs.IntVar(&f.seeds, "seeds", 5, "campaigns per strategy, with seeds 1..`N`")
 	f.fs.Int64Var(&f.runs, "runs", 0, "executions per campaign (default 1000000 unless --max-total-time)")
 	f.fs.Var(&f.maxTime, "max-total-time", "time per campaign instead of executions (seconds or duration)")
@@ -100,8 +100,8 @@ func (c *cli) compare(ctx context.Context, args []string) error {
 	}
 	strategies := strings.Split(f.strategies, ",")
 	for _, s := range strategies {
-		if !slices.Contains(engine.Strategies(), s) {
-			return usagef("--strategies: expected names from %s, got %q", strings.Join(engine.Strategies(), ", "), s)
+		if !slices.Contains(campaign.Strategies(), s) {
+			return usagef("--strategies: expected names from %s, got %q", strings.Join(campaign.Strategies(), ", "), s)
 		}
 	}
 	if f.seeds < 1 {
@@ -183,7 +183,7 @@ func (c *cli) compareCampaign(ctx context.Context, strategy string, seed uint64,
 		return evalstats.Campaign{}, err
 	}
 	defer log.Close()
-	quiet := &cli{stdout: log, stderr: log}
+	quiet := &cli{stdout: log, stderr: log, args: append([]string{"fuzz"}, args...)}
 	start := time.Now()
 	err = quiet.fuzz(ctx, args)
 	var ec *exitCodeError

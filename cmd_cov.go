@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/covreport"
 	"github.com/wafer-fuzz/wafer/plot"
-	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 const covHelp = `usage: wafer cov [-o DIR] [--lcov FILE] [--source-root DIR]... TARGET.wasm CORPUS_DIR|FILE...
@@ -119,37 +119,34 @@ func (c *cli) cov(ctx context.Context, args []string) error {
 	return nil
 }
 
-// replayCorpus is wafer cov's one adapter to the wiring: it builds the
-// target as a campaign does (loadTarget, buildCounters: counters, fuel,
-// dirty pages, the same --skip), runs every seed once on one worker and
-// hands each outcome and counter view to a covreport.Coverage. When the
-// wiring moves to a public package, this is the function to re-point.
+// replayCorpus runs every seed once on the campaign's build
+// (campaign.Replayer: counters, fuel, dirty pages, the same --skip) and
+// hands each outcome and counter view to a covreport.Coverage.
 func (c *cli) replayCorpus(ctx context.Context, target string, wasm []byte, t *targetFlags, seeds []corpus.Seed) (*covreport.Coverage, error) {
-	tgt, sm, err := loadTarget(ctx, target, wasm, t, buildCounters, maxSeedLen(seeds))
+	tg, err := t.loadTarget(ctx, target, wasm)
 	if err != nil {
 		return nil, err
 	}
-	defer tgt.Close(context.WithoutCancel(ctx))
-	w, err := tgt.NewWorker(ctx)
+	rp, err := tg.NewReplayer(ctx, maxSeedLen(seeds))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", target, err)
+		return nil, err
 	}
-	defer w.Close(context.WithoutCancel(ctx))
-	cov := covreport.NewCoverage(sm)
+	defer rp.Close()
+	cov := covreport.NewCoverage(rp.SiteMap())
 	for _, s := range seeds {
-		r, err := w.Run(ctx, s.Data)
+		r, err := rp.Run(ctx, s.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
 		in := covreport.Input{Path: s.Path, Size: len(s.Data)}
 		switch r.Outcome {
-		case runtime.Valid:
+		case campaign.Valid:
 			in.Outcome = covreport.Valid
-		case runtime.Invalid:
+		case campaign.Invalid:
 			in.Outcome = covreport.Invalid
-		case runtime.Crash:
+		case campaign.Crash:
 			in.Outcome = covreport.Crash
-		case runtime.Hang:
+		case campaign.Hang:
 			in.Outcome = covreport.Hang
 		}
 		if r.Failure != nil {

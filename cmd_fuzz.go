@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/generators"
 )
 
@@ -42,24 +43,17 @@ examples:
 type fuzzFlags struct {
 	fs *pflag.FlagSet
 
-	// Budget and search.
-	runs          int64
-	maxTotalTime  seconds
-	seed          uint64
-	workers       int
-	jobs          int
-	strategy      string
-	generator     string
-	useCmp        int
-	keepGoing     bool
-	deterministic bool
-	noShrink      bool
-	dict          []string
-	maxLen        int
-	// knobs of havoc, fairfuzz and levy (engine.Config.Havoc, FairFuzz, Levy)
-	havoc engine.HavocConfig
-	fair  engine.FairFuzzConfig
-	levy  engine.LevyConfig
+	// opts holds the campaign options flags set directly: a flag that maps
+	// onto a field of campaign.Options is its registration alone.
+	opts campaign.Options
+
+	// Budget and search, the flags that need translating.
+	runs         int64
+	maxTotalTime seconds
+	jobs         int
+	generator    string
+	useCmp       int
+	dict         []string
 
 	target targetFlags
 
@@ -104,34 +98,34 @@ func newFuzzFlags() *fuzzFlags {
 	fs := f.fs
 	fs.Int64Var(&f.runs, "runs", -1, "stop after `N` executions (-1: no limit; 0: run the seed inputs only, as libFuzzer's -runs=0)")
 	fs.Var(&f.maxTotalTime, "max-total-time", "stop after this long (seconds or duration; 0: no limit)")
-	fs.Uint64Var(&f.seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
-	fs.IntVarP(&f.workers, "workers", "j", 1, "parallel workers, one target instance each")
+	fs.Uint64Var(&f.opts.Seed, "seed", 0, "PRNG seed; the same seed gives the same executions (0 is a fixed seed too)")
+	fs.IntVarP(&f.opts.Workers, "workers", "j", 1, "parallel workers, one target instance each")
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
-	fs.StringVar(&f.strategy, "strategy", "", "search strategy: "+strings.Join(engine.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
+	fs.StringVar(&f.opts.Strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
-	fs.BoolVar(&f.keepGoing, "keep-going", false, "keep fuzzing after the first crash")
-	fs.BoolVar(&f.noShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
-	fs.BoolVar(&f.deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
+	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
+	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
-	fs.IntVar(&f.maxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
+	fs.IntVar(&f.opts.MaxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
 	// Strategy knobs (ALGORITHMS.md §1, §3, §4), the contract's defaults.
-	fs.IntVar(&f.havoc.Depth, "havoc-depth", 5, "havoc, fairfuzz: a child stacks 1 to N operations")
-	fs.IntVar(&f.havoc.StackPow2, "havoc-stack-pow2", 0, "havoc, fairfuzz: a child stacks 2^(1..N) operations instead (7: AFL, the FairFuzz paper's baseline; 4: AFL++; 0: --havoc-depth)")
-	fs.IntVar(&f.fair.PlainEvery, "fairfuzz-plain-every", 4, "fairfuzz: every Nth queue cycle is plain (every entry, no mask); -1: never")
-	fs.Int64Var(&f.fair.PlainExecs, "fairfuzz-plain-execs", 1000, "fairfuzz: the first N executions are plain; -1: none")
-	fs.IntVar(&f.fair.MaskPositions, "fairfuzz-mask-positions", 4096, "fairfuzz: probe at most N positions (3 runs each), a uniform sample beyond")
-	fs.BoolVar(&f.fair.NoTrim, "fairfuzz-no-trim", false, "fairfuzz: no relaxed trimming before the mask probes")
-	fs.BoolVar(&f.fair.NoMask, "fairfuzz-no-mask", false, "fairfuzz: target rare branches with unmasked havoc (no trimming, no probes)")
-	fs.IntVar(&f.fair.ProbeRounds, "fairfuzz-probe-rounds", 2, "fairfuzz: at most N rounds' trimming and mask probes in flight")
-	fs.IntVar(&f.levy.Batch, "levy-batch", 64, "levy: children per batch (k_gen)")
-	fs.IntVar(&f.levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
-	fs.BoolVar(&f.levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")
-	fs.Float64Var(&f.levy.B1, "levy-b1", 3, "levy: b of the offset walk's α = 2/(1+e^(b−Ē))")
-	fs.Float64Var(&f.levy.B2, "levy-b2", 3, "levy: b of the value walk's α")
-	fs.Float64Var(&f.levy.Alpha0, "levy-alpha0", 1, "levy: both walks' starting α")
-	fs.IntVar(&f.levy.SegmentBits, "levy-segment-bits", 8, "levy: segment size in bits: 8, 16 or 32")
-	fs.IntVar(&f.levy.Flights, "levy-flights", 0, "levy: number of flights (0: one per worker)")
+	fs.IntVar(&f.opts.Havoc.Depth, "havoc-depth", 5, "havoc, fairfuzz: a child stacks 1 to N operations")
+	fs.IntVar(&f.opts.Havoc.StackPow2, "havoc-stack-pow2", 0, "havoc, fairfuzz: a child stacks 2^(1..N) operations instead (7: AFL, the FairFuzz paper's baseline; 4: AFL++; 0: --havoc-depth)")
+	fs.IntVar(&f.opts.FairFuzz.PlainEvery, "fairfuzz-plain-every", 4, "fairfuzz: every Nth queue cycle is plain (every entry, no mask); -1: never")
+	fs.Int64Var(&f.opts.FairFuzz.PlainExecs, "fairfuzz-plain-execs", 1000, "fairfuzz: the first N executions are plain; -1: none")
+	fs.IntVar(&f.opts.FairFuzz.MaskPositions, "fairfuzz-mask-positions", 4096, "fairfuzz: probe at most N positions (3 runs each), a uniform sample beyond")
+	fs.BoolVar(&f.opts.FairFuzz.NoTrim, "fairfuzz-no-trim", false, "fairfuzz: no relaxed trimming before the mask probes")
+	fs.BoolVar(&f.opts.FairFuzz.NoMask, "fairfuzz-no-mask", false, "fairfuzz: target rare branches with unmasked havoc (no trimming, no probes)")
+	fs.IntVar(&f.opts.FairFuzz.ProbeRounds, "fairfuzz-probe-rounds", 2, "fairfuzz: at most N rounds' trimming and mask probes in flight")
+	fs.IntVar(&f.opts.Levy.Batch, "levy-batch", 64, "levy: children per batch (k_gen)")
+	fs.IntVar(&f.opts.Levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
+	fs.BoolVar(&f.opts.Levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")
+	fs.Float64Var(&f.opts.Levy.B1, "levy-b1", 3, "levy: b of the offset walk's α = 2/(1+e^(b−Ē))")
+	fs.Float64Var(&f.opts.Levy.B2, "levy-b2", 3, "levy: b of the value walk's α")
+	fs.Float64Var(&f.opts.Levy.Alpha0, "levy-alpha0", 1, "levy: both walks' starting α")
+	fs.IntVar(&f.opts.Levy.SegmentBits, "levy-segment-bits", 8, "levy: segment size in bits: 8, 16 or 32")
+	fs.IntVar(&f.opts.Levy.Flights, "levy-flights", 0, "levy: number of flights (0: one per worker)")
 
 	f.target.register(fs)
 
@@ -165,24 +159,24 @@ func (f *fuzzFlags) parse(args []string) error {
 			f.ignored = append(f.ignored, name)
 		}
 	}
-	if f.workers < 1 {
-		return usagef("fuzz: --workers: expected at least 1, got %d", f.workers)
+	if f.opts.Workers < 1 {
+		return usagef("fuzz: --workers: expected at least 1, got %d", f.opts.Workers)
 	}
 	if f.jobs > 0 && !f.fs.Changed("workers") {
 		// libFuzzer's rule for -workers=0: min(jobs, cores/2).
-		f.workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
+		f.opts.Workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
 	}
-	if f.strategy != "" && !slices.Contains(engine.Strategies(), f.strategy) {
-		return usagef("--strategy: expected one of %s, got %q", strings.Join(engine.Strategies(), ", "), f.strategy)
+	if f.opts.Strategy != "" && !slices.Contains(campaign.Strategies(), f.opts.Strategy) {
+		return usagef("--strategy: expected one of %s, got %q", strings.Join(campaign.Strategies(), ", "), f.opts.Strategy)
 	}
 	if _, ok := generators.Lookup(f.generator); f.generator != "" && !ok {
 		return usagef("--generator: expected one of %s, got %q", strings.Join(generators.Names(), ", "), f.generator)
 	}
-	if f.maxLen < 0 {
-		return usagef("--max-len: expected a length >= 0, got %d", f.maxLen)
+	if f.opts.MaxLen < 0 {
+		return usagef("--max-len: expected a length >= 0, got %d", f.opts.MaxLen)
 	}
 	if f.useCmp != 0 && f.useCmp != 1 {
 		return usagef("--use-cmp: expected 0 or 1, got %d", f.useCmp)
@@ -269,4 +263,203 @@ func allFiles(paths []string) bool {
 		}
 	}
 	return true
+}
+
+// campaign runs 'wafer fuzz' and the libFuzzer invocation (lf): seeds,
+// dictionaries and flags into campaign.Options, then the report,
+// artifacts and exit status.
+func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
+	target := f.fs.Arg(0)
+	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	if err != nil {
+		return err
+	}
+	dict, err := readDicts(f.dict)
+	if err != nil {
+		return err
+	}
+	if lf && f.target.timeout != 0 {
+		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
+		// wall-clock deadline halves wazero's speed, and fuel already
+		// catches hangs deterministically.
+		fmt.Fprintf(c.stderr, "INFO: -timeout=%s: hangs are found by fuel; no per-input wall-clock backstop while fuzzing\n", &f.target.timeout)
+		f.target.timeout = 0
+	}
+	tg, err := f.target.loadTarget(ctx, target, wasm)
+	if err != nil {
+		return err
+	}
+	opts := f.opts
+	opts.Dict = dict
+	opts.Runs = max(0, f.runs)
+	opts.SeedsOnly = f.runs == 0 // libFuzzer's -runs=0
+	opts.MaxTotalTime = f.budget()
+	opts.NoCompares = f.useCmp == 0
+	opts.Output = out
+	opts.NoFsync = f.noSync
+	opts.Sync = f.sync
+	opts.Repro = reproCommand(target, &f.target, false)
+	opts.HangRepro = reproCommand(target, &f.target, true)
+	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
+	opts.Log = c.stderr
+	opts.Status = c.stderr
+	opts.StatusTTY = isTerminal(c.stderr)
+	if lf && len(corpusDirs) > 0 {
+		opts.CorpusDir = corpusDirs[0]
+	}
+	if gen, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
+		opts.Generator = gen
+		if len(seeds) > 0 {
+			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
+		}
+	} else {
+		long, maxLen := 0, f.opts.MaxLen
+		if maxLen <= 0 {
+			maxLen = campaign.DefaultMaxLen
+		}
+		for _, s := range seeds {
+			opts.Seeds = append(opts.Seeds, s.Data)
+			if len(s.Data) > maxLen {
+				long++
+			}
+		}
+		if long > 0 {
+			fmt.Fprintf(c.stderr, "INFO: %d seed inputs are longer than --max-len %d: they run whole, inputs made from them are cut to %d bytes\n", long, maxLen, maxLen)
+		}
+	}
+	if lf {
+		opts.OnStart = func(s campaign.Start) {
+			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
+			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", s.Counters)
+		}
+	}
+	sum, err := tg.Fuzz(ctx, opts)
+	if err != nil {
+		if sum != nil {
+			// What was found before the error is still reported (and
+			// written as artifacts in libFuzzer mode).
+			c.reportFindings(f, sum, lf)
+		}
+		return err
+	}
+	code, err := c.reportFindings(f, sum, lf)
+	if err != nil {
+		return err
+	}
+	if !lf && out != "" {
+		c.printSummary(f, target, out, sum)
+	}
+	if lf {
+		if sum.Stop == campaign.StopCanceled {
+			fmt.Fprintf(c.stderr, "==%d== libFuzzer: run interrupted; exiting\n", os.Getpid())
+			if code == exitOK {
+				code = exitInterrupted
+			}
+		} else {
+			fmt.Fprintf(c.stderr, "Done %d runs in %d second(s)\n", sum.Stats.Execs, int64(sum.Elapsed/time.Second))
+		}
+	}
+	if (lf && f.printFinalStats != 0) || (!lf && f.fs.Changed("print-final-stats") && f.printFinalStats != 0) {
+		printFinalStats(c.stderr, finalStats{execs: uint64(sum.Stats.Execs), elapsed: sum.Elapsed, newUnits: uint64(len(sum.NewInputs))})
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}
+
+// readDicts reads AFL/libFuzzer dictionary files.
+func readDicts(paths []string) ([][]byte, error) {
+	var dict [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %w", fileError(p, err))
+		}
+		toks, err := campaign.ParseDict(b)
+		if err != nil {
+			return nil, fmt.Errorf("-dict: %s: %w", p, err)
+		}
+		dict = append(dict, toks...)
+	}
+	return dict, nil
+}
+
+// findingKind is a failure's libFuzzer artifact kind and exit status.
+func (f *fuzzFlags) findingKind(o campaign.Outcome, kind campaign.Kind) (string, int) {
+	switch {
+	case o == campaign.Hang:
+		return "timeout", f.timeoutExitcode
+	case kind == campaign.KindOutOfMemory:
+		return "oom", exitOOM
+	}
+	return "crash", f.errorExitcode
+}
+
+// reportFindings prints each unique failure (libFuzzer's ERROR/SUMMARY
+// lines in lf mode), writes libFuzzer artifacts when asked, and returns the
+// exit status: crash beats out-of-memory beats hang.
+func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int, error) {
+	code := exitOK
+	for _, fd := range sum.Findings {
+		art, status := f.findingKind(fd.Outcome, fd.Kind)
+		if lf {
+			what := map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art]
+			fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: %s (wafer: %s)\n", os.Getpid(), what, fd.Identity)
+			if fd.Report != "" {
+				fmt.Fprint(c.stderr, indent(fd.Report))
+			}
+			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", what)
+		} else {
+			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
+		}
+		if lf || f.artifactPrefix != "" || f.exactArtifactPath != "" {
+			if _, err := writeArtifact(c.stderr, f.artifactPrefix, f.exactArtifactPath, art, fd.Input); err != nil {
+				return 0, err
+			}
+		}
+		if code == exitOK || (code == f.timeoutExitcode && status != f.timeoutExitcode) || (code == exitOOM && status == f.errorExitcode) {
+			code = status
+		}
+	}
+	return code, nil
+}
+
+// stopNames are the words the summary line gives the stop reasons, named
+// for the flag that set the limit.
+var stopNames = map[campaign.Stop]string{campaign.StopRuns: "--runs", campaign.StopTime: "--max-total-time", campaign.StopCrash: "crash", campaign.StopCanceled: "interrupt"}
+
+// printSummary prints the campaign's last lines: counts, why it stopped,
+// and where each unique failure of the directory is with its repro command.
+func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summary) {
+	stop, ok := stopNames[sum.Stop]
+	if !ok {
+		stop = string(sum.Stop)
+	}
+	// The directory's failures, with this session's share when earlier
+	// sessions found some of them.
+	var crashes, hangs int
+	for _, cf := range sum.Saved {
+		if cf.Hang {
+			hangs++
+		} else {
+			crashes++
+		}
+	}
+	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
+	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
+		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+	}
+	// The search's time, as the final stats give it; shrinking after it
+	// apart.
+	took := sum.Stats.Elapsed.Round(time.Millisecond).String()
+	if st := sum.Stats.ShrinkTime.Round(time.Millisecond); st > 0 {
+		took += fmt.Sprintf(" (then %s shrinking)", st)
+	}
+	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
+		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
+	for _, cf := range sum.Saved {
+		repro := reproCommand(target, &f.target, cf.Hang)
+		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, cf.Path, strings.ReplaceAll(repro, "{input}", cf.Path))
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/wafer-fuzz/wafer/campaign"
 )
 
 const instrumentHelp = `usage: wafer instrument [--fuel] [--dirty] [--skip PATTERN]... [--sitemap FILE] -o OUT.wasm IN.wasm
@@ -69,19 +71,19 @@ func (c *cli) instrument(_ context.Context, args []string) error {
 			return err
 		}
 	}
-	out, sitemap, sm, err := instrumentModule(wasm, f.fuel, f.dirty, f.skip)
+	res, err := campaign.Instrument(wasm, campaign.InstrumentOptions{Fuel: f.fuel, DirtyPages: f.dirty, Skip: f.skip})
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	if err := os.WriteFile(f.out, out, 0o644); err != nil {
+	if err := os.WriteFile(f.out, res.Module, 0o644); err != nil {
 		return fileError(f.out, err)
 	}
 	if f.sitemap != "" {
-		if err := os.WriteFile(f.sitemap, sitemap, 0o644); err != nil {
+		if err := os.WriteFile(f.sitemap, res.SiteMap, 0o644); err != nil {
 			return fileError(f.sitemap, err)
 		}
 	}
 	fmt.Fprintf(c.stdout, "%s: %d bytes, %d branch sites (%d counted, the others derived) -> %s (%d bytes)\n",
-		in, len(wasm), len(sm.Sites), sm.Counted(), f.out, len(out))
+		in, len(wasm), res.Sites, res.Counted, f.out, len(res.Module))
 	return nil
 }

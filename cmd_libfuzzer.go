@@ -99,3 +99,21 @@ func libFuzzerFlagKnown(fs *pflag.FlagSet, a string) bool {
 	}
 	return fs.Lookup(name) != nil || fs.Lookup(strings.ReplaceAll(name, "_", "-")) != nil
 }
+
+// runInputs is libFuzzer's "run these files" mode.
+func (c *cli) runInputs(ctx context.Context, f *fuzzFlags, wasm []byte, paths []string) error {
+	seeds, err := c.readSeeds(ctx, paths)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
+	fmt.Fprintf(c.stderr, "Running %d inputs 1 time(s) each.\n", len(seeds))
+	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, f.errorExitcode, f.timeoutExitcode, f.closeFDMask == 0)
+	if err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/wafer-fuzz/wafer/corpus"
 )
 
 const mergeHelp = `usage: wafer merge [flags] -o OUT_DIR TARGET.wasm IN_DIR...
@@ -54,4 +58,53 @@ func (c *cli) merge(ctx context.Context, args []string) error {
 		return err
 	}
 	return c.mergeDirs(ctx, f.out, &f.target, f.fs.Arg(0), wasm, f.fs.Args()[1:])
+}
+
+func (c *cli) runMerge(ctx context.Context, f *fuzzFlags, wasm []byte, dirs []string) error {
+	if len(dirs) < 2 {
+		return usagef("-merge=1: expected OUT_DIR and at least one IN_DIR, got %d directories", len(dirs))
+	}
+	if err := ensureWritableDir(dirs[0]); err != nil {
+		return err
+	}
+	return c.mergeDirs(ctx, dirs[0], &f.target, f.fs.Arg(0), wasm, dirs[1:])
+}
+
+// mergeDirs merges the inputs of the directories in into out
+// (campaign.Target.Merge), the inputs already in out counting as kept.
+func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target string, wasm []byte, in []string) error {
+	for _, p := range in {
+		if _, err := os.Stat(p); err != nil {
+			return fileError(p, err)
+		}
+	}
+	base, err := c.readSeeds(ctx, []string{out})
+	if err != nil {
+		return err
+	}
+	cands, err := c.readSeeds(ctx, in)
+	if err != nil {
+		return err
+	}
+	tg, err := t.loadTarget(ctx, target, wasm)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d files, %d in the initial corpus\n", len(base)+len(cands), len(base))
+	res, err := tg.Merge(ctx, base, cands)
+	if res.Failed > 0 {
+		fmt.Fprintf(c.stderr, "INFO: %d inputs crashed or hung and were left out (wafer repro shows them)\n", res.Failed)
+	}
+	if err != nil {
+		return err
+	}
+	flat := corpus.Flat{Path: out}
+	for _, s := range res.Keep {
+		if _, err := flat.Write(ctx, "", s.Data); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
+	}
+	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d new files with %d new features added; %d features in the initial corpus\n",
+		len(res.Keep), res.NewFeatures, res.BaseFeatures)
+	return nil
 }

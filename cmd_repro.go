@@ -3,8 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/wafer-fuzz/wafer/campaign"
+	"github.com/wafer-fuzz/wafer/corpus"
 )
 
 const reproHelp = `usage: wafer repro [flags] TARGET.wasm INPUT|DIR...
@@ -51,4 +58,66 @@ func (c *cli) repro(ctx context.Context, args []string) error {
 		return err
 	}
 	return c.reproInputs(ctx, f, wasm, f.fs.Args()[1:])
+}
+
+func (c *cli) reproInputs(ctx context.Context, f *reproFlags, wasm []byte, inputs []string) error {
+	for _, p := range inputs {
+		if _, err := os.Stat(p); err != nil {
+			return fileError(p, err)
+		}
+	}
+	seeds, err := c.readSeeds(ctx, inputs)
+	if err != nil {
+		return err
+	}
+	if len(seeds) == 0 {
+		return fmt.Errorf("no inputs found in %s", strings.Join(inputs, ", "))
+	}
+	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, exitCrash, exitTimeout, f.output)
+	if err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitCodeError{code: code}
+	}
+	return nil
+}
+
+// runOnce runs seeds one by one (campaign.Reproducer) and prints each
+// outcome; failures get the full report. It returns the exit status: crash
+// beats out of memory beats hang beats 0 (the statuses a campaign exits
+// with for them).
+func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *targetFlags, seeds []corpus.Seed, errorCode, timeoutCode int, showOutput bool) (int, error) {
+	tg, err := t.loadTarget(ctx, target, wasm)
+	if err != nil {
+		return 0, err
+	}
+	rp, err := tg.NewReproducer(ctx, campaign.ReproOptions{Output: showOutput, MaxInputLen: maxSeedLen(seeds)})
+	if err != nil {
+		return 0, err
+	}
+	defer rp.Close()
+	fmt.Fprint(c.stderr, tg.NoNamesInfo())
+	code := exitOK
+	for _, s := range seeds {
+		r, err := rp.Run(ctx, s.Data)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", s.Path, err)
+		}
+		fmt.Fprintf(c.stdout, "%s: %s (%d bytes, %s)\n", s.Path, r.Outcome, len(s.Data), r.Took.Round(time.Microsecond))
+		if r.Report != "" {
+			fmt.Fprint(c.stdout, indent(r.Report))
+		}
+		switch {
+		case r.Outcome == campaign.Crash && r.Failure.Kind == campaign.KindOutOfMemory:
+			if code != errorCode {
+				code = exitOOM
+			}
+		case r.Outcome == campaign.Crash:
+			code = errorCode
+		case r.Outcome == campaign.Hang && code == exitOK:
+			code = timeoutCode
+		}
+	}
+	return code, nil
 }

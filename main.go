@@ -9,9 +9,9 @@
 //     names and final stats lines, so tools that drive libFuzzer binaries
 //     can drive wafer.
 //
-// main.go and the cmd_*.go files only turn flags into the packages'
-// configurations and wire instrument → runtime → engine → corpus; the work
-// happens in those packages.
+// main.go and the cmd_*.go files, one a command, only turn flags into
+// the options of package campaign, which wires the fuzzer's packages, and
+// turn its results into output and exit codes.
 package main
 
 import (
@@ -25,6 +25,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/wafer-fuzz/wafer/corpus"
 )
 
 // Exit codes. The finding codes are libFuzzer's defaults (FuzzerOptions.h:
@@ -44,10 +46,12 @@ const (
 	exitInterrupted = 72
 )
 
-// cli carries the process's streams so tests can run commands in-process.
+// cli carries the process's streams and arguments so tests can run
+// commands in-process (doMain).
 type cli struct {
 	stdout io.Writer
 	stderr io.Writer
+	args   []string // the arguments after the program name
 }
 
 // usageError marks an error caused by the invocation itself (exit 2).
@@ -74,9 +78,15 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := (&cli{stdout: os.Stdout, stderr: os.Stderr}).main(ctx, os.Args[1:])
+	code := doMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// doMain runs one invocation with args (the program name left out),
+// writing to stdout and stderr, and returns the process exit code.
+func doMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return (&cli{stdout: stdout, stderr: stderr, args: args}).main(ctx, args)
 }
 
 // main runs one invocation and returns the process exit code. Every error
@@ -249,4 +259,48 @@ func (c *cli) version(_ context.Context, args []string) error {
 	}
 	fmt.Fprintf(c.stdout, "wafer %s (%s, wazero %s, %s/%s)\n", v, goruntime.Version(), wazeroVersion, goruntime.GOOS, goruntime.GOARCH)
 	return nil
+}
+
+// readSeeds reads seed inputs (raw files, corpus directories, AFL/wafer
+// output directories, Go testdata/fuzz files) and reports unreadable ones
+// as INFO lines.
+func (c *cli) readSeeds(ctx context.Context, paths []string) ([]corpus.Seed, error) {
+	seeds, skipped, err := corpus.ReadSeeds(ctx, nil, paths...)
+	if err != nil {
+		return nil, err
+	}
+	var se *corpus.SkipError
+	if errors.As(skipped, &se) {
+		for _, f := range se.Files {
+			fmt.Fprintf(c.stderr, "INFO: skipped seed %s: %v\n", f.Path, f.Err)
+		}
+	}
+	return seeds, nil
+}
+
+func maxSeedLen(seeds []corpus.Seed) int {
+	n := 0
+	for _, s := range seeds {
+		n = max(n, len(s.Data))
+	}
+	return n
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -1,7 +1,8 @@
-package main_test
+package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -15,61 +16,37 @@ import (
 	"time"
 )
 
-// waferBin is the wafer binary TestMain builds once for every test here.
-var waferBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "wafer-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	waferBin = filepath.Join(dir, "wafer")
-	build := exec.Command("go", "build", "-o", waferBin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// result is one finished wafer process.
+// result is one finished wafer invocation.
 type result struct {
 	code           int
 	stdout, stderr string
 }
 
-// wafer runs the built binary in dir with args.
+// wafer runs the command line args in-process (doMain) in dir. The
+// process's working directory is dir until the test ends: the tests here
+// do not run in parallel.
 func wafer(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(waferBin, args...)
-	cmd.Dir = dir
+	t.Chdir(dir)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("wafer %v: %v", args, err)
-	}
-	return r
+	code := doMain(context.Background(), args, &stdout, &stderr)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
+
+// repoRoot is the repository root: the tests start with the package dir
+// as their working directory.
+var repoRoot = func() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return wd
+}()
 
 // repoDir is the repository root: tests run with the package dir as cwd.
 func repoDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wd
+	return repoRoot
 }
 
 func TestBadInvocation(t *testing.T) {
@@ -513,7 +490,7 @@ func TestOutputLock(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())), 0o644) // this test: alive
+	os.WriteFile(lock, []byte(strconv.Itoa(os.Getppid())), 0o644) // the go command: alive, another process
 	r := wafer(t, tmp, "fuzz", "--runs", "100", "-o", out, tlv)
 	if r.code != 1 || !strings.Contains(r.stderr, "in use by another wafer campaign") {
 		t.Fatalf("held: expected exit 1 and the reason, got %d:\n%s", r.code, r.stderr)
@@ -962,8 +939,15 @@ func TestDeterministicWorkers(t *testing.T) {
 
 // TestInterrupt: SIGINT stops a campaign cleanly: 'wafer fuzz' saves the
 // campaign and exits 0, the libFuzzer invocation exits 72 (libFuzzer's
-// InterruptExitCode) after its final stats.
+// InterruptExitCode) after its final stats. The one end-to-end test: it
+// builds the binary and signals its process.
 func TestInterrupt(t *testing.T) {
+	waferBin := filepath.Join(t.TempDir(), "wafer")
+	build := exec.Command("go", "build", "-o", waferBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "out")

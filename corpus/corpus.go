@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // Entry is one queue entry: an input and what wafer knows about it. The
@@ -67,7 +69,7 @@ type Failure struct {
 	// Hang stores the failure under hangs/ instead of crashes/.
 	Hang bool
 	// Message is the full error text; its first line, with numbers and
-	// addresses replaced (MessageClass), is part of the identity.
+	// addresses replaced (internal/failureid.MessageClass), is part of the identity.
 	Message string
 	// Frames are the function names of the Wasm stack, innermost first;
 	// the top Options.Frames of them are part of the identity.
@@ -301,7 +303,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	if f.Kind == "" {
 		f.Kind = "unknown"
 	}
-	f.Identity = Identity(f.Kind, f.Message, f.Frames, d.nfr)
+	f.Identity = failureid.Key(f.Kind, f.Message, f.Frames, d.nfr)
 	f.Hash = xxhash.Sum64(f.Input)
 	d.mu.Lock()
 	defer d.mu.Unlock()

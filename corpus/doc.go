@@ -47,7 +47,8 @@
 //
 // Queue entries are deduplicated by the xxhash64 of their input bytes
 // (AddEntry reports a duplicate instead of writing). Failures are
-// deduplicated by Identity: kind, MessageClass of the message, and the top
+// deduplicated by identity (internal/failureid.Key, the computation behind
+// runtime.Result.Identity): kind, the class of the message, and the top
 // Options.Frames function names (ALGORITHMS.md §7); each identity keeps
 // its smallest reproducer (shorter, then bytewise smaller) and a hit
 // count. SHA1 names libFuzzer-style flat files (Flat, "crash-<sha1>").

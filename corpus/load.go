@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // load reads every subdirectory, the checkpoint and the coverage cache.
@@ -258,7 +260,7 @@ func (d *Dir) loadOne(sub, inDir, metaDir string, id int, name string) loaded {
 		r.repairPath, r.repair = inPath, m.input
 	}
 	m.Input = m.input
-	m.Identity = Identity(m.Kind, m.Message, m.Frames, d.nfr)
+	m.Identity = failureid.Key(m.Kind, m.Message, m.Frames, d.nfr)
 	return r
 }
 

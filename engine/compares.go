@@ -71,11 +71,11 @@ const (
 )
 
 // opInputToState is the Op of queue entries and findings from a stage job.
-const opInputToState = "i2s"
+const opInputToState = OpInputToState
 
 // opChecked is the Op of a finding from a queue entry's run on the
 // comparer (Comparer).
-const opChecked = "checked"
+const opChecked = OpChecked
 
 // replacement puts to at pos in place of from (the bytes there).
 type replacement struct {

@@ -175,9 +175,9 @@ func TestInputToStateFindsMagic(t *testing.T) {
 	const runs = 20_000
 	for _, withCmp := range []bool{true, false} {
 		t.Run(fmt.Sprintf("comparer=%v", withCmp), func(t *testing.T) {
-			deps := Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("................")}, TargetDict: sm.Dictionary}
+			deps := Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{[]byte("................")}, TargetDict: sm.Dictionary}
 			if withCmp {
-				deps.NewComparer = RuntimeComparers(cmpTgt)
+				deps.NewComparer = runtimeComparers(cmpTgt)
 			}
 			sum, err := Fuzz(ctx, Config{Seed: 3, Runs: runs, NoShrink: true}, deps)
 			if err != nil {
@@ -208,7 +208,7 @@ func TestInputToStateDeterministic(t *testing.T) {
 		var mu sync.Mutex
 		got := map[[2]uint64]string{}
 		sum, err := Fuzz(ctx, Config{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true},
-			Deps{NewExecutor: RuntimeExecutors(tgt), NewComparer: RuntimeComparers(cmpTgt), Seeds: [][]byte{seed},
+			Deps{NewExecutor: runtimeExecutors(tgt), NewComparer: runtimeComparers(cmpTgt), Seeds: [][]byte{seed},
 				OnRun: func(job uint64, child int, in []byte) {
 					mu.Lock()
 					got[[2]uint64{job, uint64(child)}] = string(in)

@@ -164,17 +164,16 @@ type Finding struct {
 	Execs int64
 	Found time.Duration
 	Count int64
-	// Op is how it was found ("seed" or the strategy's name).
-	Op string
+	// Op is how it was found (OpSeed, or the strategy's name).
+	Op Op
 	// Shrunk is true once the reproducer was minimised.
 	Shrunk bool
 }
 
 // Summary is what Fuzz returns.
 type Summary struct {
-	// Stop says why the campaign ended: "runs", "time", "crash",
-	// "canceled" or "error".
-	Stop  string
+	// Stop says why the campaign ended.
+	Stop  Stop
 	Stats Stats
 	// Queue is the final queue; Failures the unique failures in discovery
 	// order.
@@ -332,3 +331,27 @@ func (c Config) validate() error {
 	}
 	return nil
 }
+
+// Stop is why a campaign ended.
+type Stop string
+
+// The reasons a campaign ends.
+const (
+	StopRuns     Stop = "runs"     // Config.Runs executions done (or the seeds, with Runs == their count)
+	StopTime     Stop = "time"     // Config.MaxTotalTime elapsed
+	StopCrash    Stop = "crash"    // the first new crash, without Config.KeepGoing
+	StopCanceled Stop = "canceled" // ctx was canceled: a clean stop, the campaign resumes
+	StopError    Stop = "error"    // wafer itself failed (Fuzz returns the error)
+)
+
+// Op names how a queue entry or a finding was made: OpSeed, OpInputToState,
+// OpChecked, or the name of the strategy whose child it was ("havoc",
+// "zest", ...).
+type Op string
+
+// The Ops that are not a strategy's name.
+const (
+	OpSeed         Op = "seed"    // a seed input, a resumed queue entry or a peer's entry, run as given
+	OpInputToState Op = "i2s"     // a child of the input-to-state stage (compares.go)
+	OpChecked      Op = "checked" // a queue entry's failure on the comparer's build, which checks what the campaign's may not
+)

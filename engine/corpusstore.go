@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // CorpusStore adapts a corpus.Dir (AFL++'s layout: queue/, crashes/,
@@ -99,7 +100,7 @@ func (s *CorpusStore) elapsed() time.Duration { return s.resumed.Time + time.Sin
 func (s *CorpusStore) AddEntry(ctx context.Context, e *Entry) error {
 	ce := corpus.Entry{
 		Input:    e.Input,
-		Op:       e.Op,
+		Op:       string(e.Op),
 		NewCov:   e.NewCov,
 		Valid:    e.Outcome == Valid,
 		Coverage: Features(e.Trace),
@@ -124,7 +125,7 @@ func (s *CorpusStore) AddEntry(ctx context.Context, e *Entry) error {
 		s.ids = append(s.ids, -1)
 	}
 	s.ids[e.ID] = id
-	if !dup && e.Op != "seed" {
+	if !dup && e.Op != OpSeed {
 		s.found++
 		s.lastFind = time.Now()
 	}
@@ -135,7 +136,7 @@ func (s *CorpusStore) AddEntry(ctx context.Context, e *Entry) error {
 func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 	fl := f.Failure
 	if fl == nil {
-		fl = &Failure{Kind: f.Outcome.String()}
+		fl = &Failure{}
 	}
 	repro := s.Repro
 	if f.Outcome == Hang && s.HangRepro != "" {
@@ -148,11 +149,11 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 	cf := corpus.Failure{
 		Entry: corpus.Entry{
 			Input: f.Input,
-			Op:    f.Op,
+			Op:    string(f.Op),
 			Time:  s.resumed.Time + f.Found, // when found, not when shrunk and saved
 			Execs: s.resumed.Execs + uint64(f.Execs),
 		},
-		Kind:    fl.Kind,
+		Kind:    kindName(f.Outcome, fl.Kind),
 		Hang:    f.Outcome == Hang,
 		Message: msg,
 		Frames:  fl.Frames,
@@ -244,4 +245,13 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 		return s.Dir.Checkpoint(ctx, corpus.Checkpoint{Execs: execs, Time: el, State: state})
 	}
 	return nil
+}
+
+// kindName is the kind a failure is saved under: its Kind, or its outcome
+// for a failure without one.
+func kindName(o Outcome, k runtime.Kind) string {
+	if k == runtime.KindNone {
+		return o.String()
+	}
+	return k.String()
 }

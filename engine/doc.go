@@ -112,8 +112,8 @@
 // # Failures
 //
 // A crash or hang is never queued and its coverage is not merged. Failures
-// are deduplicated by identity (Failure.Identity: kind, message class and
-// the top three frames, the same key corpus.Identity gives), and at the end
+// are deduplicated by identity (Failure.Identity, which the executor sets:
+// the engine never computes one), and at the end
 // of a campaign (unless canceled or Config.NoShrink) every unique crash is
 // shrunk with corpus.ShrinkBytes (raw mode) or corpus.ShrinkChoices
 // (generator mode) on one extra executor, and stored again in its smaller
@@ -127,41 +127,23 @@
 //
 // # Wiring
 //
-// NewRuntimeExecutor / RuntimeExecutors adapt runtime's Workers,
-// FromGenerator adapts a generators.Generator (one Runner per worker), and
-// NewCorpusStore adapts a corpus.Dir (queue/, crashes/, hangs/,
-// fuzzer_stats, plot_data, checkpoints; resume replays the saved queue). See
-// the package example.
+// The engine runs targets only through the Executor and Comparer
+// interfaces it declares; package campaign adapts runtime's Workers to
+// them and chooses which build runs an input. FromGenerator adapts a
+// generators.Generator (one Runner per worker), and NewCorpusStore adapts
+// a corpus.Dir (queue/, crashes/, hangs/, fuzzer_stats, plot_data,
+// checkpoints; resume replays the saved queue).
 //
 // # Cost
 //
-// Measured with `go test ./engine -run '^$' -bench
-// 'Loop/.*/havoc-(1w|2w)$|Replay' -count 8`, test binaries of the old and
-// new code run interleaved on the 2-core machine while another engineer's
-// benchmarks ran (load 2.5-3.4), benchstat medians of CPU-time execs/s
-// (execs/cpu-s; spreads 10-30 %). The runtime alone replaying the loop's
-// own inputs (Replay) does 3.9M execs/s on tlv and 3.1M on cexpr; the
-// whole loop (havoc, one worker) 1.26M and 786k, i.e. 0.33 and 0.25 of
-// it. Per child, the engine's share: ~0.14 µs of havoc mutation (1-5
-// stacked operations, mean 3; BenchmarkMutate on a 64-byte parent: 138 ns,
-// 290 ns with AFL++'s 2-16), ~0.2 µs (tlv, 13 sites hit a run) to ~0.45 µs
-// (cexpr, 35) of scanning and zeroing the counters, trace hashing and the
-// trace-set lookup, and the copies sent for new traces; the worker spends
-// 50 % (tlv) and 42 % (cexpr) of its time executing (exec%; 41 % and 37 %
-// with AFL++'s stacking). Against the bare ceiling (ReplayBare: the
-// original module, persistent, no counters: 1.8M execs/s on tlv, where
-// crashes still re-create the instance, and 6.0M on cexpr) the loop is at
-// 0.69 and 0.13. Two workers did 1.06x (tlv) and 1.14x (cexpr) one
-// worker's wall-clock execs/s on the loaded machine; on the idle machine,
-// before these changes, 1.83x and 2.10x, workers waiting for work under
-// 0.1 % of their time (wait%; ~0.5 % deterministic). A crash costs the
-// loop ~0.6 ms (the runtime re-creates the instance).
-//
-// Before the one-pass counter clearing, the zero-block skip and the
-// shorter havoc stacks (same interleaved runs): the loop 1.10M (tlv) and
-// 766k (cexpr) execs/cpu-s, exec% 41 and 37. Before the previous session's
-// changes (old runtime and instrument): Replay 647k and 658k, the loop
-// 457k and 403k, two workers 1.96x and 1.92x.
+// Decision: one coordinator owns the coverage state and workers only scan,
+// hash and send (no locks in the search loop); the counters are zeroed by
+// the scan that reads them. Current figure (CPU-time execs/s, one worker,
+// havoc): the loop does 1.26M execs/s on tlv and 786k on cexpr, 0.33 and
+// 0.25 of the runtime replaying the same inputs (3.9M and 3.1M); the
+// engine's share per child is ~0.14 µs of mutation and 0.2-0.45 µs of
+// scanning, hashing and bookkeeping. The measurements, their command and
+// the earlier figures are in docs/PERFORMANCE.md ("engine: the loop").
 //
 // # What it does not do
 //

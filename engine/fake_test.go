@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // fakeCov is the counter array a fake target writes.
@@ -66,7 +68,7 @@ var magicTarget = &fakeTarget{sites: 16, run: func(in []byte, c fakeCov) (Outcom
 		}
 		c.hit(3 + 2*i)
 	}
-	return Crash, &Failure{Kind: "panic", Message: "found FUZZ", Frames: []string{"check", "main"}, Text: "panic: found FUZZ"}
+	return Crash, &Failure{Identity: "crash: panic|found FUZZ|check;main", Kind: runtime.KindGoPanic, Message: "found FUZZ", Frames: []string{"check", "main"}, Text: "panic: found FUZZ"}
 }}
 
 // progGen is a generator for progTarget: a program of 1..16 instructions

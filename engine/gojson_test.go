@@ -43,7 +43,7 @@ func TestZestVsHavocGoJSON(t *testing.T) {
 		var line strings.Builder
 		for _, s := range seeds {
 			sum, err := Fuzz(context.Background(), Config{Seed: s, Runs: runs, Strategy: v.strat, KeepGoing: true, NoShrink: true},
-				Deps{NewExecutor: RuntimeExecutors(tgt), Generator: v.gen, Seeds: v.seeds, TargetDict: sm.Dictionary})
+				Deps{NewExecutor: runtimeExecutors(tgt), Generator: v.gen, Seeds: v.seeds, TargetDict: sm.Dictionary})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -144,10 +144,7 @@ func knownFailure(known map[string]bool, o Outcome, f *Failure) bool {
 	if len(known) == 0 {
 		return false
 	}
-	if f == nil {
-		f = &Failure{Kind: o.String()}
-	}
-	return known[f.Identity()]
+	return known[failureID(o, f)]
 }
 
 // timeEvery: the worker times one child in timeEvery (time shares are
@@ -786,7 +783,7 @@ func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: c.stop, Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
+	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
 	return sum, c.err
 }
 
@@ -1010,10 +1007,10 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
 				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
-				Parent: -1, Op: c.cfg.Strategy, Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
+				Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
 			if r.job.replay {
-				e.Op = "seed"
+				e.Op = OpSeed
 			} else if r.job.stage {
 				e.Op, e.Parent = opInputToState, r.job.Parent.ID
 			} else if r.job.Parent != nil {
@@ -1037,21 +1034,21 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	f := ch.failure
 	if f == nil {
-		f = &Failure{Kind: ch.outcome.String()}
+		f = &Failure{}
 	}
-	id := failureID(ch.outcome, f)
+	id := failureID(ch.outcome, ch.failure)
 	if old, ok := c.failures[id]; ok {
 		old.Count++
 	} else if knownFailure(c.known, ch.outcome, f) {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
 	} else {
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.cfg.Strategy}
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
 		switch {
 		case ch.checked:
 			fd.Op = opChecked
 		case job.replay:
-			fd.Op = "seed"
+			fd.Op = OpSeed
 		case job.stage:
 			fd.Op = opInputToState
 		}

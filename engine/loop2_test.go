@@ -14,6 +14,8 @@ import (
 
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // TestWorkerAllocs: a worker's per-child path (mutate, run, scan, filter)
@@ -376,7 +378,7 @@ func TestHangsDoNotStop(t *testing.T) {
 		c.hit(0)
 		if len(in) > 0 && in[0]&1 == 1 {
 			c.hit(1)
-			return Hang, &Failure{Kind: "fuel", Message: "out of fuel", Frames: []string{"loop"}}
+			return Hang, &Failure{Identity: "hang: fuel|out of fuel|loop", Kind: runtime.KindFuel, Message: "out of fuel", Frames: []string{"loop"}}
 		}
 		return Valid, nil
 	}}
@@ -410,7 +412,7 @@ func TestStopsMidBatch(t *testing.T) {
 		return &fakeTarget{sites: 4, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
 			c.hit(0)
 			if runs.Add(1) == crashAt {
-				return Crash, &Failure{Kind: "test"}
+				return Crash, &Failure{Identity: "crash: test", Kind: runtime.KindTrap}
 			}
 			time.Sleep(time.Millisecond)
 			return Valid, nil
@@ -420,7 +422,7 @@ func TestStopsMidBatch(t *testing.T) {
 		name    string
 		cfg     Config
 		crashAt int64
-		stop    string
+		stop    Stop
 		fast    bool // stops well before a job's second
 	}{
 		{"time, one worker", Config{MaxTotalTime: 100 * time.Millisecond}, 0, "time", true},
@@ -462,7 +464,7 @@ func TestStopsMidBatch(t *testing.T) {
 // happens in short, so --runs is run out: here a quarter of the inputs
 // (odd first bytes, reached by a bit flip) hit the known crash.
 func TestKnownCrashKeepsBudget(t *testing.T) {
-	fail := &Failure{Kind: "panic", Message: "odd", Frames: []string{"f"}}
+	fail := &Failure{Identity: "crash: panic|odd|f", Kind: runtime.KindGoPanic, Message: "odd", Frames: []string{"f"}}
 	tg := &fakeTarget{sites: 8, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
 		c.hit(0)
 		if len(in) > 0 && in[0]&1 == 1 {
@@ -476,7 +478,7 @@ func TestKnownCrashKeepsBudget(t *testing.T) {
 	}}
 	const runs = 20000
 	sum, err := Fuzz(context.Background(), Config{Runs: runs, Seed: 1, NoShrink: true},
-		Deps{NewExecutor: tg.executors(nil), Seeds: [][]byte{{0, 0, 0, 0}}, KnownFailures: []string{fail.Identity()}})
+		Deps{NewExecutor: tg.executors(nil), Seeds: [][]byte{{0, 0, 0, 0}}, KnownFailures: []string{fail.Identity}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,7 +531,7 @@ func TestFailureTimeIsWhenFound(t *testing.T) {
 	}
 	defer d.Close()
 	store := NewCorpusStore(d, true)
-	fd := &Finding{Outcome: Crash, Input: []byte("x"), Failure: &Failure{Kind: "test"}, Found: 3 * time.Second}
+	fd := &Finding{Outcome: Crash, Input: []byte("x"), Failure: &Failure{Identity: "crash: test", Kind: runtime.KindTrap}, Found: 3 * time.Second}
 	if err := store.AddFailure(ctx, fd); err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package engine
 import (
 	"context"
 
-	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
-// Outcome classifies one execution (ALGORITHMS.md, vocabulary): the
-// runtime's type, so results pass through without translation.
+// Outcome classifies one execution (ALGORITHMS.md, vocabulary): valid,
+// invalid, crash or hang.
 type Outcome = runtime.Outcome
 
 // The four outcomes.
@@ -25,9 +24,8 @@ type Result struct {
 	// Counters is a view of this run's per-site 8-bit hit counters (index ==
 	// site id), valid until the executor's next Run. Zero means not hit.
 	// The engine zeroes every byte of it once read (its coverage scan
-	// zeroes the non-zero blocks as it reads them), so an executor may
-	// leave the clearing between runs to the engine (NewRuntimeExecutor
-	// does: runtime.Worker.SetCallerClears).
+	// zeroes the non-zero blocks as it reads them), so an executor need
+	// not clear them between runs.
 	Counters []byte
 	// Failure describes a Crash or Hang; nil otherwise.
 	Failure *Failure
@@ -37,30 +35,21 @@ type Result struct {
 
 // Failure is the engine's view of a target failure (ALGORITHMS.md §7).
 type Failure struct {
-	// Kind is the failure class: trap kind ("divide-by-zero"), "go-panic",
-	// "exit", "fuel", ...
-	Kind string
+	// Identity is the failure's deduplication key, computed by whoever
+	// ran the target (runtime.Result.Identity): the engine deduplicates,
+	// shrinks and recognises known failures by it and never computes it.
+	// An empty Identity keys the failure by its outcome alone.
+	Identity string
+	// Kind is the failure class (runtime.KindDivideByZero, KindGoPanic,
+	// KindFuel, ...).
+	Kind runtime.Kind
 	// Message is the one-line message (trap text, panic message, exit
-	// code); its class (corpus.MessageClass: numbers and addresses
-	// blanked) is part of the identity.
+	// code).
 	Message string
 	// Frames are the function names of the Wasm stack, innermost first.
 	Frames []string
 	// Text is the full report (message, stack with file:line, output tails).
 	Text string
-}
-
-// identityFrames is how many top frames make up a failure's identity.
-const identityFrames = 3
-
-// Identity is the deduplication key of a failure: its kind, message class
-// and the top three frames (ALGORITHMS.md §7), as corpus.Identity builds it,
-// so the engine and the corpus directory agree.
-func (f *Failure) Identity() string {
-	if f == nil {
-		return ""
-	}
-	return corpus.Identity(f.Kind, f.Message, f.Frames, identityFrames)
 }
 
 func (f *Failure) clone() *Failure {

@@ -25,18 +25,21 @@ func closeExecutor(ctx context.Context, e any) {
 	}
 }
 
-// failureID is the identity the coordinator deduplicates by: the outcome
-// plus Failure.Identity.
+// failureID is the identity the coordinator deduplicates by: the
+// executor's Failure.Identity, or the outcome when it gave none.
 func failureID(o Outcome, f *Failure) string {
-	if f == nil {
-		f = &Failure{Kind: o.String()}
+	if f == nil || f.Identity == "" {
+		return o.String()
 	}
-	return o.String() + ": " + f.Identity()
+	return f.Identity
 }
 
-// shrinkTarget is an executor that runs more than one build and needs to
-// know which failure is being shrunk to report it (SampledExecutors').
-type shrinkTarget interface{ shrinking(identity string) }
+// ShrinkTarget is implemented by an executor that runs more than one
+// build and needs to know which failure is being shrunk to report it
+// (campaign's executor that shrinks on a plain and a checked build): the
+// shrinking executor's Shrinking is called with the identity of each
+// failure before it is shrunk.
+type ShrinkTarget interface{ Shrinking(identity string) }
 
 // shrinkAll minimises every unique crash found (ALGORITHMS.md §7) with an
 // extra executor, after the workers stopped, and hands the smaller
@@ -97,13 +100,13 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		return failureID(r.Outcome, r.Failure), nil
 	}
 	opts := corpus.ShrinkOptions{Budget: c.cfg.ShrinkBudget}
-	target, _ := ex.(shrinkTarget)
+	target, _ := ex.(ShrinkTarget)
 	for _, f := range todo {
 		if ctx.Err() != nil {
 			return
 		}
 		if target != nil {
-			target.shrinking(f.Identity)
+			target.Shrinking(f.Identity)
 		}
 		var sh corpus.Shrunk
 		if gen == nil {

@@ -42,9 +42,9 @@ type Entry struct {
 	// only a new bucket or a new valid site.
 	NewCov bool
 	// Parent is the ID of the entry it was made from, -1 for seeds and
-	// fresh sequences; Op names how ("seed", or the strategy's name).
+	// fresh sequences; Op names how (OpSeed, or the strategy's name).
 	Parent int
-	Op     string
+	Op     Op
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
 	// Fuel is the fuel its run used (FuelExecutor; 0 otherwise): its

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // fuelTarget is a fake fuel-counting target: inputs whose first byte is
@@ -41,7 +43,7 @@ func (e *fuelExec) Run(ctx context.Context, in []byte) (Result, error) {
 func (e *fuelExec) RunFuel(_ context.Context, in []byte, fuel uint64) (Result, error) {
 	clear(e.c)
 	e.c.hit(0)
-	hang := Result{Outcome: Hang, Counters: e.c, Fuel: fuel, Failure: &Failure{Kind: "fuel", Message: "out of fuel", Frames: []string{"loop"}}}
+	hang := Result{Outcome: Hang, Counters: e.c, Fuel: fuel, Failure: &Failure{Identity: "hang: fuel|out of fuel|loop", Kind: runtime.KindFuel, Message: "out of fuel", Frames: []string{"loop"}}}
 	switch {
 	case len(in) == 0:
 		return Result{Outcome: Valid, Counters: e.c, Fuel: 1}, nil
@@ -211,11 +213,11 @@ func TestTimeoutRuleIsGlobal(t *testing.T) {
 		t.Fatalf("the rerun of a timeout whose sites were all reached before: expected it ignored, got %d entries, site 8 covered", len(c.st.Queue))
 	}
 	merge(childResult{timeout: tr(0, 5), dropped: true})
-	merge(rerun(tr(0, 5), tr(0, 5), Hang, &Failure{Kind: "fuel", Frames: []string{"loop"}}))
+	merge(rerun(tr(0, 5), tr(0, 5), Hang, &Failure{Identity: "hang: fuel||loop", Kind: runtime.KindFuel, Frames: []string{"loop"}}))
 	if len(c.findings) != 0 {
 		t.Fatalf("a timeout after a dropped one with the same sites: expected it ignored, got %d findings", len(c.findings))
 	}
-	merge(rerun(tr(0, 4), tr(0, 4), Hang, &Failure{Kind: "fuel", Frames: []string{"loop"}}))
+	merge(rerun(tr(0, 4), tr(0, 4), Hang, &Failure{Identity: "hang: fuel||loop", Kind: runtime.KindFuel, Frames: []string{"loop"}}))
 	if len(c.findings) != 1 || c.hangs != 1 {
 		t.Fatalf("a hang on a new site: expected it found, got %d findings", len(c.findings))
 	}

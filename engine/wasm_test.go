@@ -58,7 +58,7 @@ func TestTLVFindsPlantedBug(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 300_000},
-		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+		Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func BenchmarkLoop(b *testing.B) {
 				cpu0 := cpuTime()
 				sum, err := Fuzz(context.Background(),
 					Config{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true},
-					Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+					Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -169,7 +169,7 @@ func TestTLVDeterministic(t *testing.T) {
 	var sums [2]*Summary
 	for i := range sums {
 		sums[i], err = Fuzz(context.Background(), Config{Seed: 11, Runs: 5000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true},
-			Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
+			Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func loopInputs(b *testing.B, bt benchTarget) [][]byte {
 	tgt, sm := loadTarget(b, bt.wasm, false)
 	var inputs [][]byte
 	_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
-		Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
+		Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
 			OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
 	if err != nil {
 		b.Fatal(err)
@@ -341,11 +341,11 @@ func TestStackDepthFindsDeepNesting(t *testing.T) {
 			continue
 		}
 		tgt, sm := loadWith(t, "../testdata/depth/nest.wasm", &instrument.Options{Fuel: true, DirtyPages: true, StackDepth: depth})
-		sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: runs}, Deps{NewExecutor: RuntimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
+		sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: runs}, Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := sum.Stop == "crash" && len(sum.Failures) == 1 && sum.Failures[0].Failure.Kind == "stack-exhausted"
+		found := sum.Stop == "crash" && len(sum.Failures) == 1 && sum.Failures[0].Failure.Kind == runtime.KindStackExhausted
 		t.Logf("stack depth %v: stop %s after %d runs, queue %d, coverage %d, found the overflow: %v", depth, sum.Stop, sum.Stats.Execs, sum.Stats.Queue, sum.Stats.Coverage, found)
 		if depth && !found {
 			t.Errorf("with stack depth feedback: expected the stack overflow within %d runs, got stop %q and %d failures", runs, sum.Stop, len(sum.Failures))

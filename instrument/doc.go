@@ -112,131 +112,23 @@
 //
 // A counter is then a load, `w - (w>>8)` with w = v+1 (v+1, and 255
 // stays 255: an add, a shift and a subtract, 3 cycles of latency, where
-// the earlier `(v*255+510)>>8` took 5 with its multiply) and a store. In
-// BenchmarkCounterForm's memory-only variants (3 interleaved runs each)
-// that took "tight" from 3.03-3.05 to 2.46-2.48 CPU ns per iteration and
-// "loop" from 6.8-7.8 to 6.4-6.6; the czstd example's instrumented loop
-// (runtime's BenchmarkInstrumentedLoop, 4 interleaved runs) went from
-// 144k-168k to 172k-180k runs per CPU-second. In a tight loop a counter
-// hit on every iteration still chains each iteration to the previous
-// one's store (store-to-load forwarding plus the increment), so in
+// the earlier `(v*255+510)>>8` took 5 with its multiply) and a store.
+// In a tight loop a counter hit on every iteration still chains each
+// iteration to the previous one's store (store-to-load forwarding plus the increment), so in
 // innermost leaf loops the sites that stay in the loop count in i64
 // locals instead (at most two per loop), flushed into the memory counters
 // where control leaves the loop (nest.go).
 //
-// Executed machine instructions per iteration of testdata/hot.wat
-// (valgrind's lackey: the difference between 22 and 2 benchmark iterations
-// of 65536 loop iterations each, reproducible to 0.3; "loop": 9 counter
-// hits per iteration and 18 sites, so memory counters; "calls": 5.5 hits
-// and a call every other iteration), measured when the forms below were
-// options of the rewriter (only the chosen one is left),
-//
-//	go test -c -o /tmp/i.test ./instrument
-//	GOMAXPROCS=1 GOGC=off valgrind --tool=lackey --basic-counts=yes --smc-check=all \
-//	  /tmp/i.test -test.run '^$' -test.bench 'CounterForm/loop/counters$' -test.benchtime 22x
-//
-//	form (machine instructions per iteration)          loop    calls   per hit
-//	original                                            46.9    37.2    -
-//	pinned base, ids reversed (chosen)                  122.1   91.9    8.4
-//	local $base, offset=id, ids forward                 192.3   130.4   16.1
-//	i32.const 0 twice, offset=id                        242.1   157.2   21.7
-//	i32.const id twice, offset=0                        241.8   156.9   21.6
-//
-// (the "per hit" figures include turning each br_if into an if/else; the
-// last two rows are from the previous form's measurement; all rows with
-// the multiply increment). CPU time
-// (`go test ./instrument -run '^$' -bench CounterForm -count 3`,
-// cpu-ns/iter, original / chosen / forward ids; "memory-only" there is the
-// chosen form without leaf loops in locals): loop 5.8 / 6.9 / 10.7,
-// calls 2.7 / 4.5 / 7.0, and the two-site leaf loop "tight" 0.87 / 0.69 /
-// 3.1 (a memory counter there is a 3.6x slowdown, the local none).
-//
-// Whole programs (BenchmarkRun: _start of a WASI command on fresh
-// instances, or LLVMFuzzerTestOneInput of a reactor called in batches, of
-// the original and each variant, side by side in rotating order, in 8
-// code layouts; ratio of median wall times over all layouts, median of 6
-// runs of 20 rounds; x-counters / x-fuel / x-dirty, the last being
-// counters, fuel and dirty-page marking: what a restore-mode campaign
-// runs):
-//
-//	program                                    counters  + fuel  + dirty
-//	crunch (sieve, insertion sort, hash loops)    0.95x   1.28x   1.49x
-//	cwords (libc stdio, per-character loops)      1.42x   1.52x   1.62x
-//	gocalc (Go)                                   1.48x   1.51x   1.73x
-//	czstd (Zstandard 1.5.6's decoder, a reactor)  1.24x   1.31x   1.61x
-//	csqlite (SQLite, a reactor)                   1.39x   1.45x   1.75x
-//
-// A second 6-run measurement (the C examples relinked with --stack-first,
-// another process running) gave counters 1.05x, 1.41x, 1.41x, 1.25x and
-// 1.47x in the order above: such runs differ by up to about 0.1. Of the
-// counters' cost, moving every memory access by the reserved bytes (a
-// 4-byte displacement where 1 byte often did; the variant with Skip "*",
-// no counters, 3 runs side by side) is 1.03-1.14x on cwords, 1.02-1.04x
-// on czstd and 0.98-1.01x on csqlite.
-//
-// What a restore-mode campaign pays whatever its counters cost: the
-// variant "uncounted" (Skip "*": the memory shift, fuel and dirty marks,
-// no counter; 3 runs with other work on the machine, ratios of each run)
-// took cwords 1.13-1.17x, crunch 1.31-1.38x, czstd 1.31-1.38x and csqlite
-// 1.30-1.38x, against 1.50-1.80x with counters in the same runs. Of it,
-// fuel is 0.00-0.10x over counters alone but 0.32x on crunch (its tight
-// loops), and the dirty marks 0.10-0.14x (cwords) to 0.25-0.55x (czstd).
-// So no placement of counters brings the module a campaign runs under
-// about 1.3x on three of these four programs.
-//
-// Code layout moves these figures as much as the counters do, which is
-// why BenchmarkRun pools layouts. wazero places functions one after the
-// other at 16-byte alignment and does not align loops: padding only the
-// first function of crunch (its main is unchanged, only moved) took the
-// original's run time from 2.7 to 4.4 ms and the counters variant's ratio
-// from 0.71x to 1.73x, from one padding to the next. Earlier
-// single-layout figures (crunch 1.01x to 1.27x with changes that did not
-// touch its loops) were mostly that luck.
-//
-// What the time is not: executed instructions (lackey, runs with _start
-// minus runs that only instantiate, 3 each) rise only 1.07x on cwords
-// (4.90M to 5.24M per run) and 1.09x on crunch (41.4M to 45.3M); moving
-// the counters to another offset modulo 4 KiB (a test for 4K aliasing
-// against the target's stack) and skipping the GC before each run left
-// the ratios unchanged. What it more likely is: code size. wazero's
-// machine code for cwords grows from 22.3k to 41.8k instructions, about
-// 19 per counted site (the counter is 6 of them; the rest are address
-// recomputations, one bounds-check exit sequence per check load, and
-// twice the register moves), and its compilation-cache entries by 85-100
-// bytes per counted site (cwords, czstd, csqlite); cachegrind simulates
-// about 5 times the L1i misses per cwords run (host code included).
-//
-// Rewrites that remove control flow measured worse or no better and were
-// not kept. In one layout each: counting a br_if's taken arm without a
-// branch (its counter adds the condition, the fall-through counts after
-// it) updates two counters per br_if instead of one, and took cwords to
-// 1.96x and crunch to 1.65x. Pooled over the 8 layouts, side by side with
-// the forms above (3 runs of 20 rounds, counters alone, each run's ratio):
-//
-//   - br_table arms counted at an address computed from the selector (a
-//     select, k = n-sel or 0 for the default, and one increment at
-//     offset+k), the br_table kept, instead of one block per arm: no
-//     better. cwords 1.52/1.75/1.66 against 1.48/1.67/1.58, gocalc
-//     1.52/1.34/1.33 against 1.38/1.35/1.38, crunch, czstd and csqlite
-//     within 0.02 but for one crunch run (1.15 against 1.03). It shrinks
-//     gocalc's instrumented code from 8.1 to 5.9 MB.
-//   - a br_if whose outcomes both count in memory counted by one
-//     increment at offset+(c != 0), the br_if kept, instead of an if/else
-//     with a counter in each arm (both builds with the selector-addressed
-//     br_table): worse on 4 of 5. czstd 1.45-1.48 against
-//     1.20-1.25, csqlite 1.62-1.66 against 1.37-1.41, cwords 1.61-1.76
-//     against 1.50-1.57, crunch 0.99-1.04 against 0.90-0.92; gocalc
-//     1.40-1.45 against 1.46-1.49. The if/else executes one conditional
-//     jump and one counter; the indexed form adds the comparison, a
-//     bounds check on a new address and keeps the jump.
-//
-// Instrumentation throughput (BenchmarkThroughput, counters only, median
-// of 6): 31 MB/s on the 3.4 MB and 6.5 MB Go programs of
-// testdata/programs, 33 MB/s on the 107 KB C program cwords;
-// unchanged instructions are copied from the input as byte spans. The
-// instrumented Go program is 2.4x bigger (3.4 MB to 8.1 MB: 150k sites,
-// 75k of them br_table arms of Go's resumption tables) and compiles in
-// wazero about 2.8x slower (BenchmarkCompile): use a compilation cache.
+// Current figures (docs/PERFORMANCE.md, "instrument: counters", has the
+// tables, their commands and the forms and rewrites measured and not
+// kept): the chosen form costs 8.4 machine instructions per counter hit;
+// a whole program with counters runs 0.95-1.48x the original's time, and
+// with fuel and dirty-page marks, what a restore-mode campaign runs,
+// 1.49-1.75x (crunch, cwords, gocalc, czstd, csqlite); about 1.3x of that
+// is paid whatever the counters cost (the memory shift, fuel, marks), and
+// code layout moves these ratios as much as the counters do. Instrumenting
+// runs at 31-33 MB/s; a Go program's instrumented module is 2.4x bigger
+// and compiles 2.8x slower (use a compilation cache).
 //
 // Readout and clear per execution (runtime/): one zero-copy view of
 // Layout.Counters bytes at real address 0 and one clear of at most one
@@ -258,16 +150,10 @@
 // pointer, marks.go); the map has 4 MiB (64 reserved pages), one byte per
 // block of the 32-bit address space, so an index from any 32-bit address
 // stays inside it. The host restores whole blocks, so the block size is
-// what a restore copies: of the 4 KiB blocks csqlite's runs marked (27 a
-// run on its seeds), 60 % of the 1 KiB ones differed from the snapshot,
-// of czstd's (6.7) 31 %, of cexpr's (2) 25 %. Smaller blocks make the
-// host's scan of the map longer (one byte per KiB of target memory, 95 ns
-// for 2 MiB, 340 ns for 16 MiB) and each instance 3 MiB bigger than with
-// 4 KiB ones (a worker starts in 3.7-4.8 ms instead of 1.2-1.5): runtime's
-// BenchmarkRun, restore mode, 6 interleaved runs, against 4 KiB blocks:
-// czstd -6.8 %, cexpr -4.2 %, tlv within noise, the Go reactor's trivial
-// run (87k counters, a larger memory) +5.3 %; 2 KiB blocks gave czstd
-// -7.1 %, cexpr and tlv within noise, the Go reactor +1.9 %. Skip: functions whose
+// what a restore copies; 1 KiB blocks made restore-mode runs 6.8 % (czstd)
+// and 4.2 % (cexpr) faster than 4 KiB ones and the Go reactor's trivial
+// run 5.3 % slower (a longer map to scan), each instance 3 MiB bigger
+// (docs/PERFORMANCE.md, "instrument: dirty block size"). Skip: functions whose
 // name matches get no counters but keep every memory rewrite. Every mutable
 // global the module defines is exported as "wafer.g<index>";
 // Layout.StackPointerExport names the one LLVM's stack in linear memory is

@@ -105,10 +105,10 @@
 // cancellation (MEASUREMENTS.md: 3–6× slower loops); a positive
 // Config.Timeout enables it anyway.
 //
-// Measured (BenchmarkBackstop, clib "K": 100,000 loop iterations,
-// uninstrumented, CPU time per run, median of 6): 235 µs without the
-// backstop, 3.2 ms with it, 13.7× slower. Hence the default: fuel when the
-// module has it, the backstop only when it has not.
+// Decision: fuel when the module has it, the backstop only when it has
+// not. Current figure (BenchmarkBackstop, a 100,000-iteration loop): 235 µs
+// a run without the backstop, 3.2 ms with it (13.7x; docs/PERFORMANCE.md,
+// "runtime: the wall-clock backstop").
 //
 // # Reset modes
 //
@@ -133,16 +133,10 @@
 // serves later runs from it instead of growing memory. Many harnesses
 // return before setting anything up when the input is short, so the empty
 // run allocates nothing and, without the reserve, every run that parses
-// grows memory and costs a new instance: libyaml (0.2.5 development
-// sources, built with a harness of that shape, not in this repository)
-// grew memory in 705,438 of 709,187 runs of a 15-second campaign, and in
-// none of 894,108 with the reserve, and ran 1.39x the executions in
-// 10-second campaigns (medians of 3, interleaved: 416k against 577k);
-// examples/csqlite grew memory in 7,694 of 84,281 runs of a 15-second
-// campaign, and in none of 94,028 (10-second
-// campaigns: 63.1k against 64.4k executions, medians of 3, within their
-// noise). The allocator's own growth path is then covered only by runs
-// that allocate more than the reserve. Tables are
+// grows memory and costs a new instance: with it, a libyaml harness of
+// that shape ran 1.39x the executions (docs/PERFORMANCE.md, "runtime: the
+// heap reserve"). The allocator's own growth path is then covered only by
+// runs that allocate more than the reserve. Tables are
 // not snapshotted (a target that rewrites its table at run time is not
 // reset). Fresh: a new, initialised instance per run. Persistent: the
 // instance is reused, only counters and captured output are cleared (the
@@ -150,8 +144,8 @@
 // In every mode every run starts with all counters zero, and an instance
 // that crashed or hung is discarded, never reused. Run zeroes the counters
 // before each run unless the caller took that over (SetCallerClears, what
-// package engine does: its coverage scan zeroes each non-zero block as it
-// reads it, one pass over the map instead of two); a new instance (the
+// package campaign does for the engine, whose coverage scan zeroes each
+// non-zero block as it reads it, one pass over the map instead of two); a new instance (the
 // first, Fresh, or the replacement of a failed one) starts with zero
 // counters either way, and so does the Restore snapshot.
 //
@@ -166,80 +160,16 @@
 //
 // # Cost per run
 //
-// CPU time per run (process CPU time, robust on a shared machine), medians
-// of 10 (6 for the two clib rows; benchstat) of
-// go test ./runtime -run '^$' -bench 'Ceiling|InstrumentedLoop|Run/' -count 10,
-// 2 vCPUs shared with other benchmarks, after instrument's counter rewrite
-// (pinned base, leaf loops in locals); "instrumented" is
-// instrument.Options{Fuel, DirtyPages}, the counters read after each run
-// and zeroed in the same pass (bench_test.go's scan with SetCallerClears,
-// which visits every hit and skips zero 4 KiB blocks as the engine's
-// does). Spreads are 5-20 %:
-//
-//	target                        ceiling  instr.loop  restore         persistent      fresh
-//	C reactor, trivial ("V")       23 ns     27 ns     177 ns (0.13)   122 ns (0.19)    46 µs
-//	C reactor, 100k-iter. loop    178 µs    182 µs     175 µs (1.02)   182 µs (0.98)   369 µs
-//	Go reactor, trivial ("V")      55 ns     86 ns     1.5 µs (0.04)   1.3 µs (0.04)   2.0 ms
-//	examples/cexpr "12*(3+4)"     124 ns    213 ns     527 ns (0.24)   399 ns (0.31)    38 µs
-//	examples/tlv, 22-byte input    66 ns    113 ns     307 ns (0.22)   248 ns (0.27)    39 µs
-//	Go WASI command (stdin)          -         -          -               -            2.5 ms
-//
-// (fresh: before the counter rewrite.) Before the caller's one-pass
-// clearing and the zero-block skip (same benchmarks, interleaved with
-// these runs): the Go reactor's restore 2.95 µs and persistent 2.68 µs,
-// the others unchanged within the spread. The loop target runs about as
-// fast instrumented as bare: its loop counts in locals.
-//
-// (ratio) is execs/s as a fraction of the ceiling's. The ceiling is bare
-// wazero: the uninstrumented module, the input written once, then only
-// LLVMFuzzerTestOneInput called with CallWithStack and a reused stack.
-// "instr.loop" (BenchmarkInstrumentedLoop) is the same loop on the
-// instrumented module: the instrumentation's own cost, before anything
-// runtime does per run. Between it and persistent is runtime's fixed cost
-// (fuel set and read, input copied, the outcome, and the counter read and
-// clear itself): about 90-200 ns on the C targets. Between
-// persistent and restore is the reset: the 4 KiB blocks the run dirtied
-// (one for "V" and tlv, two for cexpr: static data and the top of the
-// stack), the dirty map of the current memory size scanned 32 entries at a
-// time, the mutable globals set: 1.1x persistent on the Go reactor,
-// 1.2-1.5x on the C targets. On the Go reactor, reading and clearing its
-// 87k counters (87 KB of memory; "V" hits 29) is most of the cost in
-// every mode: once 2.6 µs (a clear, then a scan 64 bytes at a time), now
-// about 1.2 µs (one pass, zero 4 KiB blocks compared whole). On the small
-// C targets the instrumented code alone is 0.55-0.6 of the ceiling, and
-// copying back the dirtied 4 KiB blocks (one for tlv, two for cexpr: about
-// 50 ns each) is most of what restore adds. Fresh instantiates per run
-// into the previous instance's recycled memory buffer.
-//
-// (The table was measured with 4 KiB dirty blocks. With the 1 KiB blocks
-// instrument now marks, BenchmarkRun's restore mode, 6 runs interleaved
-// with the 4 KiB build: czstd 6.03 to 5.62 µs, cexpr 520 to 498 ns, tlv
-// within noise, the Go reactor 1.73 to 1.82 µs: a longer map to scan for
-// its larger memory, and less to copy for the C targets.)
-//
-// Before the 4 KiB dirty blocks (the map had one byte per 64 KiB page) and
-// the per-run fast path, same benchmarks and machine: restore 1.39 µs on
-// "V", 4.1 µs on the Go reactor, 2.9 µs on cexpr, 1.56 µs on tlv (a whole
-// 64 KiB page copied per dirty page); persistent 159 ns on "V", 442 ns on
-// cexpr; fresh 72 µs on "V" and 4.1 ms on the Go reactor (each
-// instance's memory allocated anew). Uninstrumented ("plain"), restore copies
-// all of memory (about 100 µs for the Go reactor) and the backstop slows
-// loops (Hangs).
-//
-// Real targets (BenchmarkExternal, CPU medians of 6): examples/gojson on
-// its seed: ceiling 98 µs, restore 703 µs, restore with the seed as
-// Config.WarmUp 266 µs, persistent 311 µs (before the 4 KiB blocks: 104,
-// 697, 289, 308 µs). Restored runs start from the post-initialisation
-// heap, so encoding/json rebuilds its type caches in every run unless a
-// warm-up input built them before the snapshot; with it restore is as fast
-// as persistent. The remaining 2.7x to the ceiling is the instrumented
-// code itself.
-//
-// Package harness now warms the Go runtime up before the snapshot (a 4 MiB
-// heap, a 64 KiB stack; harness/export_wasip1.go). gojson, medians of 3 on
-// a noisier day: restore 560 µs, with WarmUp 241 µs, persistent 260 µs.
-// On examples/gopng, where every restore-mode run grew memory before and
-// so needed a new instance, a run takes 412 µs instead of 897 µs.
+// Decision: restore mode by default (deterministic, and within 1.1-1.5x of
+// persistent), the counters read through one zero-copy view and cleared
+// in the same pass, the input buffer allocated once per instance. Current
+// figures (CPU time per run, medians; restore / persistent / the bare
+// ceiling): tlv 307 / 248 / 66 ns, cexpr 498 / 399 / 124 ns, the trivial
+// Go reactor 1.8 / 1.3 µs / 55 ns (most of it reading its 87k counters),
+// czstd 5.6 µs restore; gojson on its seed 560 µs restore, 241 µs with the
+// seed as Config.WarmUp, 260 µs persistent. The table per target and mode,
+// the command that reproduces it and the figures before each change are in
+// docs/PERFORMANCE.md ("runtime: cost per run").
 //
 // # Isolation
 //

@@ -1,8 +1,9 @@
-package engine
+package campaign
 
 import (
 	"context"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -25,19 +27,19 @@ func TestSampledExecutors(t *testing.T) {
 	if csm.Layout.ShadowBytes == 0 || len(csm.Sites) != len(sm.Sites) {
 		t.Fatalf("checked build: shadow %d bytes, %d sites against %d", csm.Layout.ShadowBytes, len(csm.Sites), len(sm.Sites))
 	}
-	campaign := func(newExec func(context.Context, int) (Executor, error), workers int) (*Summary, uint64) {
+	run := func(newExec func(context.Context, int) (engine.Executor, error), workers int) (*engine.Summary, uint64) {
 		var h uint64
-		sum, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true},
-			Deps{NewExecutor: newExec, Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary,
+		sum, err := engine.Fuzz(context.Background(), engine.Config{Seed: 3, Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true},
+			engine.Deps{NewExecutor: newExec, Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary,
 				OnRun: func(seq uint64, i int, in []byte) { atomic.AddUint64(&h, xxhash.Sum64(in)^seq<<20^uint64(i)) }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return sum, h
 	}
-	heapKinds := func(s *Summary) (kinds []string) {
+	heapKinds := func(s *engine.Summary) (kinds []string) {
 		for _, f := range s.Failures {
-			if k := f.Failure.Kind; strings.HasPrefix(k, "heap-") {
+			if k := f.Failure.Kind.String(); strings.HasPrefix(k, "heap-") {
 				if !f.Shrunk {
 					t.Errorf("%s not shrunk", f.Identity)
 				}
@@ -47,14 +49,14 @@ func TestSampledExecutors(t *testing.T) {
 		slices.Sort(kinds)
 		return kinds
 	}
-	a, ha := campaign(SampledExecutors(plain, checked, 4, 2), 2)
-	b, hb := campaign(SampledExecutors(plain, checked, 4, 2), 2)
+	a, ha := run(sampledExecutors(plain, checked, 4, 2), 2)
+	b, hb := run(sampledExecutors(plain, checked, 4, 2), 2)
 	ka, kb := heapKinds(a), heapKinds(b)
 	t.Logf("found %v in %d runs", ka, a.Stats.Execs)
 	if len(ka) < 3 || strings.Join(ka, ",") != strings.Join(kb, ",") || ha != hb {
 		t.Fatalf("expected the same heap findings (at least 3) twice, got %v and %v (runs hash equal: %v)", ka, kb, ha == hb)
 	}
-	plainSum, _ := campaign(RuntimeExecutors(plain), 2)
+	plainSum, _ := run(executors(plain), 2)
 	for _, f := range plainSum.Failures {
 		if !strings.Contains(f.Failure.Message, "found when it was freed") {
 			t.Fatalf("the plain build alone: expected only the heap guard's findings, got %s", f.Identity)
@@ -63,25 +65,25 @@ func TestSampledExecutors(t *testing.T) {
 }
 
 // TestComparerChecks: with the checks in the comparer's build, a campaign
-// whose workers run the plain build (SampledExecutors that almost never
+// whose workers run the plain build (sampledExecutors that almost never
 // picks the checked one; its shrinker runs it) finds the fixture's heap
 // bugs on the queue entries that reach them (Op "checked"), shrunk.
 func TestComparerChecks(t *testing.T) {
 	plain, sm, checked, _ := heapBuilds(t)
-	cmp, _ := loadWith(t, heapFixture, &instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: true, Compares: true})
-	sum, err := Fuzz(context.Background(), Config{Seed: 5, Runs: 20_000, KeepGoing: true},
-		Deps{NewExecutor: SampledExecutors(plain, checked, math.MaxInt32, 1), NewComparer: RuntimeComparers(cmp), Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary})
+	cmp, _ := heapBuild(t, buildCompares)
+	sum, err := engine.Fuzz(context.Background(), engine.Config{Seed: 5, Runs: 20_000, KeepGoing: true},
+		engine.Deps{NewExecutor: sampledExecutors(plain, checked, math.MaxInt32, 1), NewComparer: comparers(cmp), Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var kinds []string
 	for _, f := range sum.Failures {
-		if strings.HasPrefix(f.Failure.Kind, "heap-") && !strings.Contains(f.Failure.Message, "found when it was freed") {
+		if strings.HasPrefix(f.Failure.Kind.String(), "heap-") && !strings.Contains(f.Failure.Message, "found when it was freed") {
 			// (the heap guard's findings come from the workers)
-			if f.Op != opChecked || !f.Shrunk {
-				t.Errorf("%s: op %q, shrunk %v: expected %q, shrunk", f.Identity, f.Op, f.Shrunk, opChecked)
+			if f.Op != engine.OpChecked || !f.Shrunk {
+				t.Errorf("%s: op %q, shrunk %v: expected %q, shrunk", f.Identity, f.Op, f.Shrunk, engine.OpChecked)
 			}
-			kinds = append(kinds, f.Failure.Kind)
+			kinds = append(kinds, f.Failure.Kind.String())
 		}
 	}
 	t.Logf("found %v in %d runs", kinds, sum.Stats.Execs)
@@ -92,12 +94,29 @@ func TestComparerChecks(t *testing.T) {
 
 const heapFixture = "../testdata/heapcheck/check.wasm"
 
-// heapBuilds loads the heap check fixture built as a campaign builds it
+// heapBuilds compiles the heap check fixture as a campaign builds it
 // without the check and with it.
 func heapBuilds(t *testing.T) (plain *runtime.Target, sm *instrument.SiteMap, checked *runtime.Target, csm *instrument.SiteMap) {
-	opts := instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true}
-	plain, sm = loadWith(t, heapFixture, &opts)
-	opts.HeapCheck = true
-	checked, csm = loadWith(t, heapFixture, &opts)
+	plain, sm = heapBuild(t, buildCounters)
+	checked, csm = heapBuild(t, buildChecked)
 	return plain, sm, checked, csm
+}
+
+func heapBuild(t *testing.T, b build) (*runtime.Target, *instrument.SiteMap) {
+	t.Helper()
+	wasm, err := os.ReadFile(heapFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := Load(heapFixture, wasm, TargetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt, sm, err := tg.compile(ctx, b, 1<<16, ResetDefault, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(ctx) })
+	return rt, sm
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wafer-fuzz/wafer/runtime"
+	"github.com/wafer-fuzz/wafer/campaign"
 )
 
 // TestReproCommand: a finding's repro command carries the flags that
@@ -13,12 +13,12 @@ import (
 // heap guard), and
 // leaves defaults out.
 func TestReproCommand(t *testing.T) {
-	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: runtime.DefaultHeapReserve >> 20, heapGuard: true, heapCheck: defaultHeapCheck, stackDepth: true, callPairs: true}
+	def := targetFlags{rssLimitMB: defaultRSSLimitMB, heapMB: campaign.DefaultHeapReserveMB, heapGuard: true, heapCheck: defaultHeapCheck, stackDepth: true, callPairs: true}
 	if got := reproCommand("t.wasm", &def, false); got != "wafer repro t.wasm {input}" {
 		t.Errorf("defaults: got %q", got)
 	}
 	// A hang reproduces as one only with the campaign's fuel.
-	if got, want := reproCommand("t.wasm", &def, true), fmt.Sprintf("wafer repro --fuel %d t.wasm {input}", runtime.DefaultFuel); got != want {
+	if got, want := reproCommand("t.wasm", &def, true), fmt.Sprintf("wafer repro --fuel %d t.wasm {input}", campaign.DefaultFuel); got != want {
 		t.Errorf("defaults, hang: expected %q, got %q", want, got)
 	}
 	set := def

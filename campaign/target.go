@@ -1,0 +1,340 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/runtime"
+)
+
+// Harness is the protocol that hands an input to a target: HarnessAuto
+// (detected from the exports), HarnessLibFuzzer, HarnessGo, HarnessCommand.
+type Harness = runtime.Harness
+
+// The harness kinds.
+const (
+	HarnessAuto      = runtime.HarnessAuto
+	HarnessLibFuzzer = runtime.HarnessLibFuzzer
+	HarnessGo        = runtime.HarnessGo
+	HarnessCommand   = runtime.HarnessCommand
+)
+
+// ParseHarness is the inverse of Harness.String ("auto", "libfuzzer", "go",
+// "command").
+func ParseHarness(s string) (Harness, bool) { return runtime.ParseHarness(s) }
+
+// Reset is how a target's instance is brought back to a clean state
+// between runs.
+type Reset uint8
+
+// The reset modes.
+const (
+	// ResetDefault restores a snapshot for campaigns and merges, and makes
+	// a fresh instance per input for a Reproducer (an input runs as if alone).
+	ResetDefault Reset = iota
+	// ResetRestore copies the snapshot of memory and globals back.
+	ResetRestore
+	// ResetFresh makes a new instance for every run.
+	ResetFresh
+	// ResetPersistent reuses the instance, as libFuzzer does: fastest, not
+	// deterministic when the target keeps state.
+	ResetPersistent
+)
+
+var resetNames = [...]string{"", "restore", "fresh", "persistent"}
+
+func (r Reset) String() string {
+	if int(r) < len(resetNames) {
+		return resetNames[r]
+	}
+	return fmt.Sprintf("Reset(%d)", r)
+}
+
+// ParseReset is the inverse of Reset.String ("restore", "fresh",
+// "persistent").
+func ParseReset(s string) (Reset, bool) {
+	for i, n := range resetNames {
+		if n == s && n != "" {
+			return Reset(i), true
+		}
+	}
+	return ResetDefault, false
+}
+
+// Defaults of TargetOptions' zero fields.
+const (
+	// DefaultMemoryLimitMB caps a target's linear memory: libFuzzer's
+	// default -rss_limit_mb.
+	DefaultMemoryLimitMB = 2048
+	// DefaultHeapReserveMB is the free heap a libFuzzer-style target gets
+	// before its snapshot.
+	DefaultHeapReserveMB = runtime.DefaultHeapReserve >> 20
+	// DefaultHeapCheck runs one input in 8 on the build with the heap
+	// check: on 60-second campaigns it cost 12 % (czstd) and 33 %
+	// (csqlite) of the executions and 1.2 % and 2.2 % of the coverage;
+	// checking every input cost czstd 40 % of its executions and 10 % of
+	// its coverage.
+	DefaultHeapCheck = 8
+	// DefaultFuel is the fuel per input: function entries and loop
+	// iterations before a run is a hang.
+	DefaultFuel = runtime.DefaultFuel
+)
+
+// TargetOptions say how a target is built and run. The zero value runs
+// it as `wafer fuzz` does by default.
+type TargetOptions struct {
+	// Harness is the protocol; zero detects it from the exports.
+	Harness Harness
+	// Reset is the state between runs; zero: see ResetDefault.
+	Reset Reset
+	// Malloc is the allocator export of a libFuzzer-style target; empty
+	// means "malloc".
+	Malloc string
+	// Args is the argv of a WASI command target ("@@" names an in-memory
+	// file holding the input; without it the input is stdin).
+	Args []string
+	// InvalidExitCodes are exit codes of a command target that mean
+	// "input rejected".
+	InvalidExitCodes []uint32
+	// Fuel is the fuel per input; zero means DefaultFuel. A Reproducer
+	// runs the module uninstrumented (so without fuel) unless Fuel is set.
+	Fuel uint64
+	// Timeout is the wall-clock backstop per input when a run has no fuel;
+	// zero means 10 s.
+	Timeout time.Duration
+	// MemoryLimitMB caps the target's linear memory; zero means
+	// DefaultMemoryLimitMB, negative means no cap (4 GiB, all a 32-bit
+	// memory can have).
+	MemoryLimitMB int
+	// HeapReserveMB is the free heap a target with malloc and free gets
+	// before its snapshot (free(malloc(n))), so runs that allocate less
+	// never grow memory; zero means DefaultHeapReserveMB, negative none.
+	// At most 2047.
+	HeapReserveMB int
+	// Skip are path.Match patterns of function names that get no
+	// coverage counters.
+	Skip []string
+	// WarmUp are inputs run once per instance before its snapshot, so
+	// first-use caches start warm (reactors).
+	WarmUp [][]byte
+	// NoHeapGuard turns off the heap guard: a header and redzone around a
+	// C target's heap blocks, so writes past a block and double frees
+	// crash when the block is freed.
+	NoHeapGuard bool
+	// HeapCheck runs one input in HeapCheck (chosen by a hash of its
+	// bytes) on a build that checks every load and store of a C target
+	// against a shadow of its heap; zero means DefaultHeapCheck, 1 every
+	// input, negative none. It needs the heap guard.
+	HeapCheck int
+	// NoStackDepth turns off the feedback for new depths of an LLVM-built
+	// target's stack.
+	NoStackDepth bool
+	// NoCallPairs turns off the feedback for new (call site, callee) pairs
+	// of indirect calls.
+	NoCallPairs bool
+}
+
+// heapCheck is the sampling rate of the heap check, 0 for none.
+func (o *TargetOptions) heapCheck() int {
+	switch {
+	case o.HeapCheck == 0:
+		return DefaultHeapCheck
+	case o.HeapCheck < 0:
+		return 0
+	}
+	return o.HeapCheck
+}
+
+// checkedBuild is the build that finds what the campaign's checks find:
+// with the heap check unless the options turn it off.
+func (o *TargetOptions) checkedBuild() build {
+	if !o.NoHeapGuard && o.heapCheck() > 0 {
+		return buildChecked
+	}
+	return buildCounters
+}
+
+// Target is a module loaded for fuzzing: its bytes and options. Each
+// operation (Fuzz, NewReproducer, Minimize, Merge) compiles the builds it
+// needs (a later compile of the same build reads wazero's compilation
+// cache). A Target is safe for concurrent use; it holds no instances.
+type Target struct {
+	name string
+	wasm []byte
+	opts TargetOptions
+}
+
+// Load checks wasm (a core module, not already instrumented by wafer)
+// and opts, and returns the target. name labels errors and progress lines
+// (usually the module's path).
+func Load(name string, wasm []byte, opts TargetOptions) (*Target, error) {
+	if _, err := opts.runtimeConfig(0); err != nil {
+		return nil, err
+	}
+	if instrument.IsInstrumented(wasm) {
+		// run as it is, it would misread every input (pointers are moved
+		// by the reserved pages)
+		return nil, fmt.Errorf("%s: %w", name, instrument.ErrInstrumented)
+	}
+	return &Target{name: name, wasm: wasm, opts: opts}, nil
+}
+
+// Name is the name given to Load.
+func (t *Target) Name() string { return t.name }
+
+// NoNames reports whether the module has neither a name section nor
+// DWARF: its stacks name functions by index, and what is told apart by a
+// function's name (C's abort, the stack pointer of a stack overflow)
+// reads as a plain trap.
+func (t *Target) NoNames() bool {
+	return !instrument.HasCustomSection(t.wasm, "name") && !instrument.HasCustomSection(t.wasm, ".debug_info")
+}
+
+// NoNamesInfo is the INFO line that says so for a module without names,
+// "" for others. Fuzz writes it to Options.Log.
+func (t *Target) NoNamesInfo() string {
+	if !t.NoNames() {
+		return ""
+	}
+	return fmt.Sprintf("INFO: %s has no name section and no DWARF: stacks show function indices, and aborts and stack overflows read as plain traps (an optimising link runs wasm-opt, which drops the name section: link without -O, or compile with -g)\n", t.name)
+}
+
+// runtimeConfig maps the options onto runtime.Config for inputs of up to
+// maxInput bytes.
+func (o *TargetOptions) runtimeConfig(maxInput int) (runtime.Config, error) {
+	var cfg runtime.Config
+	cfg.Harness = o.Harness
+	switch o.Reset {
+	case ResetDefault, ResetRestore:
+		cfg.Reset = runtime.Restore
+	case ResetFresh:
+		cfg.Reset = runtime.Fresh
+	case ResetPersistent:
+		cfg.Reset = runtime.Persistent
+	default:
+		return cfg, fmt.Errorf("reset: unknown mode %d", o.Reset)
+	}
+	for _, p := range o.Skip {
+		if _, err := path.Match(p, ""); err != nil {
+			return cfg, fmt.Errorf("skip: bad pattern %q: %v", p, err)
+		}
+	}
+	cfg.Malloc = o.Malloc
+	cfg.Args = o.Args
+	cfg.InvalidExitCodes = o.InvalidExitCodes
+	cfg.Fuel = o.Fuel
+	cfg.Timeout = o.Timeout
+	switch mb := o.MemoryLimitMB; {
+	case mb == 0:
+		cfg.MaxMemoryPages = DefaultMemoryLimitMB * 16 // 16 pages of 64 KiB per MiB
+	case mb < 0:
+		cfg.MaxMemoryPages = 65536 // all a 32-bit memory can have
+	default:
+		cfg.MaxMemoryPages = uint32(min(mb*16, 65536))
+	}
+	switch mb := o.HeapReserveMB; {
+	case mb > 2047:
+		return cfg, fmt.Errorf("heap reserve: expected at most 2047 MiB, got %d", mb)
+	case mb < 0:
+		cfg.HeapReserve = -1
+	default:
+		cfg.HeapReserve = mb << 20 // 0: runtime's default
+	}
+	cfg.MaxInputLen = max(maxInput, runtime.DefaultMaxInputLen)
+	for _, in := range o.WarmUp {
+		cfg.WarmUp = append(cfg.WarmUp, in)
+		cfg.MaxInputLen = max(cfg.MaxInputLen, len(in))
+	}
+	return cfg, nil
+}
+
+// build says how compile builds a module.
+type build int
+
+const (
+	buildPlain    build = iota // as it is
+	buildCounters              // counters, fuel, and dirty pages when runs restore memory
+	buildCompares              // buildCounters plus comparison logging (input-to-state), and the heap check when the options ask for it: it runs every queue entry once
+	buildChecked               // buildCounters plus the heap check
+)
+
+// compile builds the module as b and compiles it for running inputs of
+// up to maxInput bytes; reset overrides the options' (ResetDefault:
+// theirs), noLines leaves out wazero's DWARF source lines. This is the one
+// path from the module's bytes to a runnable target.
+func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset, noLines bool) (*runtime.Target, *instrument.SiteMap, error) {
+	o := t.opts
+	if reset != ResetDefault {
+		o.Reset = reset
+	}
+	cfg, err := o.runtimeConfig(maxInput)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.NoSourceLines = noLines
+	wasm := t.wasm
+	if wasm, _, err = instrument.OwnMemory(wasm); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	if wasm, _, err = runtime.AsReactor(wasm, cfg); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	var sm *instrument.SiteMap
+	if b != buildPlain {
+		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: o.Skip,
+			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
+			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
+		wasm, sm, err = instrument.Instrument(wasm, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	tgt, err := runtime.New(ctx, wasm, sm, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	return tgt, sm, nil
+}
+
+// compileAside starts compile of build b on another goroutine, with its
+// own copy of the module (compiling is one core's work), and returns a
+// function that waits for it and one that cancels it if unfinished and
+// closes the target: the caller defers the latter.
+func (t *Target) compileAside(ctx context.Context, b build, maxInput int) (wait func() (*runtime.Target, *instrument.SiteMap, error), done func()) {
+	cctx, cancel := context.WithCancel(ctx)
+	own := &Target{name: t.name, wasm: bytes.Clone(t.wasm), opts: t.opts} // nothing is shared with the main build
+	var tgt *runtime.Target
+	var sm *instrument.SiteMap
+	var err error
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tgt, sm, err = own.compile(cctx, b, maxInput, ResetDefault, false)
+	}()
+	wait = func() (*runtime.Target, *instrument.SiteMap, error) {
+		<-finished
+		return tgt, sm, err
+	}
+	done = func() {
+		cancel() // an early return need not wait for the whole compile
+		if t, _, _ := wait(); t != nil {
+			t.Close(context.WithoutCancel(ctx))
+		}
+	}
+	return wait, done
+}
+
+// fileError shortens *fs.PathError into "PATH: reason".
+func fileError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", path, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
