@@ -15,8 +15,9 @@
 // Load keeps the module's bytes and TargetOptions (harness, allocator,
 // arguments, memory cap, heap guard and check, stack and call-pair
 // feedback, skip patterns, warm-up inputs). Each operation compiles the
-// builds it needs through one function (Target.compile: own memory,
-// reactor adaptation, instrumentation, runtime.New):
+// builds it needs through one function (Target.compile:
+// runtime.Preparation's steps for the harness, instrument.Prepare for
+// the build, one decoding and one encoding, then runtime.New):
 //
 //   - Fuzz: the campaign's build (counters, fuel, dirty pages, heap guard,
 //     stack check), and, compiled meanwhile on other goroutines, the build

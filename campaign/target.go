@@ -278,28 +278,21 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 		return nil, nil, err
 	}
 	cfg.NoSourceLines = noLines
-	wasm := t.wasm
-	if wasm, _, err = instrument.OwnMemory(wasm); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
-	}
-	if wasm, _, err = runtime.AsReactor(wasm, cfg); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
-	}
-	var sm *instrument.SiteMap
+	steps := runtime.Preparation(t.wasm, cfg)
 	if b != buildPlain {
-		opts := instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(wasm, cfg), Skip: o.Skip,
+		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.Skip,
 			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
 			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
-		wasm, sm, err = instrument.Instrument(wasm, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", t.name, err)
-		}
 	}
-	tgt, err := runtime.New(ctx, wasm, sm, cfg)
+	p, err := instrument.Prepare(t.wasm, steps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
 	}
-	return tgt, sm, nil
+	tgt, err := runtime.New(ctx, p.Wasm, p.SiteMap, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
+	}
+	return tgt, p.SiteMap, nil
 }
 
 // compileAside starts compile of build b on another goroutine, with its

@@ -27,6 +27,16 @@ func UnwrapCommandExports(wasm []byte, initName string) (out []byte, unwrapped [
 	if err != nil {
 		return nil, nil, err
 	}
+	if unwrapped = unwrapCommandExports(m, initName); unwrapped == nil {
+		return wasm, nil, nil
+	}
+	return withSections(wasm, m, SectionExport), unwrapped, nil
+}
+
+// unwrapCommandExports is UnwrapCommandExports's pass over a decoded
+// module (its export section): it returns the re-pointed exports, nil
+// when it left m as it was. Prepare runs it (Build.Initialize).
+func unwrapCommandExports(m *Module, initName string) (unwrapped []string) {
 	nimp := m.NumImported(ExternFunc)
 	names := nameSectionFuncs(m)
 	type wrapper struct {
@@ -47,19 +57,19 @@ func UnwrapCommandExports(wasm []byte, initName string) (out []byte, unwrapped [
 		found = append(found, wrapper{i, ctors, inner, dtors, named})
 	}
 	if len(found) == 0 {
-		return wasm, nil, nil
+		return nil
 	}
 	// One set of constructors and destructors for all, and a reason to
 	// believe they are wasm-ld's.
 	named := false
 	for _, w := range found {
 		if w.ctors != found[0].ctors || w.dtors != found[0].dtors {
-			return wasm, nil, nil
+			return nil
 		}
 		named = named || w.named
 	}
 	if !named && len(found) < 2 {
-		return wasm, nil, nil
+		return nil
 	}
 	for _, w := range found {
 		m.Exports[w.export].Index = w.inner
@@ -68,7 +78,7 @@ func UnwrapCommandExports(wasm []byte, initName string) (out []byte, unwrapped [
 	if !slices.ContainsFunc(m.Exports, func(e Export) bool { return e.Name == initName }) {
 		m.Exports = append(m.Exports, Export{Name: initName, Kind: ExternFunc, Index: found[0].ctors})
 	}
-	return withSections(wasm, m, SectionExport), unwrapped, nil
+	return unwrapped
 }
 
 // wrapperShape matches the body of function f against wasm-ld's command

@@ -254,19 +254,14 @@ func (r *reader) globalType() GlobalType {
 // are decoded instruction by instruction. Decode does not validate types:
 // wazero does that on the output. It never panics; malformed input yields a
 // *FormatError.
+//
+// Decode reads the header, then each section's id and size, and hands the
+// section's bytes to the function for its id (typeSection, importSection,
+// ...); checkCounts compares the sections' counts at the end.
 func Decode(wasm []byte) (*Module, error) {
 	r := &reader{buf: wasm, end: len(wasm)}
-	if len(wasm) < 8 {
-		if len(wasm) >= 4 && [4]byte(wasm[:4]) != wasmMagic {
-			return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("bad magic: expected 00 61 73 6d, got % x", wasm[:4])}
-		}
-		return nil, &FormatError{Offset: len(wasm), Msg: fmt.Sprintf("unexpected end: expected 8-byte header, got %d bytes", len(wasm))}
-	}
-	if [4]byte(wasm[:4]) != wasmMagic {
-		return nil, &FormatError{Offset: 0, Msg: fmt.Sprintf("bad magic: expected 00 61 73 6d, got % x", wasm[:4])}
-	}
-	if [4]byte(wasm[4:8]) != wasmVersion {
-		return nil, &FormatError{Offset: 4, Msg: fmt.Sprintf("bad version: expected 01 00 00 00, got % x", wasm[4:8])}
+	if err := header(wasm); err != nil {
+		return nil, err
 	}
 	r.pos = 8
 	m := &Module{}
@@ -306,169 +301,263 @@ func Decode(wasm []byte) (*Module, error) {
 		}
 		switch id {
 		case SectionCustom:
-			name := r.name("custom section name")
-			if r.err != nil {
-				break
-			}
-			m.Customs = append(m.Customs, Custom{Name: name, Payload: wasm[start:r.end], After: last, Offset: uint32(start)})
-			r.pos = r.end
+			r.customSection(m, start, last)
 		case SectionType:
-			n := r.count("type", 3)
-			m.Types = make([]FuncType, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				off := r.pos
-				if b := r.byte(); b != 0x60 && r.err == nil {
-					switch b {
-					case 0x4e, 0x4f, 0x50, 0x5e, 0x5f: // rec, sub, sub final, array, struct
-						r.failErr(off, ErrUnsupported, "GC type 0x%02x is not supported", b)
-					default:
-						r.failAt(off, "expected func type (0x60), got 0x%02x", b)
-					}
-				}
-				var ft FuncType
-				ft.Params = r.valTypes()
-				ft.Results = r.valTypes()
-				m.Types = append(m.Types, ft)
-			}
+			r.typeSection(m)
 		case SectionImport:
-			n := r.count("import", 4)
-			m.Imports = make([]Import, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				var im Import
-				im.Module = r.name("import module name")
-				im.Name = r.name("import name")
-				off := r.pos
-				im.Kind = r.byte()
-				switch im.Kind {
-				case ExternFunc:
-					im.Index = r.u32("type index")
-				case ExternTable:
-					im.Table = r.tableType()
-				case ExternMemory:
-					im.Memory = r.limits(true)
-				case ExternGlobal:
-					im.Global = r.globalType()
-				case ExternTag:
-					if a := r.byte(); a != 0 && r.err == nil {
-						r.failAt(off+1, "expected tag attribute 0x00, got 0x%02x", a)
-					}
-					im.Index = r.u32("type index")
-				default:
-					if r.err == nil {
-						r.failAt(off, "expected import kind 0x00-0x04, got 0x%02x", im.Kind)
-					}
-				}
-				m.Imports = append(m.Imports, im)
-			}
+			r.importSection(m)
 		case SectionFunction:
-			n := r.count("function", 1)
-			m.Funcs = make([]uint32, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				m.Funcs = append(m.Funcs, r.u32("type index"))
-			}
-			funcCount = int(n)
+			funcCount = r.functionSection(m)
 		case SectionTable:
-			n := r.count("table", 3)
-			m.Tables = make([]Table, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				var t Table
-				if b, _ := r.peek(); b == 0x40 {
-					r.pos++
-					off := r.pos
-					if z := r.byte(); z != 0 && r.err == nil {
-						r.failAt(off, "expected 0x00 after table initialiser marker 0x40, got 0x%02x", z)
-					}
-					t.HasInit = true
-					t.Type = r.tableType()
-					r.expr(&t.Init)
-				} else {
-					t.Type = r.tableType()
-				}
-				m.Tables = append(m.Tables, t)
-			}
+			r.tableSection(m)
 		case SectionMemory:
-			n := r.count("memory", 2)
-			m.Memories = make([]Limits, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				m.Memories = append(m.Memories, r.limits(true))
-			}
+			r.memorySection(m)
 		case SectionTag:
-			n := r.count("tag", 2)
-			m.Tags = make([]Tag, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				off := r.pos
-				a := r.byte()
-				if a != 0 && r.err == nil {
-					r.failAt(off, "expected tag attribute 0x00, got 0x%02x", a)
-				}
-				m.Tags = append(m.Tags, Tag{Attr: a, Type: r.u32("type index")})
-			}
+			r.tagSection(m)
 		case SectionGlobal:
-			n := r.count("global", 3)
-			m.Globals = make([]Global, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				var g Global
-				g.Type = r.globalType()
-				r.expr(&g.Init)
-				m.Globals = append(m.Globals, g)
-			}
+			r.globalSection(m)
 		case SectionExport:
-			n := r.count("export", 3)
-			m.Exports = make([]Export, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				var e Export
-				e.Name = r.name("export name")
-				off := r.pos
-				e.Kind = r.byte()
-				if e.Kind > ExternTag && r.err == nil {
-					r.failAt(off, "expected export kind 0x00-0x04, got 0x%02x", e.Kind)
-				}
-				e.Index = r.u32("export index")
-				m.Exports = append(m.Exports, e)
-			}
+			r.exportSection(m)
 		case SectionStart:
-			s := r.u32("start function index")
-			m.Start = &s
+			r.startSection(m)
 		case SectionElement:
-			n := r.count("element segment", 2)
-			m.Elems = make([]Elem, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				m.Elems = append(m.Elems, r.elem())
-			}
+			r.elementSection(m)
 		case SectionDataCount:
-			c := r.u32("data count")
-			m.DataCount = &c
+			r.dataCountSection(m)
 		case SectionCode:
-			m.CodeOffset = uint32(start)
-			n := r.count("function body", 2)
-			if funcCount < 0 && n > 0 || funcCount >= 0 && int(n) != funcCount {
-				if funcCount < 0 {
-					funcCount = 0
-				}
-				r.failAt(start, "function and code section have inconsistent lengths: expected %d bodies, got %d", funcCount, n)
-				break
-			}
-			m.Code = make([]Code, n)
-			for i := range m.Code {
-				if r.err != nil {
-					break
-				}
-				r.code(&m.Code[i])
-			}
+			r.codeSection(m, start, funcCount)
 		case SectionData:
-			n := r.count("data segment", 2)
-			m.Data = make([]Data, 0, n)
-			for i := uint32(0); i < n && r.err == nil; i++ {
-				m.Data = append(m.Data, r.data())
-			}
+			r.dataSection(m)
 		}
 		if r.err == nil && r.pos != r.end {
 			r.failAt(r.pos, "section size mismatch: expected end at %#x, got %#x", r.end, r.pos)
 		}
 	}
+	r.checkCounts(m, funcCount)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return m, nil
+}
+
+// header checks the magic number and the version.
+func header(wasm []byte) error {
+	if len(wasm) < 8 {
+		if len(wasm) >= 4 && [4]byte(wasm[:4]) != wasmMagic {
+			return &FormatError{Offset: 0, Msg: fmt.Sprintf("bad magic: expected 00 61 73 6d, got % x", wasm[:4])}
+		}
+		return &FormatError{Offset: len(wasm), Msg: fmt.Sprintf("unexpected end: expected 8-byte header, got %d bytes", len(wasm))}
+	}
+	if [4]byte(wasm[:4]) != wasmMagic {
+		return &FormatError{Offset: 0, Msg: fmt.Sprintf("bad magic: expected 00 61 73 6d, got % x", wasm[:4])}
+	}
+	if [4]byte(wasm[4:8]) != wasmVersion {
+		return &FormatError{Offset: 4, Msg: fmt.Sprintf("bad version: expected 01 00 00 00, got % x", wasm[4:8])}
+	}
+	return nil
+}
+
+// customSection keeps a custom section byte-exact: its payload starts at
+// start, after the last non-custom section, last.
+func (r *reader) customSection(m *Module, start int, last byte) {
+	name := r.name("custom section name")
+	if r.err != nil {
+		return
+	}
+	m.Customs = append(m.Customs, Custom{Name: name, Payload: r.buf[start:r.end], After: last, Offset: uint32(start)})
+	r.pos = r.end
+}
+
+// typeSection reads function types; GC types are ErrUnsupported.
+func (r *reader) typeSection(m *Module) {
+	n := r.count("type", 3)
+	m.Types = make([]FuncType, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		off := r.pos
+		if b := r.byte(); b != 0x60 && r.err == nil {
+			switch b {
+			case 0x4e, 0x4f, 0x50, 0x5e, 0x5f: // rec, sub, sub final, array, struct
+				r.failErr(off, ErrUnsupported, "GC type 0x%02x is not supported", b)
+			default:
+				r.failAt(off, "expected func type (0x60), got 0x%02x", b)
+			}
+		}
+		var ft FuncType
+		ft.Params = r.valTypes()
+		ft.Results = r.valTypes()
+		m.Types = append(m.Types, ft)
+	}
+}
+
+func (r *reader) importSection(m *Module) {
+	n := r.count("import", 4)
+	m.Imports = make([]Import, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		var im Import
+		im.Module = r.name("import module name")
+		im.Name = r.name("import name")
+		off := r.pos
+		im.Kind = r.byte()
+		switch im.Kind {
+		case ExternFunc:
+			im.Index = r.u32("type index")
+		case ExternTable:
+			im.Table = r.tableType()
+		case ExternMemory:
+			im.Memory = r.limits(true)
+		case ExternGlobal:
+			im.Global = r.globalType()
+		case ExternTag:
+			if a := r.byte(); a != 0 && r.err == nil {
+				r.failAt(off+1, "expected tag attribute 0x00, got 0x%02x", a)
+			}
+			im.Index = r.u32("type index")
+		default:
+			if r.err == nil {
+				r.failAt(off, "expected import kind 0x00-0x04, got 0x%02x", im.Kind)
+			}
+		}
+		m.Imports = append(m.Imports, im)
+	}
+}
+
+// functionSection reads the defined functions' type indices and returns
+// their count, which the code section must match.
+func (r *reader) functionSection(m *Module) int {
+	n := r.count("function", 1)
+	m.Funcs = make([]uint32, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		m.Funcs = append(m.Funcs, r.u32("type index"))
+	}
+	return int(n)
+}
+
+// tableSection reads tables, with the typed function references form
+// `0x40 0x00 tabletype expr` of a table with an initialiser.
+func (r *reader) tableSection(m *Module) {
+	n := r.count("table", 3)
+	m.Tables = make([]Table, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		var t Table
+		if b, _ := r.peek(); b == 0x40 {
+			r.pos++
+			off := r.pos
+			if z := r.byte(); z != 0 && r.err == nil {
+				r.failAt(off, "expected 0x00 after table initialiser marker 0x40, got 0x%02x", z)
+			}
+			t.HasInit = true
+			t.Type = r.tableType()
+			r.expr(&t.Init)
+		} else {
+			t.Type = r.tableType()
+		}
+		m.Tables = append(m.Tables, t)
+	}
+}
+
+func (r *reader) memorySection(m *Module) {
+	n := r.count("memory", 2)
+	m.Memories = make([]Limits, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		m.Memories = append(m.Memories, r.limits(true))
+	}
+}
+
+func (r *reader) tagSection(m *Module) {
+	n := r.count("tag", 2)
+	m.Tags = make([]Tag, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		off := r.pos
+		a := r.byte()
+		if a != 0 && r.err == nil {
+			r.failAt(off, "expected tag attribute 0x00, got 0x%02x", a)
+		}
+		m.Tags = append(m.Tags, Tag{Attr: a, Type: r.u32("type index")})
+	}
+}
+
+func (r *reader) globalSection(m *Module) {
+	n := r.count("global", 3)
+	m.Globals = make([]Global, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		var g Global
+		g.Type = r.globalType()
+		r.expr(&g.Init)
+		m.Globals = append(m.Globals, g)
+	}
+}
+
+func (r *reader) exportSection(m *Module) {
+	n := r.count("export", 3)
+	m.Exports = make([]Export, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		var e Export
+		e.Name = r.name("export name")
+		off := r.pos
+		e.Kind = r.byte()
+		if e.Kind > ExternTag && r.err == nil {
+			r.failAt(off, "expected export kind 0x00-0x04, got 0x%02x", e.Kind)
+		}
+		e.Index = r.u32("export index")
+		m.Exports = append(m.Exports, e)
+	}
+}
+
+func (r *reader) startSection(m *Module) {
+	s := r.u32("start function index")
+	m.Start = &s
+}
+
+func (r *reader) elementSection(m *Module) {
+	n := r.count("element segment", 2)
+	m.Elems = make([]Elem, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		m.Elems = append(m.Elems, r.elem())
+	}
+}
+
+func (r *reader) dataCountSection(m *Module) {
+	c := r.u32("data count")
+	m.DataCount = &c
+}
+
+// codeSection reads the function bodies, as many as the function section
+// declared (funcCount; -1 when there was none). start is the section's
+// content offset, to which DWARF addresses are relative.
+func (r *reader) codeSection(m *Module, start, funcCount int) {
+	m.CodeOffset = uint32(start)
+	n := r.count("function body", 2)
+	if funcCount < 0 && n > 0 || funcCount >= 0 && int(n) != funcCount {
+		if funcCount < 0 {
+			funcCount = 0
+		}
+		r.failAt(start, "function and code section have inconsistent lengths: expected %d bodies, got %d", funcCount, n)
+		return
+	}
+	m.Code = make([]Code, n)
+	for i := range m.Code {
+		if r.err != nil {
+			break
+		}
+		r.code(&m.Code[i])
+	}
+}
+
+func (r *reader) dataSection(m *Module) {
+	n := r.count("data segment", 2)
+	m.Data = make([]Data, 0, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		m.Data = append(m.Data, r.data())
+	}
+}
+
+// checkCounts checks, after the last section, what sections must agree
+// on: the data count with the data segments (and its presence where code
+// uses data indices), and the function section with the code section.
+func (r *reader) checkCounts(m *Module, funcCount int) {
 	if r.err == nil && m.DataCount != nil && uint64(*m.DataCount) != uint64(len(m.Data)) {
 		r.sec = "data"
-		r.failAt(len(wasm), "data count and data section have inconsistent lengths: expected %d segments, got %d", *m.DataCount, len(m.Data))
+		r.failAt(len(r.buf), "data count and data section have inconsistent lengths: expected %d segments, got %d", *m.DataCount, len(m.Data))
 	}
 	if r.err == nil && m.DataCount == nil && r.usesDataIdx {
 		r.sec = "code"
@@ -476,12 +565,8 @@ func Decode(wasm []byte) (*Module, error) {
 	}
 	if r.err == nil && funcCount > 0 && m.Present&(1<<SectionCode) == 0 {
 		r.sec = "code"
-		r.failAt(len(wasm), "function and code section have inconsistent lengths: expected %d bodies, got 0", funcCount)
+		r.failAt(len(r.buf), "function and code section have inconsistent lengths: expected %d bodies, got 0", funcCount)
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return m, nil
 }
 
 func (r *reader) valTypes() []ValType {

@@ -23,6 +23,20 @@
 // index). GC types (rec/sub/struct/array), memory64 and multiple memories
 // are ErrUnsupported.
 //
+// # Preparing a build (one decoding, one encoding)
+//
+// Prepare makes the module a host runs: it decodes the input once, runs
+// every rewrite a Build asks for as a pass over the decoded module (the
+// module owns its imported memory, wasm-ld's command export wrappers are
+// undone, the module is instrumented, the allocator and the stack pointer
+// are exported) and encodes once. Each pass also stands alone (OwnMemory,
+// UnwrapCommandExports, Instrument, ExportFunction, ExportStackPointer),
+// and Prepare's output is byte for byte theirs run one after the other
+// (TestPrepare). The decision: one path for module bytes, where the same
+// module was decoded and re-encoded once per step (six decodings on its
+// way to a campaign); the gain is in docs/PERFORMANCE.md (BenchmarkLoad).
+// The host decides the harness-specific steps (runtime.Preparation).
+//
 // # Instrumentation
 //
 // Instrument adds one 8-bit counter per branch site: function entry, both

@@ -6,31 +6,39 @@ package instrument
 // wasm unchanged. The module behaves as before: wafer uses this to reach a
 // target's allocator (malloc, free) that its linker did not export. Only
 // the export section changes (withSections). A malformed module is an
-// error (*FormatError).
+// error (*FormatError). Prepare runs the same pass (Build.Export).
 func ExportFunction(wasm []byte, name string) (out []byte, added bool, err error) {
 	m, err := Decode(wasm)
 	if err != nil {
 		return nil, false, err
 	}
+	if !exportFunction(m, name) {
+		return wasm, false, nil
+	}
+	return withSections(wasm, m, SectionExport), true, nil
+}
+
+// exportFunction is ExportFunction's pass over a decoded module: it
+// reports whether it added the export.
+func exportFunction(m *Module, name string) bool {
 	for _, e := range m.Exports {
 		if e.Name == name {
-			return wasm, false, nil
+			return false
 		}
 	}
-	names := nameSectionFuncs(m)
 	idx := -1
-	for i, n := range names {
+	for i, n := range nameSectionFuncs(m) {
 		if n != name {
 			continue
 		}
 		if idx >= 0 {
-			return wasm, false, nil // ambiguous
+			return false // ambiguous
 		}
 		idx = i
 	}
 	if idx < 0 {
-		return wasm, false, nil
+		return false
 	}
 	m.Exports = append(m.Exports, Export{Name: name, Kind: ExternFunc, Index: uint32(idx)})
-	return withSections(wasm, m, SectionExport), true, nil
+	return true
 }

@@ -224,7 +224,51 @@ type rewriter struct {
 	plan    derivation     // which sites of this function are derived (derive.go)
 }
 
+// run rewrites rw.m in passes, each a function of its own: the checks
+// (supported), which functions get counters (selectFuncs), Pass 1 (count
+// the sites, then lay out the reserved pages), Memory, Globals, the data
+// segments (moveData), Pass 2 (rewrite the bodies), Exports, and the
+// SiteMap.
 func (rw *rewriter) run() error {
+	m := rw.m
+	if err := rw.supported(); err != nil {
+		return err
+	}
+	var guard *heapGuard
+	if rw.opts.HeapGuard {
+		guard = rw.guardHeap(funcNames(m))
+	}
+	names := rw.selectFuncs(guard)
+	// The stack's bounds read the segments as the target has them: before
+	// they move up by the reserved bytes and merge.
+	rw.stack, rw.hasStack = findStack(m)
+	rw.depth = rw.opts.StackDepth && rw.hasStack
+	rw.stackCheck = rw.opts.StackCheck && rw.hasStack
+	// Pass 1: count sites to size the reserved region; collect the
+	// constants that feed comparisons before code is inserted.
+	c := rw.countCode(names)
+	cmpMems := rw.reservePages(names, guard)
+	if err := rw.growMemory(); err != nil {
+		return err
+	}
+	nglobImp := rw.addGlobals(names, guard)
+	dict, err := rw.moveData(c)
+	if err != nil {
+		return err
+	}
+	if err := rw.rewriteBodies(c.funcSites, guard); err != nil {
+		return err
+	}
+	if err := rw.addExports(nglobImp); err != nil {
+		return err
+	}
+	rw.siteMap(names, guard, c, cmpMems, dict)
+	return nil
+}
+
+// supported rejects what the rewrite cannot handle: an imported memory,
+// more than one memory, a malformed skip pattern.
+func (rw *rewriter) supported() error {
 	m := rw.m
 	if n := m.NumImported(ExternMemory); n > 0 {
 		return fmt.Errorf("instrument: module imports its memory: %w (wafer must own the memory to reserve its low pages)", ErrUnsupported)
@@ -237,10 +281,16 @@ func (rw *rewriter) run() error {
 			return fmt.Errorf("instrument: skip pattern %q: %w", pat, err)
 		}
 	}
-	var guard *heapGuard
-	if rw.opts.HeapGuard {
-		guard = rw.guardHeap(funcNames(m))
-	}
+	return nil
+}
+
+// selectFuncs names every function (the heap guard's moved bodies and
+// helpers included), drops a name section wazero would choke on, and
+// marks the defined functions that get no counters (rw.skip): those
+// Options.Skip matches, and the heap guard's own code. It returns the
+// names by function index.
+func (rw *rewriter) selectFuncs(guard *heapGuard) []string {
+	m := rw.m
 	nimp := m.NumImported(ExternFunc)
 	names := funcNames(m)
 	if guard != nil {
@@ -281,17 +331,29 @@ func (rw *rewriter) run() error {
 			rw.skip[f-nimp] = true
 		}
 	}
-	// The stack's bounds read the segments as the target has them: before
-	// they move up by the reserved bytes and merge.
-	rw.stack, rw.hasStack = findStack(m)
-	rw.depth = rw.opts.StackDepth && rw.hasStack
-	rw.stackCheck = rw.opts.StackCheck && rw.hasStack
-	// Pass 1: count sites to size the reserved region; collect the
-	// constants that feed comparisons before code is inserted.
-	var consts [][]byte
-	var refs, runtimeRefs []uint32
-	dataLo, dataHi := dataSpan(m.Data)
-	goModule := false
+	return names
+}
+
+// counted is what Pass 1 found in the code as the target has it: the
+// constants and the data addresses the dictionary is made of, and the
+// sites of the functions.
+type counted struct {
+	consts            [][]byte
+	refs, runtimeRefs []uint32
+	goModule          bool
+	dataLo, dataHi    uint64
+	funcSites         int // sites in code (before the stack depth and call pair sites)
+}
+
+// countCode is Pass 1's count: the sites of the counted functions
+// (rw.nsites, with the stack depth and call pair regions), the integer
+// comparisons to log, and the constants and data addresses the code
+// refers to.
+func (rw *rewriter) countCode(names []string) counted {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
+	var c counted
+	c.dataLo, c.dataHi = dataSpan(m.Data)
 	for i := range m.Code {
 		if !rw.skip[i] {
 			rw.nsites += countSites(&m.Code[i].Body)
@@ -304,18 +366,18 @@ func (rw *rewriter) run() error {
 			// The Go runtime's constants and messages are not the
 			// target's language: left out of the dictionary, but where
 			// it refers still cuts the strings laid end to end.
-			goModule = goModule || name == "runtime.main"
-			runtimeRefs = constAddrs(&m.Code[i].Body, runtimeRefs, dataLo, dataHi)
+			c.goModule = c.goModule || name == "runtime.main"
+			c.runtimeRefs = constAddrs(&m.Code[i].Body, c.runtimeRefs, c.dataLo, c.dataHi)
 			continue
 		}
-		consts = cmpConsts(&m.Code[i].Body, consts)
-		consts = switchConsts(&m.Code[i].Body, consts)
-		refs = constAddrs(&m.Code[i].Body, refs, dataLo, dataHi)
+		c.consts = cmpConsts(&m.Code[i].Body, c.consts)
+		c.consts = switchConsts(&m.Code[i].Body, c.consts)
+		c.refs = constAddrs(&m.Code[i].Body, c.refs, c.dataLo, c.dataHi)
 	}
 	for i := range m.Globals {
-		refs = constAddrs(&m.Globals[i].Init, refs, dataLo, dataHi)
+		c.refs = constAddrs(&m.Globals[i].Init, c.refs, c.dataLo, c.dataHi)
 	}
-	funcSites := rw.nsites
+	c.funcSites = rw.nsites
 	if rw.depth {
 		rw.nsites += DepthSites
 	}
@@ -330,6 +392,16 @@ func (rw *rewriter) run() error {
 		rw.callFirst = uint32(rw.nsites)
 		rw.nsites += rw.callSites
 	}
+	return c
+}
+
+// reservePages is Pass 1's layout of the reserved pages: the counters,
+// then the dirty map, the comparison log and the heap check's shadow, as
+// the options ask. It returns how many functions get a memory comparison
+// hook.
+func (rw *rewriter) reservePages(names []string, guard *heapGuard) (cmpMems int) {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
 	rw.funcOff = make([]uint32, len(m.Code))
 	var codeSize int
 	for i := range m.Code {
@@ -342,7 +414,6 @@ func (rw *rewriter) run() error {
 		rw.dirtyOff = uint32(counterPages << 16)
 		rw.rp += dirtyMapBytes >> 16
 	}
-	var cmpMems int
 	if rw.opts.Compares {
 		rw.cmpInts = min(rw.cmpInts, maxCompares)
 		rw.cmpMems = make([]memHook, len(m.Code))
@@ -367,23 +438,37 @@ func (rw *rewriter) run() error {
 		rw.rp = 1
 	}
 	rw.rb = uint64(rw.rp) << 16
+	return cmpMems
+}
 
-	// Memory: grow limits, or add one.
+// growMemory is the Memory pass: grow the limits by the reserved pages,
+// or add a memory of them.
+func (rw *rewriter) growMemory() error {
+	m := rw.m
 	if len(m.Memories) == 0 {
 		m.Memories = append(m.Memories, Limits{Min: uint64(rw.rp)})
-	} else {
-		l := &m.Memories[0]
-		if l.Min+uint64(rw.rp) > 65536 {
-			return fmt.Errorf("instrument: memory minimum of %d pages leaves no room for %d reserved pages: %w", l.Min, rw.rp, ErrUnsupported)
-		}
-		l.Min += uint64(rw.rp)
-		if l.HasMax() {
-			l.Max = min(l.Max+uint64(rw.rp), 65536)
-		}
+		return nil
 	}
+	l := &m.Memories[0]
+	if l.Min+uint64(rw.rp) > 65536 {
+		return fmt.Errorf("instrument: memory minimum of %d pages leaves no room for %d reserved pages: %w", l.Min, rw.rp, ErrUnsupported)
+	}
+	l.Min += uint64(rw.rp)
+	if l.HasMax() {
+		l.Max = min(l.Max+uint64(rw.rp), 65536)
+	}
+	return nil
+}
 
-	// Globals: counter base and fuel, appended (no index shifts).
-	nglobImp := m.NumImported(ExternGlobal)
+// addGlobals is the Globals pass: counter base and fuel, appended (no
+// index shifts), and the stack minimum; it also numbers the helper
+// functions Pass 2 calls (heap check, dirty mark, comparison log), which
+// follow the defined functions, and patches the heap guard's calls to
+// them. It returns the number of imported globals.
+func (rw *rewriter) addGlobals(names []string, guard *heapGuard) (nglobImp uint32) {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
+	nglobImp = m.NumImported(ExternGlobal)
 	rw.baseGlobal = nglobImp + uint32(len(m.Globals))
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 	if rw.opts.Fuel {
@@ -421,22 +506,35 @@ func (rw *rewriter) run() error {
 		helpers++
 	}
 	rw.cmpFunc = helpers
+	return nglobImp
+}
 
-	// The dictionary reads the segments as the target has them.
-	dict := dictionary(m.Data, consts, refs, runtimeRefs, goModule)
+// moveData makes the dictionary from the data segments as the target has
+// them, then moves the active segments up by the reserved bytes and
+// merges them (mergeData).
+func (rw *rewriter) moveData(c counted) ([][]byte, error) {
+	m := rw.m
+	dict := dictionary(m.Data, c.consts, c.refs, c.runtimeRefs, c.goModule)
 	for i := range m.Data {
 		d := &m.Data[i]
 		if d.Flags == 1 {
 			continue
 		}
 		if err := rw.shiftOffset(&d.Offset); err != nil {
-			return fmt.Errorf("instrument: data segment %d: %w", i, err)
+			return nil, fmt.Errorf("instrument: data segment %d: %w", i, err)
 		}
 	}
 	mergeData(m)
+	return dict, nil
+}
 
+// rewriteBodies is Pass 2: it rewrites every body, places the sites of
+// the stack depth and call pair regions after the code's, and appends
+// the helper functions the bodies call.
+func (rw *rewriter) rewriteBodies(funcSites int, guard *heapGuard) error {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
 	rw.sm = &SiteMap{Sites: make([]Site, 0, rw.nsites)}
-	// Pass 2: rewrite bodies.
 	for i := range m.Code {
 		if err := rw.function(uint32(i), nimp); err != nil {
 			return err
@@ -462,8 +560,13 @@ func (rw *rewriter) run() error {
 	if rw.opts.Compares {
 		rw.addCompareFuncs()
 	}
+	return nil
+}
 
-	// Exports.
+// addExports is the Exports pass: the memory, fuel, the stack minimum,
+// and every other mutable global (the host snapshots them).
+func (rw *rewriter) addExports(nglobImp uint32) error {
+	m := rw.m
 	if err := rw.export(MemoryExport, ExternMemory, 0); err != nil {
 		return err
 	}
@@ -486,7 +589,14 @@ func (rw *rewriter) run() error {
 			return err
 		}
 	}
+	return nil
+}
 
+// siteMap completes rw.sm: the Layout, the functions with their names and
+// offsets, DWARF positions and the dictionary.
+func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems int, dict [][]byte) {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
 	l := Layout{
 		ReservedPages:      rw.rp,
 		Counters:           uint32(rw.nsites),
@@ -509,14 +619,14 @@ func (rw *rewriter) run() error {
 	if rw.heapCheck {
 		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes
 		l.HeapAtExport = GlobalExportPrefix + strconv.Itoa(int(guard.errAt))
-		l.NullEnd = nullEnd(rw.stack, rw.hasStack, dataLo)
+		l.NullEnd = nullEnd(rw.stack, rw.hasStack, c.dataLo)
 	}
 	if rw.hasStack {
 		sl := rw.stack.layout()
 		l.StackPointerExport, l.StackLow, l.StackHigh = sl.StackPointerExport, sl.StackLow, sl.StackHigh
 	}
 	if rw.depth {
-		l.StackMinExport, l.DepthSite = StackMinExport, uint32(funcSites)
+		l.StackMinExport, l.DepthSite = StackMinExport, uint32(c.funcSites)
 	}
 	if rw.callSites > 0 {
 		l.CallSite, l.CallSites = rw.callFirst, uint32(rw.callSites)
@@ -532,7 +642,6 @@ func (rw *rewriter) run() error {
 	}
 	addDWARF(m, rw.sm)
 	rw.sm.Dictionary = dict
-	return nil
 }
 
 func (rw *rewriter) export(name string, kind byte, idx uint32) error {

@@ -7,13 +7,23 @@ package instrument
 // The memory keeps index 0 and every export and data segment that names
 // it; only the import and memory sections change (withSections).
 // changed reports whether it did; any other module is returned as it is. A malformed module is an error (*FormatError).
+// Prepare runs the same pass (ownMemory) with the others.
 func OwnMemory(wasm []byte) (out []byte, changed bool, err error) {
 	m, err := Decode(wasm)
 	if err != nil {
 		return nil, false, err
 	}
-	if len(m.Memories) != 0 || m.NumImported(ExternMemory) != 1 {
+	if !ownMemory(m) {
 		return wasm, false, nil
+	}
+	return withSections(wasm, m, SectionImport, SectionMemory), true, nil
+}
+
+// ownMemory is OwnMemory's pass over a decoded module: it reports whether
+// it changed m (its import and memory sections).
+func ownMemory(m *Module) bool {
+	if len(m.Memories) != 0 || m.NumImported(ExternMemory) != 1 {
+		return false
 	}
 	for i, im := range m.Imports {
 		if im.Kind == ExternMemory {
@@ -22,5 +32,5 @@ func OwnMemory(wasm []byte) (out []byte, changed bool, err error) {
 			break
 		}
 	}
-	return withSections(wasm, m, SectionImport, SectionMemory), true, nil
+	return true
 }

@@ -150,21 +150,31 @@ func ExportStackPointer(wasm []byte) (out []byte, l Layout, err error) {
 	if err != nil {
 		return nil, Layout{}, err
 	}
+	l, added := exportStackPointer(m)
+	if !added {
+		return wasm, l, nil
+	}
+	return withSections(wasm, m, SectionExport), l, nil
+}
+
+// exportStackPointer is ExportStackPointer's pass over a decoded module:
+// added reports whether it changed m (its export section).
+func exportStackPointer(m *Module) (l Layout, added bool) {
 	sb, ok := findStack(m)
 	if !ok {
-		return wasm, Layout{}, nil
+		return Layout{}, false
 	}
 	l = sb.layout()
 	for _, e := range m.Exports {
 		if e.Name == l.StackPointerExport {
 			if e.Kind != ExternGlobal || e.Index != sb.global {
-				return wasm, Layout{}, nil // the name is taken
+				return Layout{}, false // the name is taken
 			}
-			return wasm, l, nil
+			return l, false
 		}
 	}
 	m.Exports = append(m.Exports, Export{Name: l.StackPointerExport, Kind: ExternGlobal, Index: sb.global})
-	return withSections(wasm, m, SectionExport), l, nil
+	return l, true
 }
 
 // layout is a Layout holding only the stack fields for sb.

@@ -10,7 +10,7 @@ import (
 
 // TestCommandExports: a C++ target linked as a command has every export
 // wrapped in its constructors and destructors (testdata/cxxcommand). As
-// AsReactor prepares it, with or without a name section, the constructors
+// Preparation and instrument.Prepare make it, with or without a name section, the constructors
 // run once per instance (the harness aborts otherwise), global state is
 // restored between runs, and a trap is the target's.
 func TestCommandExports(t *testing.T) {
@@ -19,25 +19,23 @@ func TestCommandExports(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			wasm := fixture(t, "cxxcommand/"+name+".wasm")
 			cfg := testConfig(t, Config{})
-			out, unwrapped, err := AsReactor(wasm, cfg)
-			if err != nil {
-				t.Fatal(err)
+			plain := prepare(t, wasm, cfg, nil)
+			if want := []string{"LLVMFuzzerTestOneInput", "malloc"}; !reflect.DeepEqual(plain.Unwrapped, want) {
+				t.Fatalf("unwrapped %q, want %q", plain.Unwrapped, want)
 			}
-			if want := []string{"LLVMFuzzerTestOneInput", "malloc"}; !reflect.DeepEqual(unwrapped, want) {
-				t.Fatalf("unwrapped %q, want %q", unwrapped, want)
+			if again := prepare(t, plain.Wasm, cfg, nil); again.Unwrapped != nil {
+				t.Errorf("a second preparation moved %q", again.Unwrapped)
 			}
-			if again, moved, _ := AsReactor(out, cfg); moved != nil || len(again) != len(out) {
-				t.Errorf("a second AsReactor moved %q", moved)
-			}
-			inst, sm, err := instrument.Instrument(out, fullOpts)
-			if err != nil {
-				t.Fatal(err)
+			opts := fullOpts
+			inst := prepare(t, wasm, cfg, &opts)
+			if want := []string{"LLVMFuzzerTestOneInput", "malloc"}; !reflect.DeepEqual(inst.Unwrapped, want) {
+				t.Fatalf("instrumented: unwrapped %q, want %q", inst.Unwrapped, want)
 			}
 			for _, m := range []struct {
 				name string
 				wasm []byte
 				sm   *instrument.SiteMap
-			}{{"plain", out, nil}, {"instrumented", inst, sm}} {
+			}{{"plain", plain.Wasm, plain.SiteMap}, {"instrumented", inst.Wasm, inst.SiteMap}} {
 				tg, err := New(ctx, m.wasm, m.sm, cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -60,7 +58,7 @@ func TestCommandExports(t *testing.T) {
 		})
 	}
 	// As linked, the constructors run again on every call: the harness
-	// aborts. This is what AsReactor is for.
+	// aborts. This is what Preparation's Initialize is for.
 	tg := load(t, "cxxcommand/command.wasm", meta{}, Config{})
 	if res := run(t, worker(t, tg), "x"); res.Outcome != Crash || res.Failure.Kind != KindAbort {
 		t.Errorf("the wrapped target: %v %v, want the harness's abort", res.Outcome, res.Failure)

@@ -44,11 +44,8 @@ func TestRustPanic(t *testing.T) {
 // exports wasm-ld wraps) runs valid, invalid and its planted panic, which
 // classifies as a Rust panic at the target's own frame.
 func TestRustTarget(t *testing.T) {
-	wasm, _, err := AsReactor(fixture(t, "../examples/rustini/rustini.wasm"), Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := New(t.Context(), wasm, nil, testConfig(t, Config{}))
+	p := prepare(t, fixture(t, "../examples/rustini/rustini.wasm"), Config{}, nil)
+	tg, err := New(t.Context(), p.Wasm, p.SiteMap, testConfig(t, Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,10 @@
 //
 // # Use
 //
-//	t, err := runtime.New(ctx, wasm, siteMap, runtime.Config{})  // compile once
+//	b := runtime.Preparation(wasm, cfg)                          // the harness's steps
+//	b.Instrument = &instrument.Options{...}                      // nil: a plain build
+//	p, err := instrument.Prepare(wasm, b)                        // decoded once, encoded once
+//	t, err := runtime.New(ctx, p.Wasm, p.SiteMap, cfg)           // compile once
 //	defer t.Close(ctx)
 //	w, err := t.NewWorker(ctx)                                   // one per goroutine
 //	res, err := w.Run(ctx, input)                                // res.Outcome, res.Counters, res.Failure
@@ -13,11 +16,15 @@
 // with WebAssembly 2.0 plus threads, tail calls, extended-const, exception
 // handling and typed function references enabled, through wazero's on-disk
 // compilation cache (Config.CacheDir, default os.UserCacheDir()/wafer/wazero)
-// so a second campaign does not recompile. A nil SiteMap runs the module
-// as it is: no counters, no fuel (the bare-wazero ceiling, and `wafer
-// repro`). Each Worker owns one module instance. For a module built with
-// instrument.Options.Compares, Worker.Comparisons yields the operands the
-// last run compared (the log is cleared before each run).
+// so a second campaign does not recompile. runtime rewrites no module:
+// it runs the bytes it is given, and instrument.Prepare makes them (own
+// memory, the harness's adaptation from Preparation, instrumentation,
+// exports) in one pass over one decoded module. A plain build's SiteMap
+// has no counters and no fuel (`wafer repro`); a nil one runs the module
+// knowing nothing of it (the bare-wazero ceiling). Each Worker owns one
+// module instance. For a module built with instrument.Options.Compares,
+// Worker.Comparisons yields the operands the last run compared (the log
+// is cleared before each run).
 //
 // # Harnesses
 //
@@ -27,8 +34,8 @@
 //     allocator export (malloc, or Config.Malloc). A linker exports only
 //     what it is told to: when the allocator is linked in but not
 //     exported, the function the name section calls by that name gets an
-//     export before compilation (instrument.ExportFunction; a stripped
-//     module without the export is a start-up error). wafer calls _initialize
+//     export in the build (Preparation's Export; a stripped module
+//     without the export is a start-up error). wafer calls _initialize
 //     (reactors), LLVMFuzzerInitialize(&argc, &argv) when exported (argc 1,
 //     argv {"target", NULL}, built in guest memory with the allocator), then
 //     malloc(Config.MaxInputLen) once per instance, then the empty input
@@ -48,9 +55,9 @@
 //     See package harness for what Go's toolchain allows.
 //     A libFuzzer-style module linked as a command (Rust cdylibs; C or C++
 //     with -nostartfiles --no-entry) has every export wrapped by wasm-ld in
-//     calls to its constructors and destructors: AsReactor, called on the
-//     module before instrumenting it, points the exports back at the
-//     functions they wrap and makes the constructors its _initialize.
+//     calls to its constructors and destructors: Preparation's Initialize
+//     has the build point the exports back at the functions they wrap
+//     and make the constructors its _initialize.
 //   - WASI commands (_start): a new instance per run (a command exits);
 //     the input is stdin, or a read-only in-memory file "/input" when an
 //     argument in Config.Args is "@@". Exit code 0 (or returning from
@@ -82,8 +89,8 @@
 // overflow without a trace, so KindStackExhausted from the engine has no
 // frames. C, C++ and Rust keep a stack in linear memory too, addressed by
 // the global wasm-ld names __stack_pointer: a trap that finds it outside
-// its bounds (instrument.Layout.StackOverflow; instrument exports it,
-// and ExportStackPointer for a module run uninstrumented) is
+// its bounds (instrument.Layout.StackOverflow; every build
+// instrument.Prepare makes exports it, plain ones too) is
 // KindStackExhausted, "stack overflow: the stack pointer 0x... left the
 // stack [low, high]". That is how an overflow ends when the stack comes
 // first in memory (Rust's default, C linked with -Wl,--stack-first): the

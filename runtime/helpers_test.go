@@ -73,3 +73,31 @@ func run(t testing.TB, w *Worker, input string) Result {
 	}
 	return res
 }
+
+// prepare makes wasm's build for a Target under cfg as a campaign does
+// (Preparation, instrument.Prepare): instrumented with opts, or plain when
+// opts is nil.
+func prepare(t testing.TB, wasm []byte, cfg Config, opts *instrument.Options) *instrument.Prepared {
+	t.Helper()
+	b := Preparation(wasm, cfg)
+	b.Instrument = opts
+	p, err := instrument.Prepare(wasm, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// loadPlain makes a fixture's plain build as wafer repro does (prepare)
+// and loads it.
+func loadPlain(t testing.TB, rel string, cfg Config) *Target {
+	t.Helper()
+	p := prepare(t, fixture(t, rel), cfg, nil)
+	ctx := context.Background()
+	tg, err := New(ctx, p.Wasm, p.SiteMap, testConfig(t, cfg))
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	t.Cleanup(func() { tg.Close(ctx) })
+	return tg
+}

@@ -10,9 +10,9 @@ import (
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
-// instrumented memoises instrument.Instrument per fixture (options are
-// always fullOpts in these tests): instrumenting the Go fixtures takes
-// seconds on a loaded machine.
+// instrumented memoises the instrumented build per fixture and
+// preparation (options are mostly fullOpts in these tests): instrumenting
+// the Go fixtures takes seconds on a loaded machine.
 var instrumented = struct {
 	sync.Mutex
 	m map[string]instrumentedModule
@@ -23,21 +23,26 @@ type instrumentedModule struct {
 	sm   *instrument.SiteMap
 }
 
-// loadInstrumented instruments a fixture and loads it.
+// loadInstrumented makes a fixture's instrumented build as a campaign
+// does (prepare) and loads it.
 func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Config) *Target {
 	t.Helper()
+	wasm := fixture(t, rel)
+	b := Preparation(wasm, cfg)
+	key := fmt.Sprint(rel, b.Initialize, b.Export)
 	instrumented.Lock()
-	im, ok := instrumented.m[rel]
+	im, ok := instrumented.m[key]
 	memo := opts.Fuel == fullOpts.Fuel && opts.DirtyPages == fullOpts.DirtyPages && opts.HeapGuard == fullOpts.HeapGuard && opts.StackDepth == fullOpts.StackDepth && opts.StackCheck == fullOpts.StackCheck && opts.CallPairs == fullOpts.CallPairs && opts.HeapCheck == fullOpts.HeapCheck && len(opts.Skip) == 0 && !opts.Compares
 	if !ok || !memo {
-		out, sm, err := instrument.Instrument(fixture(t, rel), opts)
+		b.Instrument = &opts
+		p, err := instrument.Prepare(wasm, b)
 		if err != nil {
 			instrumented.Unlock()
 			t.Fatalf("instrument %s: %v", rel, err)
 		}
-		im = instrumentedModule{out, sm}
+		im = instrumentedModule{p.Wasm, p.SiteMap}
 		if memo {
-			instrumented.m[rel] = im
+			instrumented.m[key] = im
 		}
 	}
 	instrumented.Unlock()
@@ -52,7 +57,6 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 }
 
 // fullOpts is what a campaign instruments with.
-// fullOpts is what a campaign builds.
 var fullOpts = instrument.Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
 
 func TestInstrumentedCrashKinds(t *testing.T) {

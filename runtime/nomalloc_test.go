@@ -33,8 +33,8 @@ func TestNoAllocatorExport(t *testing.T) {
 					with = loadInstrumented(t, "clib/clib.wasm", fullOpts, cfg)
 					without = loadInstrumented(t, "clib/nomalloc.wasm", fullOpts, cfg)
 				} else {
-					with = load(t, "clib/clib.wasm", meta{}, cfg)
-					without = load(t, "clib/nomalloc.wasm", meta{}, cfg)
+					with = loadPlain(t, "clib/clib.wasm", cfg)
+					without = loadPlain(t, "clib/nomalloc.wasm", cfg)
 				}
 				if without.Harness() != HarnessLibFuzzer {
 					t.Fatalf("expected a libfuzzer harness, got %v", without.Harness())
@@ -58,17 +58,24 @@ func TestNoAllocatorExport(t *testing.T) {
 }
 
 // TestNoAllocatorStripped: without the export and without a name section
-// to find malloc by, the target is a start-up error naming the export.
+// to find malloc by, the target is a start-up error naming the export,
+// prepared or not; and New runs the bytes it is given: the module with a
+// name section but not prepared is the same error (the export is the
+// build's, not the runtime's).
 func TestNoAllocatorStripped(t *testing.T) {
-	m, err := instrument.Decode(fixture(t, "clib/nomalloc.wasm"))
+	wasm := fixture(t, "clib/nomalloc.wasm")
+	m, err := instrument.Decode(wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Customs = slices.DeleteFunc(m.Customs, func(c instrument.Custom) bool { return c.Name == "name" })
-	_, err = newTarget(t.Context(), m.Encode(), meta{}, testConfig(t, Config{}))
+	stripped := m.Encode()
 	want := "no allocator export: expected malloc beside LLVMFuzzerTestOneInput"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("expected %q, got %v", want, err)
+	for name, w := range map[string][]byte{"stripped": stripped, "prepared stripped": prepare(t, stripped, Config{}, nil).Wasm, "not prepared": wasm} {
+		_, err = New(t.Context(), w, nil, testConfig(t, Config{}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: expected %q, got %v", name, want, err)
+		}
 	}
 }
 

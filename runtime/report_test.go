@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
-// Repro runs the input file once on the module file, uninstrumented, on a
-// fresh instance, and returns a Result that owns its buffers: the tests'
+// Repro runs the input file once on the module file's plain build
+// (Preparation, instrument.Prepare: uninstrumented), on a fresh instance, and returns a Result that owns its buffers: the tests'
 // shortcut (campaign.Reproducer is wafer's repro). cfg is used as for New.
 // Start-up failures and unreadable files are errors.
 func Repro(ctx context.Context, wasmPath, inputPath string, cfg Config) (Result, error) {
@@ -26,7 +28,11 @@ func Repro(ctx context.Context, wasmPath, inputPath string, cfg Config) (Result,
 		cfg.MaxInputLen = len(input)
 	}
 	cfg.Reset = Fresh
-	t, err := newTarget(ctx, wasm, meta{}, cfg)
+	p, err := instrument.Prepare(wasm, Preparation(wasm, cfg))
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
+	}
+	t, err := New(ctx, p.Wasm, p.SiteMap, cfg)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
 	}
@@ -96,7 +102,7 @@ func TestReport(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.wasm")
 	os.WriteFile(bad, []byte("\x00asm\x01\x00\x00\x00\x05"), 0o644)
-	if _, err := Repro(context.Background(), bad, wasm, testConfig(t, Config{})); err == nil || !strings.Contains(err.Error(), "bad.wasm: compile module") {
-		t.Fatalf("expected a compile error naming the file, got %v", err)
+	if _, err := Repro(context.Background(), bad, wasm, testConfig(t, Config{})); err == nil || !strings.Contains(err.Error(), "bad.wasm: section memory: offset 0x9") {
+		t.Fatalf("expected a format error naming the file, section and offset, got %v", err)
 	}
 }

@@ -137,51 +137,9 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 			t.Close(ctx)
 		}
 	}()
-	// The heap reserve needs free, the one that goes with malloc.
+	// The heap reserve needs free, the one that goes with malloc
+	// (Preparation exports both when the name section has them).
 	wantFree := harnessOf(wasm, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
-	if harnessOf(wasm, cfg) == HarnessLibFuzzer {
-		// A linker exports only what it is told to: reach a libFuzzer-style
-		// target's allocator (and free, for Config.HeapReserve) through its
-		// name section (one more export each, nothing else changes).
-		names := []string{cfg.malloc()}
-		if wantFree {
-			names = append(names, exportFree)
-		}
-		for _, name := range names {
-			if exportsFunction(wasm, name) {
-				continue
-			}
-			out, added, err := instrument.ExportFunction(wasm, name)
-			if err != nil {
-				return nil, fmt.Errorf("compile module: %w", err)
-			}
-			if added {
-				wasm = out
-			}
-		}
-	}
-	if !m.instrumented {
-		// A module without a name section: its functions' names from
-		// DWARF, where wazero would say "$N".
-		for i, name := range instrument.DWARFFuncNames(wasm) {
-			if name != "" {
-				if t.meta.funcs == nil {
-					t.meta.funcs = map[string]Frame{}
-				}
-				t.meta.funcs["$"+strconv.Itoa(i)] = Frame{Func: name}
-			}
-		}
-		// The stack pointer, to tell stack overflows apart (instrumented
-		// modules export it with their other globals).
-		out, l, err := instrument.ExportStackPointer(wasm)
-		if err != nil {
-			return nil, fmt.Errorf("compile module: %w", err)
-		}
-		if l.StackPointerExport != "" {
-			wasm = out
-			t.meta.layout.StackPointerExport, t.meta.layout.StackLow, t.meta.layout.StackHigh = l.StackPointerExport, l.StackLow, l.StackHigh
-		}
-	}
 	t.cm, err = t.r.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)
@@ -321,22 +279,6 @@ func harnessOf(wasm []byte, cfg Config) Harness {
 		return HarnessCommand
 	}
 	return HarnessAuto
-}
-
-// AsReactor returns wasm ready to be called as a libFuzzer-style target
-// when its linker made it a command: wasm-ld wraps every export of a
-// command (-nostartfiles --no-entry, Rust's wasm32-wasi cdylibs) in calls
-// to the static constructors and destructors, which then run around every
-// input. The exports are re-pointed to the functions they wrap and the
-// constructors become _initialize, run once per instance as a reactor's
-// (instrument.UnwrapCommandExports); unwrapped names the exports that
-// moved. Any other module, and any other harness, is returned as it is.
-// Call it before instrumenting: it recognises the wrappers by their code.
-func AsReactor(wasm []byte, cfg Config) (out []byte, unwrapped []string, err error) {
-	if harnessOf(wasm, cfg) != HarnessLibFuzzer || exportsFunction(wasm, exportInitialize) {
-		return wasm, nil, nil
-	}
-	return instrument.UnwrapCommandExports(wasm, exportInitialize)
 }
 
 // RestoresMemory reports whether Workers of wasm under cfg bring one
