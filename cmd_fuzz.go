@@ -113,6 +113,23 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.opts.MaxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
+	// Strategy knobs (ALGORITHMS.md §1, §3, §4), the contract's defaults.
+	fs.IntVar(&f.opts.Havoc.Depth, "havoc-depth", 5, "havoc, fairfuzz: a child stacks 1 to N operations")
+	fs.IntVar(&f.opts.Havoc.StackPow2, "havoc-stack-pow2", 0, "havoc, fairfuzz: a child stacks 2^(1..N) operations instead (7: AFL, the FairFuzz paper's baseline; 4: AFL++; 0: --havoc-depth)")
+	fs.IntVar(&f.opts.FairFuzz.PlainEvery, "fairfuzz-plain-every", 4, "fairfuzz: every Nth queue cycle is plain (every entry, no mask); -1: never")
+	fs.Int64Var(&f.opts.FairFuzz.PlainExecs, "fairfuzz-plain-execs", 1000, "fairfuzz: the first N executions are plain; -1: none")
+	fs.IntVar(&f.opts.FairFuzz.MaskPositions, "fairfuzz-mask-positions", 4096, "fairfuzz: probe at most N positions (3 runs each), a uniform sample beyond")
+	fs.BoolVar(&f.opts.FairFuzz.NoTrim, "fairfuzz-no-trim", false, "fairfuzz: no relaxed trimming before the mask probes")
+	fs.BoolVar(&f.opts.FairFuzz.NoMask, "fairfuzz-no-mask", false, "fairfuzz: target rare branches with unmasked havoc (no trimming, no probes)")
+	fs.IntVar(&f.opts.FairFuzz.ProbeRounds, "fairfuzz-probe-rounds", 2, "fairfuzz: at most N rounds' trimming and mask probes in flight")
+	fs.IntVar(&f.opts.Levy.Batch, "levy-batch", 64, "levy: children per batch (k_gen)")
+	fs.IntVar(&f.opts.Levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
+	fs.BoolVar(&f.opts.Levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")
+	fs.Float64Var(&f.opts.Levy.B1, "levy-b1", 3, "levy: b of the offset walk's α = 2/(1+e^(b−Ē))")
+	fs.Float64Var(&f.opts.Levy.B2, "levy-b2", 3, "levy: b of the value walk's α")
+	fs.Float64Var(&f.opts.Levy.Alpha0, "levy-alpha0", 1, "levy: both walks' starting α")
+	fs.IntVar(&f.opts.Levy.SegmentBits, "levy-segment-bits", 8, "levy: segment size in bits: 8, 16 or 32")
+	fs.IntVar(&f.opts.Levy.Flights, "levy-flights", 0, "levy: number of flights (0: one per worker)")
 
 	// Generator-mode strategies and baselines (issue 31): each maps onto
 	// campaign.Options.Generative, ValidHill, DictProb or IntBias; a 0

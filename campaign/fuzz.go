@@ -51,6 +51,14 @@ func Strategies() []string { return engine.Strategies() }
 // ParseDict reads an AFL/libFuzzer dictionary file's tokens.
 func ParseDict(b []byte) ([][]byte, error) { return engine.ParseDict(b) }
 
+// HavocOptions, FairFuzzOptions and LevyOptions are the knobs of the
+// havoc, fairfuzz and levy strategies (engine's, documented there).
+type (
+	HavocOptions    = engine.HavocConfig
+	FairFuzzOptions = engine.FairFuzzConfig
+	LevyOptions     = engine.LevyConfig
+)
+
 // Options configure a campaign. The zero value works: raw-byte havoc from
 // the empty input, one worker, seed 0, until the first crash, nothing
 // written to disk.
@@ -105,6 +113,11 @@ type Options struct {
 	// a second build of the target logs the operands of its comparisons,
 	// run once per queue entry that reached a new branch.
 	NoCompares bool
+	// Havoc, FairFuzz and Levy are the knobs of those strategies; their
+	// zero values are ALGORITHMS.md's defaults.
+	Havoc    HavocOptions
+	FairFuzz FairFuzzOptions
+	Levy     LevyOptions
 
 	// Output is the campaign directory in AFL++'s layout (queue/,
 	// crashes/, hangs/, fuzzer_stats, plot_data); a campaign resumes from
@@ -281,6 +294,9 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		Conditionals:  sm.Conditionals(),
 		Generative:    opts.Generative,
 		ValidHill:     opts.ValidHill,
+		Havoc:         opts.Havoc,
+		FairFuzz:      opts.FairFuzz,
+		Levy:          opts.Levy,
 	}
 	newExec := executors(tgt)
 	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
