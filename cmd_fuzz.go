@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
@@ -52,6 +54,7 @@ type fuzzFlags struct {
 	maxTotalTime seconds
 	jobs         int
 	generator    string
+	grammar      grammarFlags
 	useCmp       int
 	dict         []string
 
@@ -103,12 +106,65 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.jobs, "jobs", 0, "libFuzzer's -jobs: without --workers, run min(N, cores/2) in-process workers (one campaign, not N processes)")
 	fs.StringVar(&f.opts.Strategy, "strategy", "", "search strategy: "+strings.Join(campaign.Strategies(), ", ")+" (default: havoc, or zest with --generator)")
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
+	f.grammar.register(fs)
 	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
 	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.opts.MaxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
+	// Strategy knobs (ALGORITHMS.md §1, §3, §4), the contract's defaults.
+	fs.IntVar(&f.opts.Havoc.Depth, "havoc-depth", 5, "havoc, fairfuzz: a child stacks 1 to N operations")
+	fs.IntVar(&f.opts.Havoc.StackPow2, "havoc-stack-pow2", 0, "havoc, fairfuzz: a child stacks 2^(1..N) operations instead (7: AFL, the FairFuzz paper's baseline; 4: AFL++; 0: --havoc-depth)")
+	fs.IntVar(&f.opts.FairFuzz.PlainEvery, "fairfuzz-plain-every", 4, "fairfuzz: every Nth queue cycle is plain (every entry, no mask); -1: never")
+	fs.Int64Var(&f.opts.FairFuzz.PlainExecs, "fairfuzz-plain-execs", 1000, "fairfuzz: the first N executions are plain; -1: none")
+	fs.IntVar(&f.opts.FairFuzz.MaskPositions, "fairfuzz-mask-positions", 4096, "fairfuzz: probe at most N positions (3 runs each), a uniform sample beyond")
+	fs.BoolVar(&f.opts.FairFuzz.NoTrim, "fairfuzz-no-trim", false, "fairfuzz: no relaxed trimming before the mask probes")
+	fs.BoolVar(&f.opts.FairFuzz.NoMask, "fairfuzz-no-mask", false, "fairfuzz: target rare branches with unmasked havoc (no trimming, no probes)")
+	fs.IntVar(&f.opts.FairFuzz.ProbeRounds, "fairfuzz-probe-rounds", 2, "fairfuzz: at most N rounds' trimming and mask probes in flight")
+	fs.IntVar(&f.opts.Levy.Batch, "levy-batch", 64, "levy: children per batch (k_gen)")
+	fs.IntVar(&f.opts.Levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
+	fs.BoolVar(&f.opts.Levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")
+	fs.Float64Var(&f.opts.Levy.B1, "levy-b1", 3, "levy: b of the offset walk's α = 2/(1+e^(b−Ē))")
+	fs.Float64Var(&f.opts.Levy.B2, "levy-b2", 3, "levy: b of the value walk's α")
+	fs.Float64Var(&f.opts.Levy.Alpha0, "levy-alpha0", 1, "levy: both walks' starting α")
+	fs.IntVar(&f.opts.Levy.SegmentBits, "levy-segment-bits", 8, "levy: segment size in bits: 8, 16 or 32")
+	fs.IntVar(&f.opts.Levy.Flights, "levy-flights", 0, "levy: number of flights (0: one per worker)")
+
+	// Generator-mode strategies and baselines (issue 31): each maps onto
+	// campaign.Options.Generative, ValidHill, DictProb or IntBias; a 0
+	// given here means none (the zero values of those fields mean the
+	// defaults).
+	prob := func(dst *float64) func(string) error {
+		return func(v string) error {
+			p, err := strconv.ParseFloat(v, 64)
+			if err != nil || p < 0 || p > 1 {
+				return fmt.Errorf("expected a probability in [0, 1], got %q", v)
+			}
+			if *dst = p; p == 0 {
+				*dst = -1
+			}
+			return nil
+		}
+	}
+	fs.BoolVar(&f.opts.Generative.BeDivSimple, "bedivfuzz-simple", false, "bedivfuzz: the \"simple\" config (save valid children with new coverage, no structural signature condition) instead of \"structure\"")
+	fs.Func("epsilon", "bedivfuzz: probability of choosing the stream to mutate by a coin instead of by score (default 0.2)", prob(&f.opts.Generative.Epsilon))
+	fs.Func("spoton-targeted", "spoton: share of targeted children (default 0.5)", prob(&f.opts.Generative.Targeted))
+	fs.BoolVar(&f.opts.Generative.NoFuelBound, "spoton-count-bound", false, "spoton: give each parent Zest's count of children instead of a fuel budget")
+	fs.Float64Var(&f.opts.Generative.MaxDistance, "spoton-max-distance", 1000, "spoton: cap of a type's distance d_T")
+	fs.IntVar(&f.opts.Generative.TypeDraws, "spoton-type-draws", 10, "spoton: type draws per targeted child before falling back to plain mutation")
+	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "bedivfuzz, spoton: mean number of runs rewritten per child (geometric)")
+	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "bedivfuzz, spoton: mean length of a rewritten run (geometric; bytes, or choices when targeted)")
+	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob(&f.opts.DictProb))
+	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob(&f.opts.IntBias))
+	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {
+		switch v {
+		case "all", "valid":
+			f.opts.ValidHill = v == "valid"
+			return nil
+		}
+		return fmt.Errorf("expected all or valid, got %q", v)
+	})
 
 	f.target.register(fs)
 
@@ -160,6 +216,9 @@ func (f *fuzzFlags) parse(args []string) error {
 	}
 	if f.opts.MaxLen < 0 {
 		return usagef("--max-len: expected a length >= 0, got %d", f.opts.MaxLen)
+	}
+	if f.grammar.path != "" && f.generator != "" {
+		return usagef("--grammar and --generator: expected one of them, got both")
 	}
 	if f.useCmp != 0 && f.useCmp != 1 {
 		return usagef("--use-cmp: expected 0 or 1, got %d", f.useCmp)
@@ -261,6 +320,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
+	gen, useGen := generators.Lookup(f.generator)
+	useGen, genFlag := useGen && f.generator != "raw", "--generator "+f.generator
+	if g, ok, err := f.grammar.generator(); err != nil {
+		return err
+	} else if ok {
+		gen, useGen, genFlag = g, true, "--grammar "+f.grammar.path
+	}
 	if lf && f.target.timeout != 0 {
 		// Runners pass -timeout=25 to every libFuzzer binary; a per-run
 		// wall-clock deadline halves wazero's speed, and fuel already
@@ -290,10 +356,10 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
-	if gen, ok := generators.Lookup(f.generator); ok && f.generator != "raw" {
+	if useGen {
 		opts.Generator = gen
 		if len(seeds) > 0 {
-			fmt.Fprintf(c.stderr, "INFO: --generator %s: %d seed inputs not used (a generator starts from choice sequences)\n", f.generator, len(seeds))
+			fmt.Fprintf(c.stderr, "INFO: %s: %d seed inputs not used (a generator starts from choice sequences)\n", genFlag, len(seeds))
 		}
 	} else {
 		long, maxLen := 0, f.opts.MaxLen
@@ -505,4 +571,33 @@ func savedKey(cf campaign.Saved) string {
 		return "hang: " + cf.Identity
 	}
 	return "crash: " + cf.Identity
+}
+
+// grammarFlags are --grammar and --grammar-start: a generator compiled from
+// an ANTLR 4 grammar file (package generators/grammar), usable wherever
+// --generator is.
+type grammarFlags struct {
+	path  string
+	start string
+}
+
+func (g *grammarFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.path, "grammar", "", "generate inputs from the ANTLR 4 grammar `FILE` (.g4; its imports and tokenVocab from the same directory), like --generator")
+	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
+}
+
+// generator compiles the grammar; ok is false without --grammar.
+func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error) {
+	if g.path == "" {
+		return nil, false, nil
+	}
+	gr, err := grammar.Load(g.path)
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar: %w", err)
+	}
+	gen, err = gr.Generator(grammar.Options{Start: g.start})
+	if err != nil {
+		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	return gen, true, nil
 }

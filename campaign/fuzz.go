@@ -51,6 +51,14 @@ func Strategies() []string { return engine.Strategies() }
 // ParseDict reads an AFL/libFuzzer dictionary file's tokens.
 func ParseDict(b []byte) ([][]byte, error) { return engine.ParseDict(b) }
 
+// HavocOptions, FairFuzzOptions and LevyOptions are the knobs of the
+// havoc, fairfuzz and levy strategies (engine's, documented there).
+type (
+	HavocOptions    = engine.HavocConfig
+	FairFuzzOptions = engine.FairFuzzConfig
+	LevyOptions     = engine.LevyConfig
+)
+
 // Options configure a campaign. The zero value works: raw-byte havoc from
 // the empty input, one worker, seed 0, until the first crash, nothing
 // written to disk.
@@ -92,10 +100,24 @@ type Options struct {
 	// MaxLen caps the length of the inputs (raw mode) or choice sequences
 	// the campaign makes; zero means DefaultMaxLen. Longer seeds run whole.
 	MaxLen int
+	// Generative holds the numbers of the bedivfuzz and spoton strategies
+	// (engine.Config.Generative; zero: ALGORITHMS.md's defaults), ValidHill
+	// makes B(0..2) count unique valid traces only (engine.Config.ValidHill),
+	// and DictProb and IntBias set the generator's dictionary and integer
+	// boundary probabilities (generators.Options; zero: the defaults,
+	// negative: none, the papers' baselines).
+	Generative        engine.GenerativeOptions
+	ValidHill         bool
+	DictProb, IntBias float64
 	// NoCompares turns off input-to-state mutation (raw mode): by default
 	// a second build of the target logs the operands of its comparisons,
 	// run once per queue entry that reached a new branch.
 	NoCompares bool
+	// Havoc, FairFuzz and Levy are the knobs of those strategies; their
+	// zero values are ALGORITHMS.md's defaults.
+	Havoc    HavocOptions
+	FairFuzz FairFuzzOptions
+	Levy     LevyOptions
 
 	// Output is the campaign directory in AFL++'s layout (queue/,
 	// crashes/, hangs/, fuzzer_stats, plot_data); a campaign resumes from
@@ -278,6 +300,11 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		Dict:          opts.Dict,
 		Runs:          max(0, opts.Runs),
 		Conditionals:  sm.Conditionals(),
+		Generative:    opts.Generative,
+		ValidHill:     opts.ValidHill,
+		Havoc:         opts.Havoc,
+		FairFuzz:      opts.FairFuzz,
+		Levy:          opts.Levy,
 	}
 	newExec := executors(tgt)
 	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
@@ -294,7 +321,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		StatusTTY:   opts.StatusTTY,
 	}
 	if useGen {
-		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: sm.Dictionary})
+		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias})
 	} else {
 		deps.Seeds = append(deps.Seeds, opts.Seeds...)
 		if cmpTarget != nil {

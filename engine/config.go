@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"time"
 )
@@ -21,7 +22,8 @@ type Config struct {
 	// Deterministic makes the executions a function of Seed and Workers
 	// whatever the scheduling: jobs go out in batches, results are merged
 	// strictly in issue order and batch m+L (L = max(4, 2·Workers)
-	// batches in flight) is made right after batch m is merged; with
+	// batches in flight) is made right after batch m is merged (later
+	// while the strategy waits for a dependent job: see Dependent); with
 	// Workers ≤ 2 (L = 4) one and two workers run the very same inputs.
 	// Without it results are merged as they arrive (a slow batch never
 	// holds the others back). With one worker the two are the same, and
@@ -69,6 +71,19 @@ type Config struct {
 	// Shrinking is skipped when ctx was canceled.
 	NoShrink     bool
 	ShrinkBudget int
+	// Generative holds the numbers of the generator-mode strategies
+	// (bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
+	Generative GenerativeOptions
+	// ValidHill makes Stats.B0, B1 and B2 the Hill numbers of the
+	// abundance over unique valid traces (ALGORITHMS.md §2, ours) instead
+	// of all unique traces; Stats.ValidB0..2 always hold them.
+	ValidHill bool
+	// Havoc, FairFuzz and Levy are the knobs of those strategies
+	// (ALGORITHMS.md §1, §3, §4); their zero values are the contract's
+	// defaults.
+	Havoc    HavocConfig
+	FairFuzz FairFuzzConfig
+	Levy     LevyConfig
 	// StatsInterval is the period of the status line, JSON stats and
 	// fuzzer_stats/plot_data updates; zero means one second.
 	StatsInterval time.Duration
@@ -199,6 +214,129 @@ func (c Config) withDefaults(hasGen bool) Config {
 		c.StatsInterval = time.Second
 	}
 	return c
+}
+
+// HavocConfig is havoc's stacking depth (also used by fairfuzz's havoc).
+type HavocConfig struct {
+	// Depth: a child stacks 1 + IntN(Depth) operations; zero means 5
+	// (libFuzzer's depth, wafer's default).
+	Depth int
+	// StackPow2 > 0: a child stacks 2^(1+IntN(StackPow2)) operations
+	// instead: 7 is AFL's (HAVOC_STACK_POW2, 2 to 128, the FairFuzz
+	// paper's baseline), 4 AFL++'s. Zero: Depth's schedule.
+	StackPow2 int
+}
+
+// FairFuzzConfig are FairFuzz's numbers (ALGORITHMS.md §3).
+type FairFuzzConfig struct {
+	// PlainEvery: every PlainEvery-th queue cycle uses the plain schedule
+	// (every entry, unmasked havoc); zero means 4. A negative value never
+	// does (the paper's pure rare-branch schedule).
+	PlainEvery int
+	// PlainExecs: the first PlainExecs executions are plain (seeds get a
+	// round of unmasked mutation before numHits means much); zero means
+	// 1,000, negative none.
+	PlainExecs int64
+	// MaskPositions caps the positions the O/I/D mask probes test (3 runs
+	// each); beyond it a uniform sample, the rest fully mutable. Zero
+	// means 4,096.
+	MaskPositions int
+	// NoTrim disables the relaxed trimming before the mask probes.
+	NoTrim bool
+	// NoMask targets rare branches without trimming, probes or mask: the
+	// round's children are unmasked havoc (the paper's comparison of
+	// target hit rates, and an ablation).
+	NoMask bool
+	// ProbeRounds is the most rounds whose trimming and mask probes are in
+	// flight at once (ours: the dependent jobs that keep the workers busy
+	// while a round waits); zero means 2.
+	ProbeRounds int
+}
+
+// LevyConfig are the Lévy flights' numbers (ALGORITHMS.md §4).
+type LevyConfig struct {
+	// Batch is k_gen, the children of one batch of a flight; zero means 64.
+	Batch int
+	// History is k_max, the test cases of the FIFO history the batch
+	// quality is measured against; zero means 4,096. Unbounded keeps every
+	// test case (k_max = ∞: the branches any child ever executed).
+	History   int
+	Unbounded bool
+	// B1 and B2 are b_1 and b_2 of α_i = 2/(1+e^(b_i − Ē)); zero means 3.
+	B1, B2 float64
+	// Alpha0 is the starting α of both walks; zero means 1.
+	Alpha0 float64
+	// SegmentBits is m, the bits of a segment: 8, 16 or 32; zero means 8.
+	SegmentBits int
+	// Flights is the number of flights; zero means one per worker.
+	Flights int
+}
+
+func (h HavocConfig) withDefaults() HavocConfig {
+	if h.Depth <= 0 {
+		h.Depth = 5
+	}
+	return h
+}
+
+func (f FairFuzzConfig) withDefaults() FairFuzzConfig {
+	if f.PlainEvery == 0 {
+		f.PlainEvery = 4
+	}
+	if f.PlainExecs == 0 {
+		f.PlainExecs = 1000
+	}
+	if f.MaskPositions <= 0 {
+		f.MaskPositions = 4096
+	}
+	if f.ProbeRounds <= 0 {
+		f.ProbeRounds = 2
+	}
+	return f
+}
+
+func (l LevyConfig) withDefaults(workers int) LevyConfig {
+	if l.Batch <= 0 {
+		l.Batch = 64
+	}
+	if l.History <= 0 {
+		l.History = 4096
+	}
+	if l.B1 == 0 {
+		l.B1 = 3
+	}
+	if l.B2 == 0 {
+		l.B2 = 3
+	}
+	if l.Alpha0 == 0 {
+		l.Alpha0 = 1
+	}
+	if l.SegmentBits == 0 {
+		l.SegmentBits = 8
+	}
+	if l.Flights <= 0 {
+		l.Flights = max(1, workers)
+	}
+	return l
+}
+
+// validate reports a knob out of its range.
+func (c Config) validate() error {
+	switch c.Levy.SegmentBits {
+	case 0, 8, 16, 32:
+	default:
+		return fmt.Errorf("levy segment bits: expected 8, 16 or 32, got %d", c.Levy.SegmentBits)
+	}
+	if a := c.Levy.Alpha0; a < 0 || a > 2 {
+		return fmt.Errorf("levy alpha0: expected 0 < α ≤ 2, got %g", a)
+	}
+	if c.Levy.B1 < 0 || c.Levy.B2 < 0 {
+		return fmt.Errorf("levy b: expected b > 0, got %g and %g", c.Levy.B1, c.Levy.B2)
+	}
+	if c.Havoc.StackPow2 > 12 {
+		return fmt.Errorf("havoc stack pow2: expected at most 12, got %d", c.Havoc.StackPow2)
+	}
+	return nil
 }
 
 // Stop is why a campaign ended.

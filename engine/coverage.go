@@ -295,9 +295,11 @@ type Coverage struct {
 	// ones included) that hit site b at least once (FairFuzz, §3).
 	Hits []uint64
 	// Abundance c(b): the number of unique traces that executed b (§2).
-	Abundance   []uint64
-	traces      traceSet
-	validTraces traceSet
+	Abundance []uint64
+	// ValidAbundance is c(b) over unique valid traces only.
+	ValidAbundance []uint64
+	traces         traceSet
+	validTraces    traceSet
 }
 
 func newCoverage() *Coverage { return &Coverage{} }
@@ -310,6 +312,7 @@ func (c *Coverage) grow(n int) {
 	c.valid = append(c.valid, make([]uint8, n-len(c.valid))...)
 	c.Hits = append(c.Hits, make([]uint64, n-len(c.Hits))...)
 	c.Abundance = append(c.Abundance, make([]uint64, n-len(c.Abundance))...)
+	c.ValidAbundance = append(c.ValidAbundance, make([]uint64, n-len(c.ValidAbundance))...)
 }
 
 // Sites is the number of sites seen so far.
@@ -380,6 +383,10 @@ func (c *Coverage) merge(fb *Feedback) {
 	}
 	if fb.NewValidTrace {
 		c.validTraces.add(fb.Hash)
+		for i := 0; i < len(tr)/traceEntry; i++ {
+			site, _ := traceSite(tr, i)
+			c.ValidAbundance[site]++
+		}
 	}
 }
 
@@ -394,9 +401,14 @@ func (c *Coverage) addHits(sites, counts []uint32) {
 
 // Hill returns the Hill numbers B(0), B(1), B(2) of the abundance
 // distribution (ALGORITHMS.md §2). O(sites).
-func (c *Coverage) Hill() (b0, b1, b2 float64) {
+func (c *Coverage) Hill() (b0, b1, b2 float64) { return hill(c.Abundance) }
+
+// HillValid is Hill over the unique valid traces (ValidAbundance).
+func (c *Coverage) HillValid() (b0, b1, b2 float64) { return hill(c.ValidAbundance) }
+
+func hill(abundance []uint64) (b0, b1, b2 float64) {
 	var sum float64
-	for _, a := range c.Abundance {
+	for _, a := range abundance {
 		if a > 0 {
 			b0++
 			sum += float64(a)
@@ -406,7 +418,7 @@ func (c *Coverage) Hill() (b0, b1, b2 float64) {
 		return 0, 0, 0
 	}
 	var h, sq float64
-	for _, a := range c.Abundance {
+	for _, a := range abundance {
 		if a > 0 {
 			p := float64(a) / sum
 			h -= p * math.Log(p)

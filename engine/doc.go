@@ -51,12 +51,17 @@
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull
 // batches from one queue; at most L = max(4, 2·Workers) batches are in
-// flight, and a new batch is made each time one is merged. With
+// flight, and after each merge the coordinator makes batches until L are
+// in flight or none can be made (the budget is spent, the campaign is
+// stopping, or the strategy waits for a dependent job, below). With
 // Config.Deterministic a batch's size depends only on the merged state and
-// results are merged strictly in issue order, so batch m+L is always made
-// from the state after merging batches 0..m: the campaign (every input run, in
-// (job, child) order) is a function of the seed and the worker count,
-// whatever the scheduling. Without it results are merged as they arrive
+// results are merged strictly in issue order, so the batches made after
+// merging batch m, and how many are in flight then, depend only on the
+// state after merging batches 0..m (when the strategy never waits: batch
+// m+L is made right after batch m is merged): the campaign (every input
+// run, in (job, child) order) is a function of the seed and the worker
+// count, whatever the scheduling; with L = 4 for one and two workers, the
+// same for both. Without it results are merged as they arrive
 // (a slow batch, e.g. one ending in a hang, never holds the others back).
 // With one worker both modes are the same: reproducible. No wall clock
 // enters any search decision of a reproducible campaign; time is read only
@@ -67,13 +72,57 @@
 //
 // A Strategy picks parents (Next), decides what is saved (Save), learns
 // from merged feedback (Learn, JobDone) and makes a Mutator per worker.
+//
+// Dependent runs: a strategy that must see results before it decides what
+// to run next returns Dependent{Param} from Next: the children go out as
+// one job, never cut, so one Mutator makes them in order, sees each one's
+// outcome and trace (Observe) before making the next and may end the job
+// early (Ender); its note reaches JobDone when the job is merged. Until
+// then Next may return Wait, and the coordinator asks again after each
+// merge while the jobs already out (other parents, other flights) keep the
+// workers busy. All decisions stay on the coordinator, from merged results,
+// so the determinism argument above holds unchanged. FairFuzz's trimming
+// and mask probes are one dependent job per round; every Lévy batch is one.
+//
+// "fairfuzz" (fairfuzz.go, ALGORITHMS.md §3): rare-branch targeting
+// (arms of conditionals, Config.Conditionals, by Coverage.Hits over every
+// run), relaxed trimming and O/I/D mask probes, then masked havoc whose
+// mask follows the bytes; on tlv, czstd and cexpr the mask raised the
+// share of a round's children hitting its target from 3–15 % (the same
+// rounds unmasked) to 63–67 %, on csqlite from 12 % to 28 %, and on
+// csqlite fairfuzz covered 7 % more than AFL-stacked havoc on every seed
+// (docs/EVALUATION.md). "levy" (levy.go, §4): Lévy flights over segment
+// offsets and values with α-stable steps and α adapted to each batch's
+// novelty against a FIFO history, one flight per worker.
 // Built in: "zest" (geometric replacement of choice-sequence runs, valid
 // coverage in the saving rule), "havoc" (AFL's havoc operators on raw bytes
 // or on the choice sequence, dictionary tokens, splicing, 1 to 5 stacked per
-// child as libFuzzer's mutation depth; coverage feedback only) and "random"
-// (fresh choices, no feedback). Raw mode (no Generator)
-// with havoc is the default. Mutators take a Rand, so tests script the
-// randomness and assert exact children.
+// child as libFuzzer's mutation depth; coverage feedback only), "random"
+// (fresh choices, no feedback), and the generator-mode techniques
+// "bedivfuzz" (bedivfuzz.go: two streams, structural and value, mutated
+// one at a time by per-parent scores; the "structure" saving rule on
+// signatures of the generator's decisions, or "simple") and "spoton"
+// (spoton.go: type-based targeted mutation of execution-indexed sequences
+// towards the uncovered arms of half-covered conditionals, with types'
+// distances learned from the runs instead of the paper's static analysis,
+// and a parent's children bounded by fuel instead of time). Raw mode (no
+// Generator) with havoc is the default. Mutators take a Rand, so tests
+// script the randomness and assert exact children. A strategy may adapt
+// the generator (generatorWrapper): BeDivFuzz's two-stream layout, SpotOn's
+// call-site execution indexes.
+//
+// Zest against random on the same generator (issue 31): on gojson with the
+// json generator, zest ran 0.36x random's executions per second (1,933
+// against 5,325/s, 30,000 runs, seed 1, one worker), and the CPU profile
+// puts 67 % (zest) and 42 % (random) of the time in the target's code:
+// 386 against 125 µs a run. Zest's children are 126 bytes of JSON on
+// average (p50 68, p99 750), random's 26 (p50 7): its parents are the
+// queue's inputs, which grow to cover more, while a fresh sequence mostly
+// makes a scalar or a small container. Inputs of equal length cost the same
+// under both (a run grows from ~0.7 ms under 32 bytes to ~5 ms at 256-511
+// bytes on the loaded machine, for either strategy). Mutation (0.1 %) and
+// the generator (2.5 %) are not the cost, and the 10,240-byte cap is never
+// reached (longest child 1,682 bytes), so nothing of wafer's was changed.
 //
 // Input-to-state (compares.go): with Deps.NewComparer in raw mode, each
 // entry that covered a new branch when merged gets a stage job before
@@ -127,12 +176,12 @@
 // # What it does not do
 //
 // It does not instrument or run Wasm itself, and it does not lay out files.
-// The strategies of §2–§5 (BeDivFuzz, FairFuzz, Lévy flights, SpotOn) are
-// not here yet; what they plug into is: the Strategy/Mutator boundary
+// Every strategy of ALGORITHMS.md (§1–§5) is here; what a new one plugs
+// into is: the Strategy/Mutator boundary
 // (parent choice and a per-job Param from Next, the saving rule, every
 // child's outcome and trace on the worker in Mutator.Observe, a per-job
 // note from Mutator.Done handed back with each child's Feedback and to
-// Strategy.JobDone), per-site hit counts of all runs (Coverage.Hits),
+// Strategy.JobDone), dependent jobs (Dependent, Wait, Ender), per-site hit counts of all runs (Coverage.Hits),
 // abundance over unique traces (Coverage.Abundance, Coverage.Hill), and
 // structured sequences with kinds, execution indexes and types (Entry.Seq,
 // Feedback.Seq, IndexedMutator).

@@ -31,7 +31,12 @@ func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
 		return nil, errors.New("engine: deps.NewExecutor is nil")
 	}
 	cfg = cfg.withDefaults(deps.Generator != nil)
-	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil})
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil, Workers: cfg.Workers,
+		Conditionals: cfg.Conditionals, Generative: cfg.Generative,
+		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy})
 	if err != nil {
 		return nil, err
 	}
@@ -213,25 +218,15 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 	return t
 }
 
+// runJob runs one job's passes: the input-to-state stage's comparer run
+// (stage jobs), then for each child making it (makeChild), generating its
+// input (generate), executing it (exec1) and recording the result
+// (record), and last the Mutator's note.
 func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	res := &jobResult{job: j}
 	var rs []replacement
 	if j.stage && !w.halted {
-		var crash *Failure
-		var err error
-		if rs, crash, err = w.inputToState(ctx, j.Parent); err != nil && ctx.Err() == nil {
-			res.err = err
-			w.halted = true
-		}
-		if crash != nil {
-			// the comparer's build checks what the executors' does not
-			// (queue entries never crashed there)
-			res.children = append(res.children, childResult{choices: j.Parent.Choices, input: j.Parent.Input,
-				outcome: Crash, failure: crash, checked: true})
-			if !w.keepGoing && !knownFailure(w.known, Crash, crash) {
-				w.halted = true
-			}
-		}
+		rs = w.stagePass(ctx, j, res)
 	}
 	w.rng.Seed(w.seed, j.Seq)
 	done := ctx.Done()
@@ -242,50 +237,27 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			continue
 		default:
 		}
+		if j.chain && i > 0 && !w.more(j) {
+			break
+		}
 		timed := w.tick%timeEvery == 0
 		w.tick++
 		var t0, t1, t2, t3 time.Time
 		if timed {
 			t0 = time.Now()
 		}
-		var child []byte
-		if j.replay {
-			child = j.Parent.Choices
-		} else if j.stage {
-			if i >= len(rs) {
-				break
-			}
-			child = rs[i].apply(append(w.buf[:0], j.Parent.Choices...))
-		} else {
-			child = w.mut.Mutate(w.buf[:0], j, w.rng)
-		}
-		if !j.replay {
-			if len(child) > w.maxLen {
-				child = child[:w.maxLen] // a replacement may grow it too
-			}
-			w.buf = child[:0]
+		child, ok := w.makeChild(j, i, rs)
+		if !ok {
+			break
 		}
 		if timed {
 			t1 = time.Now()
 		}
-		input, used := child, child
-		var seq any
-		if w.gen != nil {
-			var err error
-			if w.sgen != nil {
-				var base any
-				if w.reuse && !j.replay && j.Parent != nil {
-					base = j.Parent.Seq
-				}
-				input, used, seq, err = w.sgen.GenerateFrom(base, child)
-			} else {
-				input, used, err = w.gen.Generate(child)
-			}
-			if err != nil {
-				res.err = fmt.Errorf("generator: %w", err)
-				w.halted = true
-				break
-			}
+		input, used, seq, err := w.generate(j, child)
+		if err != nil {
+			res.err = fmt.Errorf("generator: %w", err)
+			w.halted = true
+			break
 		}
 		if timed {
 			t2 = time.Now()
@@ -306,80 +278,19 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 			t3 = time.Now()
 		}
 		res.execs++
-		if timeout != nil && r.Counters == nil {
-			// a timeout whose sites earlier ones reached: dropped
-			res.timeouts++
-			if !j.stage {
-				w.mut.Observe(j, Local{Outcome: Hang, Trace: timeout})
-			}
-			if timed {
-				w.t[tMutate] += t1.Sub(t0)
-				w.t[tGenerate] += t2.Sub(t1)
-				w.t[tExecute] += t3.Sub(t2)
-			}
-			continue
-		}
-		switch r.Outcome {
-		case Valid:
-			res.valid++
-		case Invalid:
-			res.invalid++
-		case Crash:
-			res.crashes++
-		case Hang:
-			res.hangs++
-		}
-		// Input-to-state children, and reruns of timeouts, are queued only
-		// for a new branch (mergeJob): probe mode, which reports only those.
-		w.sc.probe = j.stage || timeout != nil
-		hash, fresh := w.sc.scan(r.Counters, r.Outcome)
-		w.sc.probe = false
-		if timeout != nil && !fresh && !r.Outcome.Failed() {
-			res.children = append(res.children, childResult{index: i, timeout: timeout, dropped: true})
-		}
-		if fresh || r.Outcome.Failed() {
-			c := childResult{
-				seq:     seq,
-				index:   i,
-				choices: slices.Clone(used),
-				outcome: r.Outcome,
-				hash:    hash,
-				trace:   slices.Clone(w.sc.trace),
-				failure: r.Failure.clone(),
-				fuel:    r.Fuel,
-				timeout: timeout,
-				covered: !w.sc.newCov,
-			}
-			if c.choices == nil {
-				c.choices = []byte{}
-			}
-			if w.gen == nil {
-				c.input = c.choices
-			} else if c.input = slices.Clone(input); c.input == nil {
-				c.input = []byte{}
-			}
-			res.children = append(res.children, c)
-		}
-		if !j.stage {
-			l := Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace}
-			if timeout != nil {
-				// what every worker sees: whether this one reran it depends
-				// on which timeouts it sent before
-				l = Local{Outcome: Hang, Trace: timeout}
-			}
-			w.mut.Observe(j, l)
-		}
+		recorded := w.record(res, j, i, r, timeout, input, used, seq)
 		if timed {
-			t4 := time.Now()
 			w.t[tMutate] += t1.Sub(t0)
 			w.t[tGenerate] += t2.Sub(t1)
 			w.t[tExecute] += t3.Sub(t2)
-			w.t[tBook] += t4.Sub(t3)
+			if recorded {
+				w.t[tBook] += time.Since(t3)
+			}
 		}
 		// A crash ends the campaign unless it keeps going or the crash is
 		// one an earlier session saved (the coordinator goes on then, and
 		// the batch's children are already counted against Config.Runs).
-		if r.Outcome == Crash && !w.keepGoing && !knownFailure(w.known, r.Outcome, r.Failure) {
+		if recorded && r.Outcome == Crash && !w.keepGoing && !knownFailure(w.known, r.Outcome, r.Failure) {
 			w.halted = true
 		}
 	}
@@ -387,6 +298,140 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 		res.note = w.mut.Done(j)
 	}
 	return res
+}
+
+// more asks the Mutator of a dependent job whether the job makes another
+// child (Ender); without the interface every child is made.
+func (w *worker) more(j *Job) bool {
+	e, ok := w.mut.(Ender)
+	return !ok || e.More(j)
+}
+
+// stagePass is a stage job's first pass: the parent's run on the comparer
+// and its replacements. A crash there (the comparer's build checks what
+// the executors' does not) is recorded as a checked child.
+func (w *worker) stagePass(ctx context.Context, j *Job, res *jobResult) []replacement {
+	rs, crash, err := w.inputToState(ctx, j.Parent)
+	if err != nil && ctx.Err() == nil {
+		res.err = err
+		w.halted = true
+	}
+	if crash != nil {
+		// the comparer's build checks what the executors' does not
+		// (queue entries never crashed there)
+		res.children = append(res.children, childResult{choices: j.Parent.Choices, input: j.Parent.Input,
+			outcome: Crash, failure: crash, checked: true})
+		if !w.keepGoing && !knownFailure(w.known, Crash, crash) {
+			w.halted = true
+		}
+	}
+	return rs
+}
+
+// makeChild returns child i of j: the parent itself (replay), the
+// parent with replacement i (stage; false when there is none left) or the
+// Mutator's child, cut to maxLen.
+func (w *worker) makeChild(j *Job, i int, rs []replacement) ([]byte, bool) {
+	if j.replay {
+		return j.Parent.Choices, true
+	}
+	var child []byte
+	if j.stage {
+		if i >= len(rs) {
+			return nil, false
+		}
+		child = rs[i].apply(append(w.buf[:0], j.Parent.Choices...))
+	} else {
+		child = w.mut.Mutate(w.buf[:0], j, w.rng)
+	}
+	if len(child) > w.maxLen {
+		child = child[:w.maxLen] // a replacement may grow it too
+	}
+	w.buf = child[:0]
+	return child, true
+}
+
+// generate turns a child's choices into the input to run (raw mode: the
+// choices themselves), the choices the generator used and its structured
+// sequence.
+func (w *worker) generate(j *Job, child []byte) (input, used []byte, seq any, err error) {
+	if w.gen == nil {
+		return child, child, nil, nil
+	}
+	if w.sgen != nil {
+		var base any
+		if w.reuse && !j.replay && j.Parent != nil {
+			base = j.Parent.Seq
+		}
+		return w.sgen.GenerateFrom(base, child)
+	}
+	input, used, err = w.gen.Generate(child)
+	return input, used, nil, err
+}
+
+// record counts child i's run, scans its counters through the worker's
+// filter, keeps it in res when it may be new or failed, and shows it to
+// the Mutator. It returns false for a timeout dropped unrun (see exec1).
+func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input, used []byte, seq any) bool {
+	if timeout != nil && r.Counters == nil {
+		// a timeout whose sites earlier ones reached: dropped
+		res.timeouts++
+		if !j.stage {
+			w.mut.Observe(j, Local{Outcome: Hang, Trace: timeout})
+		}
+		return false
+	}
+	switch r.Outcome {
+	case Valid:
+		res.valid++
+	case Invalid:
+		res.invalid++
+	case Crash:
+		res.crashes++
+	case Hang:
+		res.hangs++
+	}
+	// Input-to-state children, and reruns of timeouts, are queued only
+	// for a new branch (mergeJob): probe mode, which reports only those.
+	w.sc.probe = j.stage || timeout != nil
+	hash, fresh := w.sc.scan(r.Counters, r.Outcome)
+	w.sc.probe = false
+	if timeout != nil && !fresh && !r.Outcome.Failed() {
+		res.children = append(res.children, childResult{index: i, timeout: timeout, dropped: true})
+	}
+	if fresh || r.Outcome.Failed() {
+		c := childResult{
+			seq:     seq,
+			index:   i,
+			choices: slices.Clone(used),
+			outcome: r.Outcome,
+			hash:    hash,
+			trace:   slices.Clone(w.sc.trace),
+			failure: r.Failure.clone(),
+			fuel:    r.Fuel,
+			timeout: timeout,
+			covered: !w.sc.newCov,
+		}
+		if c.choices == nil {
+			c.choices = []byte{}
+		}
+		if w.gen == nil {
+			c.input = c.choices
+		} else if c.input = slices.Clone(input); c.input == nil {
+			c.input = []byte{}
+		}
+		res.children = append(res.children, c)
+	}
+	if !j.stage {
+		l := Local{Outcome: r.Outcome, Fresh: fresh, Hash: hash, Trace: w.sc.trace}
+		if timeout != nil {
+			// what every worker sees: whether this one reran it depends
+			// on which timeouts it sent before
+			l = Local{Outcome: Hang, Trace: timeout}
+		}
+		w.mut.Observe(j, l)
+	}
+	return true
 }
 
 // exec1 runs one child. A mutated child of a fuel-counting executor gets
@@ -452,8 +497,11 @@ type coordinator struct {
 	stageJobs bool
 	cur       *Entry // current parent
 	param     any
-	left      int // children of cur still to issue
-	seq       uint64
+	left      int  // children of cur still to issue
+	chain     bool // cur's children go out as one dependent job (Dependent)
+	// waiting: the strategy's last Next returned Wait.
+	waiting bool
+	seq     uint64
 	// batches counts batches issued.
 	batches uint64
 	// donors[i] is st.Queue[i].Choices (see Job.donors).
@@ -491,7 +539,65 @@ type coordinator struct {
 	cycleOf func() int
 }
 
+// run is a campaign's passes: set up the coordinator and its seeds
+// (newCoordinator), start one worker per Config.Workers (newWorkers), hand
+// out and merge batches until nothing more may be issued (serve), then
+// shrink the crashes and write the final stats (finish).
 func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, error) {
+	if gw, ok := strat.(generatorWrapper); ok && deps.Generator != nil {
+		deps.Generator = gw.wrapGenerator(deps.Generator)
+	}
+	c, err := newCoordinator(ctx, cfg, deps, strat)
+	if err != nil {
+		return nil, err
+	}
+	workers, err := c.newWorkers(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	// The workers' context is also canceled when the campaign stops on
+	// time or, if its course need not be reproducible, on a crash or an
+	// error (see halt): batches in flight then end at the next child
+	// instead of running to their end (seconds on a slow target).
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	c.stopWorkers = stopWorkers
+	// One batch queue shared by the workers, and at most lag batches in
+	// flight (see serve). Neither channel can fill, so the coordinator
+	// never blocks handing out work and a worker never blocks returning
+	// it.
+	lag := max(4, 2*cfg.Workers)
+	batches := make(chan *batch, lag)
+	results := make(chan *batchResult, lag)
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(wctx, batches, results)
+		}()
+	}
+
+	// Store writes use sctx: results merged after a cancel are still saved.
+	sctx := context.WithoutCancel(ctx)
+	if deps.Store != nil {
+		c.store = newAsyncStore(sctx, deps.Store)
+	}
+	c.serve(ctx, sctx, lag, batches, results)
+	close(batches)
+	wg.Wait()
+	for _, w := range workers {
+		closeExecutor(ctx, w.exec)
+		closeExecutor(ctx, w.cmp)
+	}
+	return c.finish(ctx, sctx)
+}
+
+// newCoordinator sets up the coordinator: its state, the known failures,
+// and the seeds to replay (the Store's previous queue, then Deps.Seeds,
+// else the empty input or one random sequence).
+func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*coordinator, error) {
 	c := &coordinator{
 		cfg:      cfg,
 		deps:     deps,
@@ -508,6 +614,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		}
 	}
 	c.st.Cov = c.cov
+	c.st.Conditionals = cfg.Conditionals
 	c.stageJobs = deps.NewComparer != nil && deps.Generator == nil
 	if cy, ok := strat.(interface{ cycles() int }); ok {
 		c.cycleOf = cy.cycles
@@ -532,7 +639,13 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			c.seeds = [][]byte{s}
 		}
 	}
+	return c, nil
+}
 
+// newWorkers makes the workers, each with its Executor, Comparer (stage
+// jobs), Generator and Mutator. On an error it closes what it opened.
+func (c *coordinator) newWorkers(ctx context.Context) ([]*worker, error) {
+	cfg, deps := c.cfg, c.deps
 	env := &MutatorEnv{
 		Dict:     append(slices.Clone(cfg.Dict), deps.TargetDict...),
 		MaxLen:   cfg.MaxLen,
@@ -557,7 +670,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		w := &worker{
-			id: i, exec: ex, cmp: cmp, gen: workerGenerator(deps.Generator, i), mut: strat.NewMutator(i, env),
+			id: i, exec: ex, cmp: cmp, gen: workerGenerator(deps.Generator, i), mut: c.strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
 			maxLen: cfg.MaxLen, keepGoing: cfg.KeepGoing, known: c.known, onRun: deps.OnRun,
 			yield: cfg.Workers >= goruntime.GOMAXPROCS(0),
@@ -571,59 +684,55 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 		}
 		workers[i] = w
 	}
+	return workers, nil
+}
 
-	// The workers' context is also canceled when the campaign stops on
-	// time or, if its course need not be reproducible, on a crash or an
-	// error (see halt): batches in flight then end at the next child
-	// instead of running to their end (seconds on a slow target).
-	wctx, stopWorkers := context.WithCancel(ctx)
-	defer stopWorkers()
-	c.stopWorkers = stopWorkers
-	// One batch queue shared by the workers, and at most lag batches in
-	// flight: batch m+lag is made right after batch m is merged. Neither
-	// channel can fill, so the coordinator never blocks handing out work
-	// and a worker never blocks returning it.
-	lag := max(4, 2*cfg.Workers)
-	batches := make(chan *batch, lag)
-	results := make(chan *batchResult, lag)
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.loop(wctx, batches, results)
-		}()
-	}
-
-	// Store writes use sctx: results merged after a cancel are still saved.
-	sctx := context.WithoutCancel(ctx)
+// serve is the search loop: it keeps up to lag batches in flight, merges
+// results (in issue order when Config.Deterministic), reports stats and
+// notes stops, until no batch is in flight and none may be issued.
+//
+// After every merge (and at the start) it issues batches until lag are
+// in flight or none can be made: the budget is spent, the campaign is
+// stopping, or the strategy waits for a job in flight (Wait, dependent
+// runs). When the strategy never waits this is one batch per merge, batch
+// m+lag made right after batch m is merged. When it waits, fewer are in
+// flight for a while and later merges issue more than one. In a
+// reproducible campaign the count in flight after each merge, like the
+// merged state, is a function of the seed (merges follow issue order), so
+// which batches are made after which merge is too.
+func (c *coordinator) serve(ctx, sctx context.Context, lag int, batches chan<- *batch, results <-chan *batchResult) {
 	var storeErr <-chan error
-	if deps.Store != nil {
-		c.store = newAsyncStore(sctx, deps.Store)
+	if c.store != nil {
 		storeErr = c.store.errc
 	}
 	c.start = time.Now()
 	c.lastT = c.start
-	tick := time.NewTicker(cfg.StatsInterval)
+	tick := time.NewTicker(c.cfg.StatsInterval)
 	defer tick.Stop()
 	var deadline <-chan time.Time
-	if cfg.MaxTotalTime > 0 {
-		tm := time.NewTimer(cfg.MaxTotalTime)
+	if c.cfg.MaxTotalTime > 0 {
+		tm := time.NewTimer(c.cfg.MaxTotalTime)
 		defer tm.Stop()
 		deadline = tm.C
 	}
 	done := ctx.Done()
 
 	inflight := 0
-	issue := func() {
-		if b := c.nextBatch(); b != nil {
+	fill := func() {
+		for inflight < lag {
+			b := c.nextBatch()
+			if b == nil {
+				break
+			}
 			batches <- b
 			inflight++
 		}
+		if inflight == 0 && c.waiting && c.stop == "" {
+			// nothing in flight can end the wait
+			c.setErr(fmt.Errorf("strategy %s waits with no job in flight", c.cfg.Strategy))
+		}
 	}
-	for range lag {
-		issue()
-	}
+	fill()
 	// Deterministic mode merges in issue order: results that arrive early
 	// wait in pending until every batch before them is merged.
 	pending := make(map[uint64]*batchResult)
@@ -631,10 +740,10 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	for inflight > 0 {
 		select {
 		case r := <-results:
-			if !cfg.Deterministic {
+			if !c.cfg.Deterministic {
 				inflight--
 				c.merge(sctx, r)
-				issue()
+				fill()
 				continue
 			}
 			pending[r.b.seq] = r
@@ -647,7 +756,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 				nextSeq++
 				inflight--
 				c.merge(sctx, r)
-				issue()
+				fill()
 			}
 		case <-tick.C:
 			c.report(sctx, false)
@@ -662,12 +771,11 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 			storeErr = nil
 		}
 	}
-	close(batches)
-	wg.Wait()
-	for _, w := range workers {
-		closeExecutor(ctx, w.exec)
-		closeExecutor(ctx, w.cmp)
-	}
+}
+
+// finish ends the campaign once the workers are done: the stop reason,
+// the crashes shrunk, the final stats, the Store closed.
+func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 	if c.stop == "" {
 		c.stop = "runs"
 	}
@@ -705,6 +813,7 @@ func (c *coordinator) reproducible() bool { return c.cfg.Deterministic || c.cfg.
 
 // next returns the next job, or nil when nothing more may be issued.
 func (c *coordinator) next() *Job {
+	c.waiting = false
 	if c.stop != "" {
 		return nil
 	}
@@ -725,7 +834,15 @@ func (c *coordinator) next() *Job {
 	} else {
 		if c.left <= 0 {
 			c.cur, c.left, c.param = c.strat.Next(&c.st)
+			if c.left == Wait {
+				c.cur, c.left, c.param, c.waiting = nil, 0, nil, true
+				return nil
+			}
 			c.left = max(c.left, 1)
+			c.chain = false
+			if d, ok := c.param.(Dependent); ok {
+				c.param, c.chain = d.Param, true
+			}
 			if e := c.cur; c.stageJobs && e != nil && e.stageable() {
 				for len(c.staged) <= e.ID {
 					c.staged = append(c.staged, false)
@@ -746,8 +863,11 @@ func (c *coordinator) next() *Job {
 				}
 			}
 		}
-		j.Parent, j.Param = c.cur, c.param
-		j.N = min(c.left, c.cfg.JobSize)
+		j.Parent, j.Param, j.chain = c.cur, c.param, c.chain
+		j.N = c.left
+		if !c.chain {
+			j.N = min(j.N, c.cfg.JobSize)
+		}
 		if budget >= 0 && int64(j.N) > budget {
 			j.N = int(budget)
 		}
@@ -827,7 +947,8 @@ func (c *coordinator) merge(ctx context.Context, br *batchResult) {
 // mergeJob folds one job's results into the coordinator's state, children
 // in order.
 func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
-	if r.job.stage {
+	if r.job.stage || r.job.chain {
+		// children the job did not make are given back
 		c.issued -= int64(r.job.N) - r.execs
 	}
 	c.execs += r.execs
@@ -1000,6 +1121,9 @@ func (c *coordinator) stats(final bool) *Stats {
 	}
 	c.lastT, c.lastX = now, c.execs
 	s.B0, s.B1, s.B2 = c.cov.Hill()
+	if s.ValidB0, s.ValidB1, s.ValidB2 = c.cov.HillValid(); c.cfg.ValidHill {
+		s.B0, s.B1, s.B2 = s.ValidB0, s.ValidB1, s.ValidB2
+	}
 	s.setShares(c.times)
 	if c.cycleOf != nil {
 		s.Cycles = c.cycleOf()

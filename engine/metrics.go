@@ -51,6 +51,11 @@ type Stats struct {
 	B0 float64 `json:"b0"`
 	B1 float64 `json:"b1"`
 	B2 float64 `json:"b2"`
+	// ValidB0, ValidB1, ValidB2 are the same over unique valid traces
+	// (with Config.ValidHill, B0..B2 are these too).
+	ValidB0 float64 `json:"valid_b0"`
+	ValidB1 float64 `json:"valid_b1"`
+	ValidB2 float64 `json:"valid_b2"`
 	// Shares of time (0..1) spent making children, running the generator,
 	// executing the target and in result handling (scan, copy, merge,
 	// corpus), summed over workers and coordinator.

@@ -79,6 +79,9 @@ type Job struct {
 	Param any
 	// replay runs Parent's own choices unchanged (seeds, resume).
 	replay bool
+	// chain: a dependent job (Dependent), never cut by Config.JobSize;
+	// its Mutator may end it early (Ender).
+	chain bool
 	// stage runs Parent's input-to-state replacements, child i applying
 	// replacement i (compares.go), up to N; the job ends early when there
 	// are fewer. The strategy's Mutator takes no part.
@@ -151,6 +154,41 @@ type Mutator interface {
 	Done(j *Job) any
 }
 
+// Dependent runs. A strategy whose next children depend on the results
+// of earlier ones (FairFuzz's trimming and mask probes, every Lévy
+// batch) asks for them in two steps, the same for every technique:
+//
+//   - Next returns n children with param Dependent{Param: p}: they go out
+//     as one job (never cut by Config.JobSize), so one Mutator makes them
+//     in order and sees each child's outcome and trace (Observe) before
+//     it makes the next; it may end the job early (Ender). The job's note
+//     (Done) carries what the strategy needs to know, and Strategy.JobDone
+//     gets it once the job is merged.
+//   - Until then Next may return n == Wait: nothing to issue for now.
+//     The coordinator asks again after every merge; meanwhile the jobs
+//     already issued (other parents, other flights) keep the workers busy.
+//     A strategy must not return Wait with none of its jobs in flight
+//     (the campaign then ends with an error).
+//
+// Everything the strategy decides still happens on the coordinator from
+// merged results, so a reproducible campaign stays a function of the seed
+// (see serve in loop.go).
+
+// Wait is the n Strategy.Next returns to issue nothing until one of its
+// jobs in flight is merged (see Dependent).
+const Wait = -1
+
+// Dependent is the param Strategy.Next returns for a dependent job: the n
+// children go out as one job whose Mutator sees Job.Param = Param.
+type Dependent struct{ Param any }
+
+// Ender is an optional Mutator interface for dependent jobs: More is asked
+// before every child after the first; false ends the job there, and the
+// children it did not make are given back to the Config.Runs budget.
+type Ender interface {
+	More(j *Job) bool
+}
+
 // Strategy is one search technique (ALGORITHMS.md §1–§5). The coordinator
 // calls its methods from a single goroutine; only the Mutators run on the
 // workers. Adding a technique means one file: a type embedding Cycle (or
@@ -158,7 +196,8 @@ type Mutator interface {
 type Strategy interface {
 	// Next returns the next job's parent (nil: fresh children), the number
 	// of children to make of it and a strategy parameter for the mutator.
-	// The coordinator may cut n into several jobs.
+	// The coordinator may cut n into several jobs, unless param is a
+	// Dependent; n == Wait issues nothing for now (see Dependent).
 	Next(s *State) (parent *Entry, n int, param any)
 	// Save decides whether a non-failing child enters the queue.
 	Save(s *State, fb *Feedback) bool
@@ -194,6 +233,9 @@ type State struct {
 	Cov   *Coverage
 	// Execs is the number of executions merged so far.
 	Execs int64
+	// Conditionals is Config.Conditionals: the first arm of the
+	// conditional each site is an arm of, -1 for no arm; nil when unknown.
+	Conditionals []int32
 }
 
 // ZestSave is the saving rule of ALGORITHMS.md §1: new branch, or valid
@@ -273,13 +315,30 @@ func (BaseMutator) Done(*Job) any { return nil }
 type StrategyOptions struct {
 	// Raw is true in raw mode (no generator).
 	Raw bool
+	// Conditionals is Config.Conditionals; Generative is
+	// Config.Generative (bedivfuzz, spoton).
+	Conditionals []int32
+	Generative   GenerativeOptions
+	// Workers is Config.Workers (Lévy flights: one per worker).
+	Workers int
+	// Havoc, FairFuzz and Levy are Config's knobs of those strategies
+	// (zero values: the defaults).
+	Havoc    HavocConfig
+	FairFuzz FairFuzzConfig
+	Levy     LevyConfig
 }
 
 // strategies is the table of built-in techniques by name.
 var strategies = map[string]func(StrategyOptions) Strategy{
-	"zest":   func(StrategyOptions) Strategy { return &Zest{} },
-	"havoc":  func(StrategyOptions) Strategy { return &Havoc{} },
-	"random": func(StrategyOptions) Strategy { return &Random{} },
+	"zest": func(StrategyOptions) Strategy { return &Zest{} },
+	"havoc": func(o StrategyOptions) Strategy {
+		return &Havoc{Depth: o.Havoc.Depth, StackPow2: o.Havoc.StackPow2}
+	},
+	"random":    func(StrategyOptions) Strategy { return &Random{} },
+	"fairfuzz":  func(o StrategyOptions) Strategy { return NewFairFuzz(o) },
+	"levy":      func(o StrategyOptions) Strategy { return NewLevy(o) },
+	"bedivfuzz": func(o StrategyOptions) Strategy { return newBeDivFuzz(o) },
+	"spoton":    func(o StrategyOptions) Strategy { return newSpotOn(o) },
 }
 
 // Strategies lists the built-in strategy names, sorted.

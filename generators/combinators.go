@@ -56,12 +56,12 @@ func (s *Source) int64(kind Kind, label uint64, lo, hi int64) int64 {
 	}
 	b := s.draw(kind, label, 1+nb)
 	sel, v := b[0], le(b[1:])
-	if sel < 26 && s.dict != nil {
+	if int(sel) < s.dictInt && s.dict != nil {
 		if ints := s.dict.intsIn(lo, hi); len(ints) > 0 {
 			return ints[v%uint64(len(ints))]
 		}
 	}
-	if sel < 42 {
+	if int(sel) < s.dictInt+s.bias {
 		var cand [7]int64
 		c := append(cand[:0], lo, hi, lo+1, hi-1)
 		for _, x := range [...]int64{0, 1, -1} {
@@ -89,7 +89,17 @@ func (s *Source) Bool() bool { return s.draw(Value, lblBool, 1)[0]&1 == 1 }
 // part is present. A zero byte gives false unless p == 1.
 func (s *Source) Decide(p float64) bool {
 	t := int(p*256 + 0.5)
-	return int(s.draw(Structural, lblDecide, 1)[0]) >= 256-t
+	d := int(s.draw(Structural, lblDecide, 1)[0]) >= 256-t
+	s.decidedBool(d)
+	return d
+}
+
+func (s *Source) decidedBool(d bool) {
+	if d {
+		s.decided(1)
+	} else {
+		s.decided(0)
+	}
 }
 
 // Pick returns a structural draw uniform in [0, n) (n > 0). Zero bytes give 0.
@@ -100,7 +110,9 @@ func (s *Source) Pick(n int) int {
 	if n == 1 {
 		return 0
 	}
-	return int(below(s.draw(Structural, lblPick, bytesFor(uint64(n-1))), uint64(n)))
+	x := below(s.draw(Structural, lblPick, bytesFor(uint64(n-1))), uint64(n))
+	s.decided(x)
+	return int(x)
 }
 
 // Weighted returns a structural draw of an index into weights, each taken
@@ -120,10 +132,12 @@ func (s *Source) Weighted(weights ...int) int {
 			continue
 		}
 		if x < w {
+			s.decided(uint64(i))
 			return i
 		}
 		x -= w
 	}
+	s.decided(uint64(len(weights) - 1))
 	return len(weights) - 1
 }
 
@@ -155,7 +169,9 @@ func (s *Source) Len(min, max int) int {
 	if span == 0 {
 		return min
 	}
-	return min + int(logUniform(s.draw(Structural, lblLen, 1+bytesFor(span)), span))
+	n := min + int(logUniform(s.draw(Structural, lblLen, 1+bytesFor(span)), span))
+	s.decided(uint64(n))
+	return n
 }
 
 // valueLen is Len as a value draw inside a leaf (string or byte lengths).
@@ -188,7 +204,7 @@ func (s *Source) appendString(dst []byte, alphabet string, min, max int) []byte 
 	s.enter(lblString, "")
 	defer s.Leave()
 	head := s.draw(Value, lblStrHead, 3)
-	if head[0] >= 128 && s.dict != nil {
+	if int(head[0]) >= 256-s.dictStr && s.dict != nil {
 		if ents := s.dict.stringsIn(alphabet, min, max); len(ents) > 0 {
 			return append(dst, s.dict.entries[ents[le(head[1:])%uint64(len(ents))]]...)
 		}

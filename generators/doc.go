@@ -10,7 +10,12 @@
 //   - its execution index: the path of generator frames from the root to the
 //     draw, each step a (label, occurrence count within the enclosing frame)
 //     pair, hashed to a 64-bit key (ALGORITHMS.md §5, SpotOn; "relaxed" as
-//     in Zest: keys are compared, not paths);
+//     in Zest: keys are compared, not paths). A draw's label is its kind of
+//     draw (int, bool, pick, ...) by default, and with Options.CallSites its
+//     call site in the generator (function and offset, found on the Go
+//     stack past the combinators), as SpotOn defines it: then adding or
+//     removing a draw at one site never shifts the indexes of the draws at
+//     the other sites of the frame (9.8 µs instead of 1.7 per JSON input);
 //   - its types: the names of the typed frames on the stack at the draw
 //     (Source.Enter, Call).
 //
@@ -19,7 +24,8 @@
 // choices of one sub-object does not shift the choices of the objects after
 // it. A draw whose index the sequence does not hold reads the sequence's
 // unindexed bytes in order (see FromBytes; this is Zest's linear model and
-// how raw seed files enter), and past those, bytes from a PRNG (PCG) seeded
+// how raw seed files enter; FromStreams gives structural and value draws a
+// stream each, BeDivFuzz's (s, v)), and past those, bytes from a PRNG (PCG) seeded
 // from the sequence's own hash, so the same sequence always yields the same
 // input (ALGORITHMS.md §1). The sequence Run returns records exactly the
 // draws that were made, fresh ones included: it is cut to what the
@@ -29,7 +35,11 @@
 // Bytes, Dict, List, Repeat, OneOf, Recurse, Call) know the kind of each
 // draw they make; a custom draw (Source.Draw) states it. Integer draws are
 // biased toward the range boundaries and take a dictionary constant with
-// probability 0.1, string draws with probability 0.5 (ALGORITHMS.md §5).
+// probability 0.1, string draws with probability 0.5 (ALGORITHMS.md §5);
+// Options.DictProb and Options.IntBias change both, or turn them off for the
+// papers' baselines. The structural signature is the hash of the run's
+// decisions (the alternative each Pick, Weighted and Decide took, each
+// Len's size), so structural bytes that decode alike share it.
 //
 // Raw is the identity generator: the sequence's bytes are the input, one
 // value choice, so raw-byte fuzzing and generator fuzzing share one engine.

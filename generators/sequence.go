@@ -48,6 +48,27 @@ type Sequence struct {
 	choices []choice
 	types   []string
 	stacks  []stackNode
+	// sig is the hash of the structural decisions of the run that made
+	// the sequence (hasSig); sequences not made by a run have none.
+	sig    uint64
+	hasSig bool
+}
+
+// FromStreams returns a sequence of two unindexed choices, the structural
+// stream s and the value stream v (both copied): structural draws that miss
+// read s in order, value draws v, each extended from the PRNG past its end
+// and cut to what was read on its own. This is BeDivFuzz's (s, v) (ALGORITHMS.md
+// §2): a mutation of s does not shift the values, one of v not the
+// structure. KindBytes(Structural) and KindBytes(Value) of the sequence a
+// run returns are the s and v it consumed.
+func FromStreams(s, v []byte) *Sequence {
+	q := &Sequence{data: make([]byte, 0, len(s)+len(v))}
+	q.data = append(append(q.data, s...), v...)
+	q.choices = []choice{
+		{n: uint32(len(s)), kind: Structural, flags: flagUnindexed},
+		{off: uint32(len(s)), n: uint32(len(v)), kind: Value, flags: flagUnindexed | flagVar},
+	}
+	return q
 }
 
 // FromBytes returns a sequence holding b (copied) as one unindexed value
@@ -97,6 +118,13 @@ func (q *Sequence) Choice(i int) Choice {
 		Bytes:   q.data[c.off : c.off+c.n : c.off+c.n],
 		Indexed: c.flags&flagUnindexed == 0,
 	}
+}
+
+// Span returns the position in Bytes() and the length of choice i
+// (0 ≤ i < NumChoices()), without Choice's copy of its types.
+func (q *Sequence) Span(i int) (off, n int) {
+	c := q.choices[i]
+	return int(c.off), int(c.n)
 }
 
 // stackTypes returns the type names of stack node i, outermost first.
@@ -236,11 +264,17 @@ func (q *Sequence) SetKindBytes(k Kind, b []byte) error {
 	return nil
 }
 
-// StructuralSignature returns the hash (mix64) of the structural bytes in
-// draw order: the identity of the sequence's abstract input (ALGORITHMS.md
-// §2). Two runs with the same structural draws have the same signature
-// whatever their values.
+// StructuralSignature identifies the sequence's abstract input
+// (ALGORITHMS.md §2). For a sequence a run returned it is the hash of the
+// run's structural decisions, in draw order: the alternative each Pick,
+// Weighted and Decide took, the size each Len drew, and the bytes of custom
+// structural Draws, so two runs whose structural bytes differ but decode to
+// the same decisions share it, whatever their values. For other sequences
+// (FromBytes, WithBytes, decoded) it is the hash of the structural bytes.
 func (q *Sequence) StructuralSignature() uint64 {
+	if q.hasSig {
+		return q.sig
+	}
 	const seed = 0x5354525543540001 // "STRUCT" v1
 	return mix64(seed, q.KindBytes(Structural))
 }
@@ -264,6 +298,8 @@ func (q *Sequence) Clone() *Sequence {
 		choices: slices.Clone(q.choices),
 		types:   q.types,
 		stacks:  q.stacks,
+		sig:     q.sig,
+		hasSig:  q.hasSig,
 	}
 }
 
@@ -323,14 +359,20 @@ func (q *Sequence) WithBytes(b []byte) *Sequence {
 	return out
 }
 
-// Encoding (version 1), all integers unsigned LEB128 unless said:
+// Encoding (version 2), all integers unsigned LEB128 unless said:
 //
-//	magic "wafer-seq" 0x01
+//	magic "wafer-seq" 0x02 (version 1, 0x01, is read too: it has no
+//	signature)
 //	ntypes, then each: len, bytes
 //	nstacks (node 0 excluded), then each: parent (< its own index), name
 //	nchoices, then each: kind byte, flags byte, key (8 bytes LE, only when
 //	indexed), stack, n, n bytes
-const seqMagic = "wafer-seq\x01"
+//	signature: 0x00 (none), or 0x01 and 8 bytes LE (StructuralSignature
+//	of a run's sequence)
+const (
+	seqMagic   = "wafer-seq\x02"
+	seqMagicV1 = "wafer-seq\x01"
+)
 
 // ErrFormat is wrapped by every UnmarshalBinary error.
 var ErrFormat = errors.New("bad choice sequence")
@@ -362,6 +404,12 @@ func (q *Sequence) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(c.stack))
 		b = binary.AppendUvarint(b, uint64(c.n))
 		b = append(b, q.data[c.off:c.off+c.n]...)
+	}
+	if q.hasSig {
+		b = append(b, 1)
+		b = binary.LittleEndian.AppendUint64(b, q.sig)
+	} else {
+		b = append(b, 0)
 	}
 	return b, nil
 }
@@ -422,7 +470,9 @@ func (r *seqReader) left() uint64 { return uint64(len(r.b) - r.off) }
 // ErrFormat and give the offset.
 func (q *Sequence) UnmarshalBinary(b []byte) error {
 	r := &seqReader{b: b}
-	if m := r.bytes("magic", uint64(len(seqMagic))); r.err == nil && string(m) != seqMagic {
+	m := r.bytes("magic", uint64(len(seqMagic)))
+	v1 := r.err == nil && string(m) == seqMagicV1
+	if r.err == nil && string(m) != seqMagic && !v1 {
 		r.off = 0
 		r.fail("expected magic %q, got %q", seqMagic, m)
 	}
@@ -472,6 +522,20 @@ func (q *Sequence) UnmarshalBinary(b []byte) error {
 		data = append(data, v...)
 		choices = append(choices, c)
 	}
+	var sig uint64
+	hasSig := false
+	if !v1 && r.err == nil {
+		switch f := r.bytes("signature flag", 1); {
+		case r.err != nil:
+		case f[0] == 1:
+			if k := r.bytes("signature", 8); r.err == nil {
+				sig, hasSig = binary.LittleEndian.Uint64(k), true
+			}
+		case f[0] != 0:
+			r.off--
+			r.fail("signature flag: expected 0 or 1, got %d", f[0])
+		}
+	}
 	if r.err == nil && r.off != len(b) {
 		r.fail("expected end of data, got %d more bytes", len(b)-r.off)
 	}
@@ -481,6 +545,6 @@ func (q *Sequence) UnmarshalBinary(b []byte) error {
 	if data == nil {
 		data = []byte{}
 	}
-	*q = Sequence{data: data, choices: choices, types: types, stacks: stacks}
+	*q = Sequence{data: data, choices: choices, types: types, stacks: stacks, sig: sig, hasSig: hasSig}
 	return nil
 }

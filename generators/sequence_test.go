@@ -56,7 +56,8 @@ func TestUnmarshalErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "bad choice sequence: offset 0x0: magic: expected 10 bytes, got 0"},
-		{"magic", []byte("wafer-seq\x02\x00\x00\x00"), `bad choice sequence: offset 0x0: expected magic "wafer-seq\x01", got "wafer-seq\x02"`},
+		{"magic", []byte("wafer-seq\x03\x00\x00\x00"), `bad choice sequence: offset 0x0: expected magic "wafer-seq\x02", got "wafer-seq\x03"`},
+		{"signature flag", []byte("wafer-seq\x02\x00\x00\x00\x07"), "bad choice sequence: offset 0xd: signature flag: expected 0 or 1, got 7"},
 		{"truncated", good[:len(good)-1], "bad choice sequence: offset 0x"},
 		{"trailing", append(slices.Clone(good), 0), "bad choice sequence: offset 0x"},
 		{"kind", []byte("wafer-seq\x01\x00\x00\x01\x05\x01\x00\x00"), "bad choice sequence: offset 0xf: choice kind: expected 0 or 1, got 5"},

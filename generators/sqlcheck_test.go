@@ -14,7 +14,7 @@ func validSQL(b []byte) error {
 		return err
 	}
 	p := &sqlParser{toks: toks}
-	p.selectStmt()
+	p.script()
 	if p.err == nil && p.pos != len(p.toks) {
 		p.failf("expected end, got %q", p.toks[p.pos])
 	}
@@ -23,7 +23,7 @@ func validSQL(b []byte) error {
 
 var sqlKeywords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, k := range strings.Fields("SELECT DISTINCT FROM WHERE GROUP BY HAVING ORDER ASC DESC LIMIT OFFSET AS ON JOIN LEFT INNER CROSS AND OR NOT IS NULL IN BETWEEN LIKE TRUE FALSE") {
+	for _, k := range strings.Fields("SELECT DISTINCT FROM WHERE GROUP BY HAVING ORDER ASC DESC LIMIT OFFSET AS ON JOIN LEFT INNER CROSS AND OR NOT IS NULL IN BETWEEN LIKE TRUE FALSE CREATE TABLE INSERT INTO VALUES") {
 		m[k] = true
 	}
 	return m
@@ -77,7 +77,7 @@ func sqlTokens(s string) ([]string, error) {
 			out = append(out, s[i:j])
 			i = j
 		default:
-			for _, op := range []string{"<>", "<=", ">=", "||", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "."} {
+			for _, op := range []string{"<>", "<=", ">=", "||", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";"} {
 				if strings.HasPrefix(s[i:], op) {
 					out = append(out, op)
 					i += len(op)
@@ -140,6 +140,39 @@ func (p *sqlParser) integer() {
 		return
 	}
 	p.pos++
+}
+
+// script: (CREATE TABLE name(col [type], ...); [INSERT INTO name VALUES
+// (lit, ...), ...;])* SELECT ...;
+func (p *sqlParser) script() {
+	for p.err == nil && p.accept("CREATE") {
+		p.expect("TABLE")
+		p.ident()
+		p.expect("(")
+		for first := true; first || p.accept(","); first = false {
+			p.ident()
+			if t := p.peek(); t == "INTEGER" || t == "TEXT" || t == "REAL" || t == "BLOB" {
+				p.pos++
+			}
+		}
+		p.expect(")")
+		p.expect(";")
+		if p.accept("INSERT") {
+			p.expect("INTO")
+			p.ident()
+			p.expect("VALUES")
+			for first := true; first || p.accept(","); first = false {
+				p.expect("(")
+				for first := true; first || p.accept(","); first = false {
+					p.expr()
+				}
+				p.expect(")")
+			}
+			p.expect(";")
+		}
+	}
+	p.selectStmt()
+	p.expect(";")
 }
 
 func (p *sqlParser) selectStmt() {
@@ -278,6 +311,11 @@ func (p *sqlParser) primary() {
 		p.pos++
 	case p.pos+1 < len(p.toks) && p.toks[p.pos+1] == "(" && !sqlKeywords[t]:
 		p.pos += 2
+		if p.accept("*") {
+			p.expect(")")
+			return
+		}
+		p.accept("DISTINCT")
 		for first := true; first || p.accept(","); first = false {
 			p.expr()
 		}
