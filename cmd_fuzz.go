@@ -556,7 +556,10 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 		for _, cf := range bySite[site] {
 			repro := reproCommand(target, &f.target, cf.Hang)
 			n := ""
-			if h := hits[savedKey(cf)]; h > 0 {
+			switch h := hits[savedKey(cf)]; {
+			case h == 1:
+				n = " (1 hit)"
+			case h > 1:
 				n = fmt.Sprintf(" (%d hits)", h)
 			}
 			fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, cf.Path, n, strings.ReplaceAll(repro, "{input}", cf.Path))
