@@ -180,6 +180,10 @@ type rewriter struct {
 	dirtyOff   uint32
 	nsites     int
 	fuelGlobal uint32
+	// hangGlobal (with fuel) holds, once the fuel has run out, the
+	// code-section offset of the loop header or function entry whose
+	// check trapped (Layout.HangAtExport).
+	hangGlobal uint32
 	baseGlobal uint32
 	markFunc   uint32
 	stack      stackBounds // the stack pointer (findStack)
@@ -488,6 +492,9 @@ func (rw *rewriter) addGlobals(names []string, guard *heapGuard) (nglobImp uint3
 		rw.fuelGlobal = nglobImp + uint32(len(m.Globals))
 		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true},
 			Init: Expr{Instrs: []Instr{{Op: OpI64Const, A: 1<<63 - 1}, {Op: OpEnd}}}})
+		rw.hangGlobal = nglobImp + uint32(len(m.Globals))
+		m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true},
+			Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 	}
 	if rw.depth {
 		rw.minGlobal = nglobImp + uint32(len(m.Globals))
@@ -622,6 +629,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 	}
 	if rw.opts.Fuel {
 		l.FuelExport = FuelExport
+		l.HangAtExport = GlobalExportPrefix + strconv.Itoa(int(rw.hangGlobal))
 	}
 	if rw.opts.Compares {
 		l.CompareOffset, l.Compares, l.CompareMems = rw.cmpOff, uint32(rw.cmpInts), uint32(cmpMems)
@@ -851,8 +859,16 @@ func (rw *rewriter) check() {
 	rw.emit(OpDrop, 0)
 }
 
-// fuel emits the fuel decrement and check.
-func (rw *rewriter) fuel() {
+// fuel emits the fuel decrement and check of a loop header or function
+// entry; at is the first instruction of the loop body or function (an
+// instruction of the input): on exhaustion the check leaves at's
+// code-section offset in hangGlobal, so the host names the hanging
+// loop's source line, then traps.
+func (rw *rewriter) fuel(at *Instr) {
+	var off uint32
+	if at.Off >= rw.m.CodeOffset {
+		off = at.Off - rw.m.CodeOffset
+	}
 	if rw.nest != nil {
 		// In a leaf loop: decrement the local copy; on exhaustion store it
 		// and flush the loop's counts (a hang keeps them), then trap.
@@ -865,6 +881,8 @@ func (rw *rewriter) fuel() {
 		rw.emit(OpI64LtS, 0)
 		rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
 		rw.flush()
+		rw.emit(OpI32Const, uint64(off))
+		rw.emit(OpGlobalSet, uint64(rw.hangGlobal))
 		rw.emit(OpUnreachable, 0)
 		rw.emit(OpEnd, 0)
 		return
@@ -879,6 +897,8 @@ func (rw *rewriter) fuel() {
 	rw.emit(OpI64Const, 0)
 	rw.emit(OpI64LtS, 0)
 	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.emit(OpI32Const, uint64(off))
+	rw.emit(OpGlobalSet, uint64(rw.hangGlobal))
 	rw.emit(OpUnreachable, 0)
 	rw.emit(OpEnd, 0)
 }
@@ -1010,7 +1030,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		rw.memCompare(rw.cmpMems[i])
 	}
 	if rw.opts.Fuel && mayRunLong(body) && !loopsFirst(body) {
-		rw.fuel()
+		rw.fuel(&body[0])
 	}
 	if rw.count {
 		if rw.plan.derived(0) {
@@ -1115,7 +1135,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		rw.keep(in)
 		if rw.opts.Fuel {
-			rw.fuel()
+			// the loop's first instruction has the loop body's source
+			// line; the loop instruction itself has none of its own
+			rw.fuel(&rw.body[min(rw.k+1, len(rw.body)-1)])
 		}
 		if rw.count && rw.nest == nil {
 			// The base in a loop is a new SSA value (a phi): check it once

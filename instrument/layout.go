@@ -100,6 +100,12 @@ type Layout struct {
 	// Instrument was given, of the access it stopped (SiteMap.Lookup
 	// finds its source line); "" without the check.
 	HeapAtExport string
+	// HangAtExport (Options.Fuel) is the export of the i32 global in
+	// which a fuel check that ran out leaves the code-section offset, in
+	// the module Instrument was given, of its loop header or function
+	// entry (SiteMap.Lookup finds the loop's source line); "" without
+	// fuel.
+	HangAtExport string
 	// NullEnd (Options.HeapCheck) ends the null page: the target memory
 	// from address 0 below the lowest static data of a module whose stack
 	// lies above its data (wasm-ld's default layout before LLVM 22), which

@@ -131,12 +131,14 @@ func (m *SiteMap) Describe(id int) string {
 
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
-// the stack depth's and the call pairs', v7 the heap check's shadow.
-// UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
-// pointer), v4 (no heap guard), v5 (neither stack depth nor call pairs)
-// and v6 (no shadow).
+// the stack depth's and the call pairs', v7 the heap check's shadow, v8
+// the fuel check's hang offset. UnmarshalBinary also reads v2 (no
+// comparison log), v3 (no stack pointer), v4 (no heap guard), v5
+// (neither stack depth nor call pairs), v6 (no shadow) and v7 (no hang
+// offset).
 const (
-	siteMapMagic   = "wafer sitemap v7\n"
+	siteMapMagic   = "wafer sitemap v8\n"
+	siteMapMagicV7 = "wafer sitemap v7\n"
 	siteMapMagicV6 = "wafer sitemap v6\n"
 	siteMapMagicV5 = "wafer sitemap v5\n"
 	siteMapMagicV4 = "wafer sitemap v4\n"
@@ -169,6 +171,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(l.ShadowBytes))
 	s(l.HeapAtExport)
 	u(uint64(l.NullEnd))
+	s(l.HangAtExport)
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -265,7 +268,8 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v4 := bytes.HasPrefix(data, []byte(siteMapMagicV4))
 	v5 := bytes.HasPrefix(data, []byte(siteMapMagicV5))
 	v6 := bytes.HasPrefix(data, []byte(siteMapMagicV6))
-	if !v2 && !v3 && !v4 && !v5 && !v6 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v7 := bytes.HasPrefix(data, []byte(siteMapMagicV7))
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -288,6 +292,9 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	if !v2 && !v3 && !v4 && !v5 && !v6 {
 		l.ShadowOffset, l.ShadowBytes, l.HeapAtExport, l.NullEnd = r.u32(), r.u32(), r.s(), r.u32()
+	}
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 {
+		l.HangAtExport = r.s()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)
@@ -389,4 +396,27 @@ func (m *SiteMap) Conditionals() []int32 {
 		out[i] = int32(i)
 	}
 	return out
+}
+
+// StatementAt returns the source position of the first line-table row that
+// starts at or after offset with a line (rows of line 0 are the
+// compiler's own code), as long as no other function starts before
+// it: the first statement of the loop body or function whose code begins
+// at offset, where Lookup would give the line of the instructions a
+// compiler hoisted there (a loop's counter update often carries its
+// function's first line).
+func (m *SiteMap) StatementAt(offset uint32) (file string, line uint32, ok bool) {
+	i := sort.Search(len(m.LineTable), func(i int) bool { return m.LineTable[i].Offset >= offset })
+	for ; i < len(m.LineTable); i++ {
+		e := m.LineTable[i]
+		for _, f := range m.Funcs {
+			if f.Offset > offset && f.Offset <= e.Offset {
+				return "", 0, false
+			}
+		}
+		if int(e.File) < len(m.Files) && e.Line != 0 {
+			return m.Files[e.File], e.Line, true
+		}
+	}
+	return "", 0, false
 }

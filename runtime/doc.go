@@ -194,8 +194,9 @@
 // FrameKey is the canonical name of a frame for identities: Go's panic
 // traces and a Go module's name section spell a function differently
 // ("pkg.(*T).m", "pkg.__T_.m"), C++ and Rust names come mangled or not.
-// A fuel hang's innermost frame gets the line of its function's most-hit
-// branch site in the run, its loop (hangline.go).
+// A fuel hang's innermost frame gets the line of the loop whose fuel check
+// ran out: the check leaves the loop's code offset in a global
+// (instrument's Layout.HangAtExport), mapped through DWARF (hangline.go).
 // stdout and stderr are kept as bounded tails (Config.OutputTail).
 //
 // # Errors

@@ -33,6 +33,7 @@ type Worker struct {
 	sp      api.Global // the stack pointer (Layout.StackPointerExport), or nil
 	heap    api.Global // the heap guard's error (Layout.HeapExport), or nil
 	heapAt  api.Global // the heap check's access (Layout.HeapAtExport), or nil
+	hangAt  api.Global // the fuel check that ran out (Layout.HangAtExport), or nil
 	minSP   api.Global // the lowest stack pointer (Layout.StackMinExport), or nil
 	globals []api.MutableGlobal
 	inPtr   uint32     // target address of the input buffer
@@ -146,7 +147,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 			}
 		}
 	}
-	w.sp, w.heap, w.heapAt, w.minSP = nil, nil, nil, nil
+	w.sp, w.heap, w.heapAt, w.hangAt, w.minSP = nil, nil, nil, nil, nil
 	if name := w.t.meta.layout.StackMinExport; name != "" {
 		w.minSP = mod.ExportedGlobal(name)
 	}
@@ -158,6 +159,9 @@ func (w *Worker) instantiate(ctx context.Context) error {
 	}
 	if name := w.t.meta.layout.HeapAtExport; name != "" {
 		w.heapAt = mod.ExportedGlobal(name)
+	}
+	if name := w.t.meta.layout.HangAtExport; name != "" {
+		w.hangAt = mod.ExportedGlobal(name)
 	}
 	w.globals = w.globals[:0]
 	for _, name := range w.t.globals {
@@ -688,7 +692,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 		res.Outcome, res.Failure, res.ExitCode = classify(end)
 	}
 	res.Counters = w.counters()
-	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
+	w.placeHang(res.Failure) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil || late {
@@ -878,7 +882,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 	res := Result{Fuel: w.fuelUsed(budget)}
 	res.Outcome, res.Failure, res.ExitCode = classify(end)
 	res.Counters = w.counters()
-	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
+	w.placeHang(res.Failure) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	w.discard(ctx)

@@ -54,3 +54,27 @@ func TestConditionals(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementAt: the first row with a line at or after the offset, rows
+// of line 0 skipped, never a row of the next function.
+func TestStatementAt(t *testing.T) {
+	sm := &SiteMap{
+		Files:     []string{"a.c"},
+		Funcs:     []Func{{Offset: 0x10}, {Offset: 0x40}},
+		LineTable: []LineEntry{{0x10, 0, 5}, {0x18, 0, 7}, {0x20, 0, 0}, {0x28, 0, 9}, {0x40, 0, 20}},
+	}
+	for _, tc := range []struct {
+		off  uint32
+		line uint32
+		ok   bool
+	}{
+		{0x10, 5, true}, {0x11, 7, true}, {0x18, 7, true}, {0x19, 9, true}, {0x21, 9, true},
+		{0x29, 0, false}, // the next row is the next function's
+		{0x40, 20, true}, {0x41, 0, false},
+	} {
+		_, line, ok := sm.StatementAt(tc.off)
+		if line != tc.line || ok != tc.ok {
+			t.Errorf("StatementAt(%#x) = %d, %v; expected %d, %v", tc.off, line, ok, tc.line, tc.ok)
+		}
+	}
+}
