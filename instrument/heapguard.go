@@ -48,6 +48,10 @@ const (
 	HeapDoubleFree      = 2 // a free of a block already freed
 	HeapOverflowRealloc = 3 // a realloc found the redzone changed
 	HeapReallocFreed    = 4 // a realloc of a block already freed
+	// HeapMallocLimit: one request for more bytes than the limit the host
+	// set (Layout.MallocLimitExport), at the allocating call; the low word
+	// holds the request, 0xffffffff for 4 GiB or more.
+	HeapMallocLimit = 11
 )
 
 const (
@@ -78,6 +82,9 @@ var heapFuncs = []struct {
 // heapGuard is what guardHeap did to a module.
 type heapGuard struct {
 	global uint32 // the error global's index
+	// limit is the i32 global the host sets to the largest single request
+	// (0: none); a larger one traps as HeapMallocLimit.
+	limit uint32
 	// moved maps each new function index to the index whose body it
 	// holds (for its name).
 	moved map[uint32]uint32
@@ -291,10 +298,12 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 	g := &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
 	g.global = m.NumImported(ExternGlobal) + uint32(len(m.Globals))
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})
+	g.limit = g.global + 1
+	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 	checked := rw.opts.HeapCheck
 	if checked {
-		g.inAlloc, g.errAt = g.global+1, g.global+2
-		g.ring, g.head, g.count, g.bytes = g.global+3, g.global+4, g.global+5, g.global+6
+		g.inAlloc, g.errAt = g.global+2, g.global+3
+		g.ring, g.head, g.count, g.bytes = g.global+4, g.global+5, g.global+6, g.global+7
 		for range 6 {
 			m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 		}
@@ -330,6 +339,18 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 		}
 		return append(in, globalSet(g.global), op(OpUnreachable))
 	}
+	// limited traps with HeapMallocLimit when the request that size (i64
+	// instructions) computes is over a non-zero limit; size runs twice.
+	limited := func(size ...Instr) []Instr {
+		return seq(
+			one(globalGet(g.limit), op(OpI32Eqz)), one(op(OpI32Eqz)),
+			size, one(globalGet(g.limit), op(OpI64ExtendI32U), op(OpI64GtU), op(OpI32And)),
+			// kind<<32 | min(size, 0xffffffff)
+			ifThen(seq(one(i64(HeapMallocLimit<<32), i64(0xffffffff)), size, size,
+				one(i64(0xffffffff), op(OpI64GtU), op(OpSelect), op(OpI64Or), globalSet(g.global), op(OpUnreachable)))...),
+		)
+	}
+	arg := func(i uint64) []Instr { return []Instr{get(i), op(OpI64ExtendI32U)} }
 	locals := func(ts ...ValType) []LocalDecl {
 		var ds []LocalDecl
 		for _, t := range ts {
@@ -397,6 +418,7 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 
 	// malloc(n)
 	wrapper("malloc", locals(TI32), seq(
+		limited(arg(0)...),
 		one(get(0), i32(heapMaxSize), op(OpI32GtU)), ifThen(get(0), call(orig["malloc"]), ret),
 		one(get(0), i32(heapHeader+heapRedzone), op(OpI32Add), call(orig["malloc"]), tee(1), op(OpI32Eqz)), ifThen(i32(0), ret),
 		one(get(1), i32(heapHeader), op(OpI32Add), get(1), get(0), call(arm)),
@@ -422,6 +444,7 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 	if o, ok := orig["calloc"]; ok {
 		const total, b = 2, 3
 		wrapper("calloc", locals(TI64, TI32), seq(
+			limited(seq(arg(0), arg(1), one(op(OpI64Mul)))...),
 			one(get(0), op(OpI64ExtendI32U), get(1), op(OpI64ExtendI32U), op(OpI64Mul), tee(total), i64(heapMaxSize), op(OpI64GtU)),
 			ifThen(get(0), get(1), call(o), ret),
 			one(i32(1), get(total), op(OpI32WrapI64), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
@@ -436,6 +459,7 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 			rearm = seq(one(get(0)), hdr(0), one(mem(OpI32Load, 0), call(callShadowArm)))
 		}
 		wrapper("realloc", locals(TI32, TI32, TI32), seq(
+			limited(arg(1)...),
 			one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
 			ours(0, []Instr{get(0), get(1), call(o), ret}, HeapReallocFreed),
 			check(0, oldn, HeapOverflowRealloc),
@@ -466,6 +490,7 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 		const b, a2 = 2, 3
 		pass := []Instr{get(0), get(1), call(o), ret}
 		wrapper("aligned_alloc", locals(TI32, TI32), seq(
+			limited(arg(1)...),
 			// not a power of two: the allocator's answer
 			one(get(0), op(OpI32Eqz), get(0), get(0), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
 			aligned(0, a2),
@@ -479,6 +504,7 @@ func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
 		const r, a2, b = 3, 4, 5
 		pass := []Instr{get(0), get(1), get(2), call(o), ret}
 		wrapper("posix_memalign", locals(TI32, TI32, TI32), seq(
+			limited(arg(2)...),
 			// not a power of two of at least 4: the allocator's EINVAL
 			one(get(1), i32(4), op(OpI32LtU), get(1), get(1), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
 			aligned(1, a2),

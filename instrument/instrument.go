@@ -636,6 +636,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 	}
 	if guard != nil {
 		l.HeapExport = GlobalExportPrefix + strconv.Itoa(int(guard.global))
+		l.MallocLimitExport = GlobalExportPrefix + strconv.Itoa(int(guard.limit))
 	}
 	if rw.heapCheck {
 		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes

@@ -106,6 +106,11 @@ type Layout struct {
 	// entry (SiteMap.Lookup finds the loop's source line); "" without
 	// fuel.
 	HangAtExport string
+	// MallocLimitExport (with the heap guard) is the export of the i32
+	// global the host sets to the largest single allocation request the
+	// wrapped allocator accepts (0, its initial value: no limit); a larger
+	// request traps at the call with HeapMallocLimit in HeapExport.
+	MallocLimitExport string
 	// NullEnd (Options.HeapCheck) ends the null page: the target memory
 	// from address 0 below the lowest static data of a module whose stack
 	// lies above its data (wasm-ld's default layout before LLVM 22), which

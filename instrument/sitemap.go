@@ -132,7 +132,7 @@ func (m *SiteMap) Describe(id int) string {
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
 // the stack depth's and the call pairs', v7 the heap check's shadow, v8
-// the fuel check's hang offset. UnmarshalBinary also reads v2 (no
+// the fuel check's hang offset and the allocator's limit. UnmarshalBinary also reads v2 (no
 // comparison log), v3 (no stack pointer), v4 (no heap guard), v5
 // (neither stack depth nor call pairs), v6 (no shadow) and v7 (no hang
 // offset).
@@ -172,6 +172,7 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	s(l.HeapAtExport)
 	u(uint64(l.NullEnd))
 	s(l.HangAtExport)
+	s(l.MallocLimitExport)
 	u(uint64(len(m.Sites)))
 	for _, x := range m.Sites {
 		u(uint64(x.Func))
@@ -294,7 +295,7 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 		l.ShadowOffset, l.ShadowBytes, l.HeapAtExport, l.NullEnd = r.u32(), r.u32(), r.s(), r.u32()
 	}
 	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 {
-		l.HangAtExport = r.s()
+		l.HangAtExport, l.MallocLimitExport = r.s(), r.s()
 	}
 	if n := r.count(6); n > 0 {
 		out.Sites = make([]Site, n)

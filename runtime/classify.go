@@ -78,6 +78,11 @@ func heapFailure(v uint64) (Kind, string) {
 		return KindDoubleFree, "free of a heap block already freed"
 	case instrument.HeapReallocFreed:
 		return KindDoubleFree, "realloc of a heap block already freed"
+	case instrument.HeapMallocLimit:
+		if v&0xffffffff == 0xffffffff {
+			return KindMallocLimit, "a single allocation of 4 GiB or more, over the malloc limit"
+		}
+		return KindMallocLimit, "a single allocation of " + size + " bytes, over the malloc limit"
 	case instrument.HeapReadOverflow, instrument.HeapWriteOverflow, instrument.HeapReadFreed, instrument.HeapWriteFreed,
 		instrument.HeapReadNull, instrument.HeapWriteNull:
 		// kinds come in pairs, read then write

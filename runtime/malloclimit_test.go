@@ -7,19 +7,21 @@ import (
 )
 
 // TestMallocLimit: with Config.MallocLimit, one allocation larger than it
-// ends the run at its memory.grow as KindMallocLimit, with the stack of
-// the call that asked: a C target's malloc (testdata/heap's "B" asks 4
-// MiB) and a Go reactor's make (testdata/goalloc's seed makes buffers of
-// about 1 MiB). Smaller allocations pass, and without the limit the same
+// ends the run as KindMallocLimit, with the stack of the call that asked:
+// a C target's malloc at the call, in the heap guard's wrapper, whatever
+// the heap holds free (testdata/heap's "B" asks 4 MiB), and a Go
+// reactor's make at its memory.grow (testdata/goalloc's seed makes
+// buffers of about 1 MiB). Smaller allocations pass, and without the limit the same
 // inputs pass.
 func TestMallocLimit(t *testing.T) {
 	cases := []struct {
 		fixture, in string
 		limit       uint64
 		caller      string // a frame the stack must have
+		message     string // the failure's message
 	}{
-		{"heap/heap.wasm", "B", 2 << 20, "LLVMFuzzerTestOneInput"},
-		{"goalloc/goalloc.wasm", string(fixture(t, "goalloc/seeds/false-overflow")), 512 << 10, "main.decode"},
+		{"heap/heap.wasm", "B", 2 << 20, "LLVMFuzzerTestOneInput", "a single allocation of 4194304 bytes, over the malloc limit"},
+		{"goalloc/goalloc.wasm", string(fixture(t, "goalloc/seeds/false-overflow")), 512 << 10, "main.decode", ""},
 	}
 	for _, tc := range cases {
 		w := worker(t, loadInstrumented(t, tc.fixture, fullOpts, Config{MallocLimit: tc.limit}))
@@ -29,6 +31,9 @@ func TestMallocLimit(t *testing.T) {
 		}
 		if !slices.ContainsFunc(r.Failure.Stack, func(f Frame) bool { return f.Func == tc.caller }) {
 			t.Fatalf("%s: expected %s on the stack, got %v", tc.fixture, tc.caller, r.Failure.Stack)
+		}
+		if tc.message != "" && r.Failure.Message != tc.message {
+			t.Fatalf("%s: expected the message %q, got %q", tc.fixture, tc.message, r.Failure.Message)
 		}
 		t.Logf("%s: %v", tc.fixture, r.Failure)
 		unlimited := worker(t, loadInstrumented(t, tc.fixture, fullOpts, Config{}))

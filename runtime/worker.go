@@ -163,6 +163,12 @@ func (w *Worker) instantiate(ctx context.Context) error {
 	if name := w.t.meta.layout.HangAtExport; name != "" {
 		w.hangAt = mod.ExportedGlobal(name)
 	}
+	if name := w.t.meta.layout.MallocLimitExport; name != "" && w.t.cfg.MallocLimit > 0 {
+		// the wrapped allocator refuses larger requests at the call
+		if g, ok := mod.ExportedGlobal(name).(api.MutableGlobal); ok {
+			g.Set(min(w.t.cfg.MallocLimit, math.MaxUint32))
+		}
+	}
 	w.globals = w.globals[:0]
 	for _, name := range w.t.globals {
 		if g, ok := mod.ExportedGlobal(name).(api.MutableGlobal); ok {
