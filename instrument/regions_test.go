@@ -4,11 +4,11 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"reflect"
 	"sort"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 )
 
 //go:embed testdata/regions.wasm
@@ -181,5 +181,50 @@ func TestRegionsDifferential(t *testing.T) {
 	if len(hitSomewhere) != len(marks)-1 { // all but the unreachable marker 52
 		t.Errorf("%d of %d markers ran, want all but one", len(hitSomewhere), len(marks))
 	}
-	_ = api.ValueTypeI32
+}
+
+// TestRegionsMarshal: regions survive MarshalBinary/UnmarshalBinary, a v7
+// map (no regions) still reads, and regions naming a site past the map
+// or out of order are refused.
+func TestRegionsMarshal(t *testing.T) {
+	_, sm, err := Instrument(regionsWasm, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sm.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got SiteMap
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Regions, sm.Regions) || len(got.Regions) < 20 {
+		t.Errorf("regions after a round trip: %v, want %v", got.Regions, sm.Regions)
+	}
+	noRegions := *sm
+	noRegions.Regions = nil
+	b7, _ := noRegions.MarshalBinary()
+	if b7[len(b7)-1] != 0 {
+		t.Fatalf("expected the empty regions' count last")
+	}
+	b7 = append([]byte(siteMapMagicV7), b7[len(siteMapMagic):len(b7)-1]...)
+	var old SiteMap
+	if err := old.UnmarshalBinary(b7); err != nil {
+		t.Fatalf("v7 map: %v", err)
+	}
+	if !reflect.DeepEqual(&old, &noRegions) {
+		t.Errorf("v7 map reads differently")
+	}
+	for name, rs := range map[string][]Region{
+		"site past the map": {{Offset: 1, Site: uint32(len(sm.Sites))}},
+		"same offset twice": {{Offset: 1, Site: 0}, {Offset: 1, Site: 1}},
+	} {
+		bad := *sm
+		bad.Regions = rs
+		data, _ := bad.MarshalBinary()
+		if err := got.UnmarshalBinary(data); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
 }
