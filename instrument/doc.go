@@ -258,7 +258,9 @@
 // cmp). They let a coverage report mark every line with code, not only
 // those holding a branch; a call that traps or never returns leaves the
 // code after it looking reached, as with llvm-cov's counters. They grow
-// examples/gojson's marshalled site map from 1.42 to 1.85 MB.
+// examples/gojson's marshalled site map from 1.42 to 1.85 MB; Instrument
+// on gocalc (3.4 MB, fuel and dirty pages) allocates 4.7 % more and takes
+// no measurably longer (CPU 195 vs 175 ms/op, p=0.49, n=6).
 //
 // # Security
 //
