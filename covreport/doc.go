@@ -28,13 +28,18 @@
 //   - Branch arms on the pages and in lcov are every arm of every
 //     conditional (if, br_if, br_table), derived arms included, their
 //     counts filled from their sources (SiteMap.FillDerived) run by run.
-//   - A line's state: not covered when no site on it was hit; partly
-//     covered when some site was hit but an arm of a conditional on it
-//     never was (the page names that arm); covered otherwise. Only lines
-//     that hold a site are marked, plus every line of a function that was
-//     never entered (all of its code is uncovered); straight-line code of
-//     an entered function is left unmarked, since a site map does not say
-//     which arm it belongs to.
+//   - A line's state: not covered when no site on it and no region of
+//     its code was hit; partly covered when one was but an arm of a
+//     conditional on it never was (the page names that arm); covered
+//     otherwise. Every line with code is marked: the site map's regions
+//     (instrument.SiteMap.Regions) say which site's hit means a stretch
+//     of code ran, and a line's code is what the DWARF line table puts on
+//     it. Code in no region (after an unconditional branch) marks
+//     nothing. A region does not end at a call, so a call that trapped or
+//     never returned leaves the lines after it looking reached, as
+//     llvm-cov's counters do. A site map from before regions (sitemap v7)
+//     marks only the lines holding a site and every line of a function
+//     never entered.
 //   - Inputs that crash or hang are listed with their failure and add no
 //     coverage, as in the campaign.
 //   - Output is deterministic: the same runs give byte-identical files.

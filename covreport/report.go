@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -136,18 +137,18 @@ type LineState int
 
 // Line states.
 const (
-	NoCode      LineState = iota // no site on the line: not marked
-	NotCovered                   // no site on it was hit
-	PartCovered                  // some site hit, an arm of a conditional on it never taken
-	Covered                      // every site on it hit
+	NoCode      LineState = iota // no site on the line and none of its code in a region: not marked
+	NotCovered                   // no site on it and no region of its code was hit
+	PartCovered                  // some site or region hit, an arm of a conditional on it never taken
+	Covered                      // reached, and every arm of its conditionals taken
 )
 
 // Line is one marked source line.
 type Line struct {
 	Number   uint32
 	State    LineState
-	Inputs   uint64 // runs that reached the line: the most of any site on it (an arm's runs for a conditional; one run may take several arms)
-	Hits     uint64 // hit count of the line: the largest of its sites' (a conditional's is its arms' sum)
+	Inputs   uint64 // runs that reached the line: the most of any site or region on it (an arm's runs for a conditional; one run may take several arms)
+	Hits     uint64 // hit count of the line: the largest of its sites' and regions' (a conditional's is its arms' sum)
 	Branches []Branch
 }
 
@@ -314,8 +315,9 @@ func Build(c *Coverage, opts Options) *Report {
 			r.Files[fi].Arms += len(b.Arms)
 			r.Files[fi].Hit += b.Hit()
 		}
-		if f.Entry == 0 {
-			// every line of a function never entered is uncovered
+		if f.Entry == 0 && len(sm.Regions) == 0 {
+			// a site map without regions (before sitemap v8): every line
+			// of a function never entered is uncovered
 			for _, le := range sm.LineTable {
 				if le.Offset >= f.offset && le.Offset < f.bodyEnd && le.Line != 0 && int(le.File) < len(sm.Files) {
 					mark(fileOf(sm.Files[le.File], f.Group), le.Line)
@@ -323,6 +325,7 @@ func Build(c *Coverage, opts Options) *Report {
 			}
 		}
 	}
+	markRegions(c, byIndex, fileOf, mark)
 	for fi := range r.Files {
 		fl := &r.Files[fi]
 		for _, l := range lines[fi] {
@@ -389,6 +392,37 @@ func Build(c *Coverage, opts Options) *Report {
 		}
 	}
 	return r
+}
+
+// markRegions marks every line with code in a region (SiteMap.Regions):
+// the line ran in a run that hit the site of a region of its code.
+func markRegions(c *Coverage, byIndex map[uint32]*Func, fileOf func(string, Group) int, mark func(int, uint32) *Line) {
+	sm := c.sm
+	regions := sm.Regions
+	for i, le := range sm.LineTable {
+		end := ^uint32(0)
+		if i+1 < len(sm.LineTable) {
+			end = sm.LineTable[i+1].Offset
+		}
+		if le.Line == 0 || int(le.File) >= len(sm.Files) || end <= le.Offset {
+			continue
+		}
+		// the regions overlapping [le.Offset, end)
+		j := max(sort.Search(len(regions), func(k int) bool { return regions[k].Offset > le.Offset })-1, 0)
+		for ; j < len(regions) && regions[j].Offset < end; j++ {
+			r := regions[j]
+			if (j+1 < len(regions) && regions[j+1].Offset <= le.Offset) || int64(r.Site) >= int64(len(sm.Sites)) {
+				continue
+			}
+			f := byIndex[sm.Sites[r.Site].Func]
+			if f == nil {
+				continue
+			}
+			l := mark(fileOf(sm.Files[le.File], f.Group), le.Line)
+			l.Inputs = max(l.Inputs, c.Inputs[r.Site])
+			l.Hits = max(l.Hits, c.Hits[r.Site])
+		}
+	}
 }
 
 func lineState(l *Line) LineState {

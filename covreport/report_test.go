@@ -134,3 +134,41 @@ func TestGoStd(t *testing.T) {
 		}
 	}
 }
+
+// TestRegionLines: with regions, every line with code is marked by the
+// regions of its code: line 4 (the if's then arm, hit) covered, line 5
+// (the else arm, never hit) not covered, line 6 (a stretch in no region)
+// unmarked, line 7 (the not-taken arm's code, derived and hit through the
+// if's arms) covered, line 8 of g (never entered) not covered.
+func TestRegionLines(t *testing.T) {
+	sm := testMap()
+	sm.LineTable = []instrument.LineEntry{
+		{Offset: 5, Line: 1}, {Offset: 20, Line: 2}, {Offset: 22, Line: 4}, {Offset: 25, Line: 5},
+		{Offset: 28, Line: 6}, {Offset: 30, Line: 3}, {Offset: 32, Line: 7}, {Offset: 100, Line: 8},
+	}
+	none := instrument.NoRegion
+	sm.Regions = []instrument.Region{{Offset: 5, Site: 0}, {Offset: 22, Site: 1}, {Offset: 25, Site: 2}, {Offset: 28, Site: none},
+		{Offset: 30, Site: 0}, {Offset: 32, Site: 4}, {Offset: 40, Site: none}, {Offset: 100, Site: 5}, {Offset: 110, Site: none}}
+	c := NewCoverage(sm)
+	if err := c.Add(Input{Path: "a", Outcome: Valid}, []byte{1, 1, 0, 0, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	r := Build(c, Options{})
+	got := map[uint32]LineState{}
+	for _, l := range r.Files[0].Lines {
+		got[l.Number] = l.State
+	}
+	want := map[uint32]LineState{1: Covered, 2: PartCovered, 3: PartCovered, 4: Covered, 5: NotCovered, 7: Covered, 8: NotCovered}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("line %d: state %v, want %v", n, got[n], w)
+		}
+	}
+	if _, ok := got[6]; ok || len(got) != len(want) {
+		t.Errorf("marked lines %v, want %v (line 6 in no region unmarked)", got, want)
+	}
+	// the same coverage twice gives the same lcov
+	if a, b := string(Build(c, Options{}).LCOV()), string(r.LCOV()); a != b || !strings.Contains(a, "DA:5,0") || !strings.Contains(a, "DA:4,1") {
+		t.Errorf("lcov differs or misses DA lines:\n%s", a)
+	}
+}

@@ -249,6 +249,19 @@
 // a Go module's strings that no code refers to, the runtime's type and
 // function names, are left out: they had filled the 4,096 entries.
 //
+// Regions (regions.go) record, while the rewriter walks each body, which
+// site's hit means each stretch of code ran: the entry's, an if's arm's,
+// a br_if's not-taken arm's after it, a branch's arm after a block's end
+// that only it reaches, none after an unconditional branch. They only
+// record: the instrumented bytes are the same with or without them (the
+// six examples, with and without fuel and dirty pages, compared with
+// cmp). They let a coverage report mark every line with code, not only
+// those holding a branch; a call that traps or never returns leaves the
+// code after it looking reached, as with llvm-cov's counters. They grow
+// examples/gojson's marshalled site map from 1.42 to 1.85 MB; Instrument
+// on gocalc (3.4 MB, fuel and dirty pages) allocates 4.7 % more and takes
+// no measurably longer (CPU 195 vs 175 ms/op, p=0.49, n=6).
+//
 // # Security
 //
 // Decode and Instrument never panic on any input, and counts read from the

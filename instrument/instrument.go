@@ -175,6 +175,8 @@ type rewriter struct {
 	sm   *SiteMap
 	src  []byte // the input binary, or nil
 
+	regions regionTracker // SiteMap.Regions of the function being rewritten
+
 	rb         uint64 // reserved bytes
 	rp         uint32 // reserved pages
 	dirtyOff   uint32
@@ -1039,7 +1041,11 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 			// of the function's highest counter address (doc.go)
 			rw.check()
 		}
-		rw.counter(rw.site(first, FuncEntry, 0))
+		entry := rw.site(first, FuncEntry, 0)
+		rw.counter(entry)
+		if first.Off >= m.CodeOffset {
+			rw.regions.start(first.Off-m.CodeOffset, entry)
+		}
 	}
 	rw.body = body
 	for k := range body {
@@ -1048,6 +1054,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		if err := rw.instr(&in, k, body); err != nil {
 			return fmt.Errorf("instrument: function %d: %w", rw.fn, err)
 		}
+		rw.trackRegion(k)
 	}
 	if len(rw.ctl) != 0 {
 		return fmt.Errorf("instrument: function %d: unbalanced blocks", rw.fn)
@@ -1070,6 +1077,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		}
 	}
 	slices.Reverse(rw.sm.Sites[lo:])
+	rw.sm.Regions = rw.regions.finish(rw.sm.Regions, uint32(lo), uint32(hi))
 	// Encode the new body right away into the shared output arena: the
 	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)

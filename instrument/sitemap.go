@@ -85,6 +85,10 @@ type SiteMap struct {
 	// LineTable maps code-section-relative offsets to source lines (sorted by
 	// Offset), for mapping stack frames; empty without DWARF.
 	LineTable []LineEntry
+	// Regions says which site's hit means the code from each offset on
+	// ran (regions.go), sorted by Offset; empty for a map read from a
+	// sitemap before v8.
+	Regions []Region
 }
 
 // LineEntry: code from Offset up to the next entry comes from File:Line.
@@ -132,10 +136,10 @@ func (m *SiteMap) Describe(id int) string {
 // siteMapMagic heads what MarshalBinary writes; v3 added the comparison
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
 // the stack depth's and the call pairs', v7 the heap check's shadow, v8
-// the fuel check's hang offset and the allocator's limit. UnmarshalBinary also reads v2 (no
-// comparison log), v3 (no stack pointer), v4 (no heap guard), v5
-// (neither stack depth nor call pairs), v6 (no shadow) and v7 (no hang
-// offset).
+// the fuel check's hang offset, the allocator's limit and the code
+// regions. UnmarshalBinary also reads v2 (no comparison log), v3 (no
+// stack pointer), v4 (no heap guard), v5 (neither stack depth nor call
+// pairs), v6 (no shadow) and v7 (none of v8's).
 const (
 	siteMapMagic   = "wafer sitemap v8\n"
 	siteMapMagicV7 = "wafer sitemap v7\n"
@@ -207,6 +211,14 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 		u(uint64(x.Offset))
 		u(uint64(x.File))
 		u(uint64(x.Line))
+	}
+	// regions: offset deltas, and the site plus one (0 for NoRegion)
+	u(uint64(len(m.Regions)))
+	prev := uint32(0)
+	for _, x := range m.Regions {
+		u(uint64(x.Offset - prev))
+		u(uint64(x.Site + 1))
+		prev = x.Offset
 	}
 	return b, nil
 }
@@ -335,6 +347,26 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 		out.LineTable = make([]LineEntry, n)
 		for i := range out.LineTable {
 			out.LineTable[i] = LineEntry{Offset: r.u32(), File: r.u32(), Line: r.u32()}
+		}
+	}
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 {
+		if n := r.count(2); n > 0 {
+			out.Regions = make([]Region, n)
+			off := uint64(0)
+			for i := range out.Regions {
+				d, site := r.u(), r.u()
+				off += d
+				switch {
+				case r.err != nil:
+				case off > 1<<32-1:
+					r.err = fmt.Errorf("sitemap: region %d at offset %d, expected a 32-bit offset", i, off)
+				case i > 0 && d == 0:
+					r.err = fmt.Errorf("sitemap: region %d at offset %d, expected offsets to increase", i, off)
+				case site > uint64(len(out.Sites)):
+					r.err = fmt.Errorf("sitemap: region %d names site %d, the map has %d", i, site-1, len(out.Sites))
+				}
+				out.Regions[i] = Region{Offset: uint32(off), Site: uint32(site - 1)}
+			}
 		}
 	}
 	if r.err != nil {
