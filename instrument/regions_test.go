@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -204,11 +205,21 @@ func TestRegionsMarshal(t *testing.T) {
 	}
 	noRegions := *sm
 	noRegions.Regions = nil
+	noRegions.Layout.HangAtExport, noRegions.Layout.MallocLimitExport = "", ""
 	b7, _ := noRegions.MarshalBinary()
 	if b7[len(b7)-1] != 0 {
 		t.Fatalf("expected the empty regions' count last")
 	}
-	b7 = append([]byte(siteMapMagicV7), b7[len(siteMapMagic):len(b7)-1]...)
+	// v7 had neither v8's two layout strings (empty here: two zero
+	// lengths, found where a marked copy differs) nor its regions
+	marked := noRegions
+	marked.Layout.HangAtExport = "x"
+	bm, _ := marked.MarshalBinary()
+	at := 0
+	for b7[at] == bm[at] {
+		at++
+	}
+	b7 = slices.Concat([]byte(siteMapMagicV7), b7[len(siteMapMagic):at], b7[at+2:len(b7)-1])
 	var old SiteMap
 	if err := old.UnmarshalBinary(b7); err != nil {
 		t.Fatalf("v7 map: %v", err)
