@@ -16,6 +16,7 @@ import (
 	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/evalstats"
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 	"github.com/wafer-fuzz/wafer/plot"
 )
 
@@ -159,7 +160,7 @@ func (c *cli) compare(ctx context.Context, args []string) error {
 	table := evalstats.Compare(campaigns, strategies).Format()
 	header := fmt.Sprintf("wafer compare: %s, %d seeds per strategy, budget %s per campaign\n", filepath.Base(probe.fs.Arg(0)), f.seeds, budgetText(f))
 	fmt.Fprint(c.stdout, header+table)
-	if err := plot.WriteFileAtomic(filepath.Join(f.out, "compare.txt"), []byte(header+table)); err != nil {
+	if err := atomicfile.Write(filepath.Join(f.out, "compare.txt"), []byte(header+table)); err != nil {
 		return err
 	}
 	return plot.Write(filepath.Join(f.out, "compare.svg"), series, plot.Options{X: plot.Execs, Title: "coverage over executions: " + strings.Join(strategies, " vs ")})

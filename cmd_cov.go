@@ -12,6 +12,7 @@ import (
 	"github.com/wafer-fuzz/wafer/campaign"
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/covreport"
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 	"github.com/wafer-fuzz/wafer/plot"
 )
 
@@ -111,7 +112,7 @@ func (c *cli) cov(ctx context.Context, args []string) error {
 		return err
 	}
 	if f.lcov != "" {
-		if err := plot.WriteFileAtomic(f.lcov, rep.LCOV()); err != nil {
+		if err := atomicfile.Write(f.lcov, rep.LCOV()); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
 // Page file names inside the report directory.
@@ -65,35 +67,9 @@ func (r *Report) WriteHTML(dir string) error {
 		return err
 	}
 	for name, data := range pages {
-		if err := writeAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
 // Series is one campaign's plot_data rows under a legend name. Series
@@ -211,35 +212,7 @@ func Write(path string, series []Series, opts Options) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, data)
-}
-
-// WriteFileAtomic writes data to path through a synced temporary file in
-// the same directory and a rename, so a reader never sees half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(path, data)
 }
 
 // compactTicks labels ticks as gonum's default does, with thousands as k

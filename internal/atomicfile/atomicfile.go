@@ -1,0 +1,41 @@
+// Package atomicfile writes a file whole or not at all: through a synced
+// temporary file in the same directory, renamed over the path, so a reader
+// (or a run killed half-way) never sees part of it. The report writers
+// (covreport, plot) and the CLI's output files share it; corpus has its
+// own, over its file system abstraction.
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Write writes data to path atomically, with mode 0644. On error the
+// temporary file is removed and path is left as it was; the error names
+// path.
+func Write(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
