@@ -766,15 +766,8 @@ func (m *fairMutator) maskedOp(op int, b []byte, r Rand, j *Job) []byte {
 // overwritten (O), b's bytes past the donor's end deleted (D), and bytes
 // past b's end appended (I at the end). The tail is fully mutable.
 func (m *fairMutator) maskedSplice(b []byte, r Rand, j *Job) []byte {
-	if len(j.Queue) < 2 {
-		return nil
-	}
-	k := r.IntN(len(j.Queue))
-	if j.Queue[k] == j.Parent {
-		return nil
-	}
-	donor := j.donor(k)
-	if len(donor) < 2 || len(b) == 0 {
+	donor := spliceDonor(b, r, j)
+	if donor == nil {
 		return nil
 	}
 	lb, ld := len(b), len(donor)

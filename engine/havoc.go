@@ -357,6 +357,22 @@ func opOverwriteToken(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 // point in [1, min(len(b), len(donor)-1)], then the donor's tail from the
 // same point (AFL's splice, with a uniform split point).
 func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
+	donor := spliceDonor(b, r, j)
+	if donor == nil {
+		return nil
+	}
+	at := 1 + r.IntN(min(len(b), len(donor)-1))
+	out := append(b[:at], donor[at:]...)
+	if env.MaxLen > 0 && len(out) > env.MaxLen {
+		out = out[:env.MaxLen]
+	}
+	return out
+}
+
+// spliceDonor draws a queue entry to splice b with and returns its
+// choices; nil when the draw is j's parent, the queue has one entry, or
+// either side is too short to split.
+func spliceDonor(b []byte, r Rand, j *Job) []byte {
 	if len(j.Queue) < 2 {
 		return nil
 	}
@@ -368,12 +384,7 @@ func opSplice(b []byte, r Rand, env *MutatorEnv, j *Job) []byte {
 	if len(donor) < 2 || len(b) == 0 {
 		return nil
 	}
-	at := 1 + r.IntN(min(len(b), len(donor)-1))
-	out := append(b[:at], donor[at:]...)
-	if env.MaxLen > 0 && len(out) > env.MaxLen {
-		out = out[:env.MaxLen]
-	}
-	return out
+	return donor
 }
 
 // insertSpace opens n bytes at position at (their content is stale) and
