@@ -84,7 +84,7 @@ type fuzzFlags struct {
 var libfuzzerIgnored = []string{
 	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
 	"entropic", "fork", "ignore_crashes", "ignore_timeouts", "ignore_ooms",
-	"malloc_limit_mb", "report_slow_units", "shrink", "reduce_inputs",
+	"report_slow_units", "shrink", "reduce_inputs",
 	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
 	"print_pcs", "print_coverage", "print_corpus_stats", "dump_coverage",
 	"create_missing_dirs", "purge_allocator_interval", "trace_malloc",
@@ -439,7 +439,7 @@ func (f *fuzzFlags) findingKind(o campaign.Outcome, kind campaign.Kind) (string,
 	switch {
 	case o == campaign.Hang:
 		return "timeout", f.timeoutExitcode
-	case kind == campaign.KindOutOfMemory:
+	case kind == campaign.KindOutOfMemory, kind == campaign.KindMallocLimit:
 		return "oom", exitOOM
 	}
 	return "crash", f.errorExitcode
@@ -495,9 +495,46 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 			crashes++
 		}
 	}
-	found := fmt.Sprintf("unique crashes %d, hangs %d", crashes, hangs)
+	// crash sites: the bugs, each of one or more crash states
+	siteOf := func(cf campaign.Saved) string {
+		if cf.Site == "" {
+			return "identity " + cf.Identity
+		}
+		return cf.Site
+	}
+	var order []string
+	bySite := map[string][]campaign.Saved{}
+	for _, cf := range sum.Saved {
+		s := siteOf(cf)
+		if bySite[s] == nil {
+			order = append(order, s)
+		}
+		bySite[s] = append(bySite[s], cf)
+	}
+	sites := 0
+	for _, s := range order {
+		if !bySite[s][0].Hang {
+			sites++
+		}
+	}
+	bugs := func(n int) string {
+		if n == 1 {
+			return "1 bug"
+		}
+		return fmt.Sprintf("%d bugs", n)
+	}
+	states := func(n int) string {
+		if n == 1 {
+			return "1 crash state"
+		}
+		return fmt.Sprintf("%d crash states", n)
+	}
+	found := fmt.Sprintf("%s (%s), hangs %d", bugs(sites), states(crashes), hangs)
 	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
-		found = fmt.Sprintf("unique crashes %d (%d new), hangs %d (%d new)", crashes, sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+		found = fmt.Sprintf("%s (%s, %d new), hangs %d (%d new)", bugs(sites), states(crashes), sum.Stats.Crashes, hangs, sum.Stats.Hangs)
+	}
+	if sum.Stats.Flaky > 0 {
+		found += fmt.Sprintf(", %d flaky (did not crash again; in %s)", sum.Stats.Flaky, filepath.Join(out, "flaky"))
 	}
 	// The search's time, as the final stats give it; shrinking after it
 	// apart.
@@ -507,10 +544,36 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
 		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
-	for _, cf := range sum.Saved {
-		repro := reproCommand(target, &f.target, cf.Hang)
-		fmt.Fprintf(c.stdout, "  %s: %s\n    %s\n", cf.Kind, cf.Path, strings.ReplaceAll(repro, "{input}", cf.Path))
+	// this session's runs of each identity
+	hits := map[string]int64{}
+	for _, fd := range sum.Findings {
+		hits[fd.Identity] += fd.Hits
 	}
+	for _, site := range order {
+		if len(bySite[site]) > 1 {
+			fmt.Fprintf(c.stdout, "  bug at %s, %d crash states:\n", site, len(bySite[site]))
+		}
+		for _, cf := range bySite[site] {
+			repro := reproCommand(target, &f.target, cf.Hang)
+			n := ""
+			switch h := hits[savedKey(cf)]; {
+			case h == 1:
+				n = " (1 hit)"
+			case h > 1:
+				n = fmt.Sprintf(" (%d hits)", h)
+			}
+			fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, cf.Path, n, strings.ReplaceAll(repro, "{input}", cf.Path))
+		}
+	}
+}
+
+// savedKey is a saved failure's identity as the engine writes it (the
+// outcome, ": ", the directory's).
+func savedKey(cf campaign.Saved) string {
+	if cf.Hang {
+		return "hang: " + cf.Identity
+	}
+	return "crash: " + cf.Identity
 }
 
 // grammarFlags are --grammar and --grammar-start: a generator compiled from

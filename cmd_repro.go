@@ -108,8 +108,11 @@ func (c *cli) runOnce(ctx context.Context, target string, wasm []byte, t *target
 		if r.Report != "" {
 			fmt.Fprint(c.stdout, indent(r.Report))
 		}
+		if r.Identity != "" {
+			fmt.Fprintf(c.stdout, "  identity: %s\n  crash site: %s\n", r.Identity, r.Site)
+		}
 		switch {
-		case r.Outcome == campaign.Crash && r.Failure.Kind == campaign.KindOutOfMemory:
+		case r.Outcome == campaign.Crash && (r.Failure.Kind == campaign.KindOutOfMemory || r.Failure.Kind == campaign.KindMallocLimit):
 			if code != errorCode {
 				code = exitOOM
 			}

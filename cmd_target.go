@@ -28,6 +28,7 @@ type targetFlags struct {
 	fuel        uint64
 	timeout     seconds
 	rssLimitMB  int
+	mallocMB    int
 	reset       string
 	skip        []string
 	warmUp      []string
@@ -49,6 +50,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&t.fuel, "fuel", 0, "fuel per input: function entries + loop iterations before a hang (0: 2^28)")
 	fs.Var(&t.timeout, "timeout", "wall-clock backstop per input, seconds or duration (0: 10s, only without fuel)")
 	fs.IntVar(&t.rssLimitMB, "rss-limit-mb", defaultRSSLimitMB, "cap on the target's linear memory in MiB (libFuzzer's name; 0: none, 4 GiB)")
+	fs.IntVar(&t.mallocMB, "malloc-limit-mb", 0, "a single allocation larger than this many MiB is a finding (malloc-limit) at the allocating call, for reactors (libFuzzer's name; 0: the --rss-limit-mb)")
 	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
 	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
 	fs.IntVar(&t.heapMB, "heap-reserve-mb", campaign.DefaultHeapReserveMB, "free heap in MiB a libFuzzer-style target with malloc and free gets before its snapshot (free(malloc(n))), so runs that allocate less never grow memory, which costs restore mode a new instance (0: none)")
@@ -99,6 +101,10 @@ func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, erro
 	default:
 		o.MemoryLimitMB = t.rssLimitMB
 	}
+	if t.mallocMB < 0 {
+		return o, usagef("--malloc-limit-mb: expected a size >= 0, got %d", t.mallocMB)
+	}
+	o.MallocLimitMB = t.mallocMB
 	switch {
 	case t.heapMB < 0 || t.heapMB > 2047:
 		return o, usagef("--heap-reserve-mb: expected 0 to 2047, got %d", t.heapMB)
@@ -163,6 +169,9 @@ func reproCommand(target string, t *targetFlags, hang bool) string {
 	}
 	if t.rssLimitMB != defaultRSSLimitMB {
 		args = append(args, "--rss-limit-mb", strconv.Itoa(t.rssLimitMB))
+	}
+	if t.mallocMB != 0 {
+		args = append(args, "--malloc-limit-mb", strconv.Itoa(t.mallocMB))
 	}
 	if !t.heapGuard {
 		args = append(args, "--heap-guard=false")

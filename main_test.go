@@ -527,7 +527,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	if n := len(files(t, filepath.Join(out, "crashes"))); n != 1 {
 		t.Errorf("resumed: expected the one crash kept, got %d files", n)
 	}
-	if want := "unique crashes 1 (0 new), hangs 0 (0 new)"; !strings.Contains(r.stdout, want) {
+	if want := "1 bug (1 crash state, 0 new), hangs 0 (0 new)"; !strings.Contains(r.stdout, want) {
 		t.Errorf("resumed: expected the summary to count the crash it holds, %q, in\n%s", want, r.stdout)
 	}
 }

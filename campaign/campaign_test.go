@@ -73,7 +73,7 @@ func TestMinimizeReproduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Input) >= len(crash) || m.Identity != "crash: divide-by-zero|integer divide by zero|parse_tlv;LLVMFuzzerTestOneInput" {
+	if len(m.Input) >= len(crash) || m.Identity != "crash: divide-by-zero|integer divide by zero|parse_tlv" {
 		t.Fatalf("expected a smaller input than %d bytes with the planted crash's identity, got %d bytes, %q", len(crash), len(m.Input), m.Identity)
 	}
 	rp, err := tg.NewReproducer(ctx, ReproOptions{})

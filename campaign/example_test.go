@@ -37,7 +37,7 @@ func Example() {
 	}
 	// Output:
 	// stopped by crash
-	// crash: divide-by-zero|integer divide by zero|parse_tlv;LLVMFuzzerTestOneInput
+	// crash: divide-by-zero|integer divide by zero|parse_tlv
 }
 
 // jsonValue is a generator written for this example: a JSON value at most

@@ -65,11 +65,11 @@ func failureOf(r runtime.Result) *engine.Failure {
 	if !r.Outcome.Failed() {
 		return nil
 	}
-	f := &engine.Failure{Identity: r.Identity()}
+	f := &engine.Failure{Identity: r.Identity(), Site: r.CrashSite()}
 	if r.Failure != nil {
 		f.Kind, f.Message, f.Text = r.Failure.Kind, r.Failure.Message, runtime.Report(r)
 		for _, fr := range r.Failure.Stack {
-			f.Frames = append(f.Frames, fr.Func)
+			f.Frames = append(f.Frames, runtime.FrameKey(fr.Func))
 		}
 	}
 	return f
@@ -166,6 +166,12 @@ type lookAgainExec struct {
 
 // Shrinking implements engine.ShrinkTarget.
 func (e *lookAgainExec) Shrinking(identity string) { e.want = identity }
+
+// RunChecked implements engine.CheckedRunner: input on the checked build
+// alone.
+func (e *lookAgainExec) RunChecked(ctx context.Context, input []byte) (engine.Result, error) {
+	return e.checked.RunFuel(ctx, input, 0)
+}
 
 func (e *lookAgainExec) Run(ctx context.Context, input []byte) (engine.Result, error) {
 	return e.RunFuel(ctx, input, 0)

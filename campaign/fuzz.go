@@ -174,6 +174,10 @@ type Finding struct {
 	Op Op
 	// Shrunk is true once the input was minimised.
 	Shrunk bool
+	// Site is the crash site (runtime.Result.CrashSite); Hits how many
+	// runs of this session had this identity.
+	Site string
+	Hits int64
 }
 
 // Saved is a unique failure of the Output directory (earlier sessions'
@@ -185,6 +189,10 @@ type Saved struct {
 	Kind string
 	// Hang is true for hangs/, false for crashes/.
 	Hang bool
+	// Identity and Site are its identity and crash site; Hits how often
+	// it was met, as the directory counts.
+	Identity, Site string
+	Hits           uint64
 }
 
 // Summary is what a campaign returns.
@@ -378,9 +386,9 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 func summary(es *engine.Summary, elapsed time.Duration, dir *corpus.Dir, out string) *Summary {
 	sum := &Summary{Stop: es.Stop, Stats: es.Stats, Elapsed: elapsed}
 	for _, f := range es.Failures {
-		fd := Finding{Outcome: f.Outcome, Identity: f.Identity, Input: f.Input, Choices: f.Choices, Op: f.Op, Shrunk: f.Shrunk}
+		fd := Finding{Outcome: f.Outcome, Identity: f.Identity, Input: f.Input, Choices: f.Choices, Op: f.Op, Shrunk: f.Shrunk, Hits: f.Count}
 		if fl := f.Failure; fl != nil {
-			fd.Kind, fd.Message, fd.Report = fl.Kind, fl.Message, fl.Text
+			fd.Kind, fd.Message, fd.Report, fd.Site = fl.Kind, fl.Message, fl.Text, fl.Site
 		}
 		sum.Findings = append(sum.Findings, fd)
 	}
@@ -396,7 +404,7 @@ func summary(es *engine.Summary, elapsed time.Duration, dir *corpus.Dir, out str
 			if cf.Hang {
 				sub = "hangs"
 			}
-			sum.Saved = append(sum.Saved, Saved{Path: filepath.Join(out, sub, cf.Name), Kind: cf.Kind, Hang: cf.Hang})
+			sum.Saved = append(sum.Saved, Saved{Path: filepath.Join(out, sub, cf.Name), Kind: cf.Kind, Hang: cf.Hang, Identity: cf.Identity, Site: cf.Site, Hits: cf.Hits})
 		}
 	}
 	return sum

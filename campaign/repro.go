@@ -28,6 +28,7 @@ type Kind = runtime.Kind
 const (
 	KindNone        = runtime.KindNone
 	KindOutOfMemory = runtime.KindOutOfMemory
+	KindMallocLimit = runtime.KindMallocLimit
 )
 
 // Failure describes a crash or hang: kind, message and Wasm stack
@@ -42,6 +43,8 @@ type Result struct {
 	// Identity is the failure's deduplication key (runtime.Result.Identity),
 	// "" for Valid and Invalid.
 	Identity string
+	// Site is its crash site (runtime.Result.CrashSite), "" when it passed.
+	Site string
 	// Report is the human-readable report: outcome, failure, stack with
 	// source lines, exit code, fuel, and the tails of the target's
 	// stderr and stdout (stdout only with ReproOptions.Output).
@@ -167,7 +170,7 @@ func (r *Reproducer) Run(ctx context.Context, input []byte) (Result, error) {
 	if !r.opts.Output {
 		res.Stdout = nil
 	}
-	out := Result{Outcome: res.Outcome, Failure: res.Failure, Identity: res.Identity(), Took: took}
+	out := Result{Outcome: res.Outcome, Failure: res.Failure, Identity: res.Identity(), Site: res.CrashSite(), Took: took}
 	if res.Failure != nil || r.opts.Output {
 		out.Report = runtime.Report(res)
 	}

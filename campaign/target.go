@@ -112,6 +112,11 @@ type TargetOptions struct {
 	// DefaultMemoryLimitMB, negative means no cap (4 GiB, all a 32-bit
 	// memory can have).
 	MemoryLimitMB int
+	// MallocLimitMB is the largest single allocation in MiB (libFuzzer's
+	// -malloc_limit_mb): a reactor's memory.grow by more at once is a
+	// malloc-limit finding at the allocating call. Zero means the memory
+	// limit; negative means none.
+	MallocLimitMB int
 	// HeapReserveMB is the free heap a target with malloc and free gets
 	// before its snapshot (free(malloc(n))), so runs that allocate less
 	// never grow memory; zero means DefaultHeapReserveMB, negative none.
@@ -238,6 +243,12 @@ func (o *TargetOptions) runtimeConfig(maxInput int) (runtime.Config, error) {
 	default:
 		cfg.MaxMemoryPages = uint32(min(mb*16, 65536))
 	}
+	switch mb := o.MallocLimitMB; {
+	case mb == 0:
+		cfg.MallocLimit = uint64(cfg.MaxMemoryPages) << 16 // libFuzzer's default: the RSS limit
+	case mb > 0:
+		cfg.MallocLimit = uint64(mb) << 20
+	}
 	switch mb := o.HeapReserveMB; {
 	case mb > 2047:
 		return cfg, fmt.Errorf("heap reserve: expected at most 2047 MiB, got %d", mb)
@@ -281,7 +292,7 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 	steps := runtime.Preparation(t.wasm, cfg)
 	if b != buildPlain {
 		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.Skip,
-			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
+			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, Malloc: o.Malloc, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
 			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
 	}
 	p, err := instrument.Prepare(t.wasm, steps)

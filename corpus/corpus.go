@@ -77,10 +77,16 @@ type Failure struct {
 	// Repro is the command that reproduces the failure; "{input}" in it
 	// is replaced with the path of the saved input file.
 	Repro string
+	// Site is the crash site (the failure's class, the innermost frame of
+	// the target's code and its line): failures of several identities at
+	// one site are one bug (CrashSites). "" when unknown: its own site.
+	Site string
 
 	// Identity is the deduplication key (set by Dir, see Identity).
 	Identity string
-	// Hits counts how often this identity was reported (set by Dir).
+	// Hits counts how often this identity was reported: set by Dir, one
+	// more at each AddFailure of it, or the caller's count when that is
+	// more (a caller that deduplicates itself passes its count).
 	Hits uint64
 }
 
@@ -157,10 +163,13 @@ const (
 	QueueDir   = "queue"
 	CrashesDir = "crashes"
 	HangsDir   = "hangs"
-	StatsFile  = "fuzzer_stats"
-	PlotFile   = "plot_data"
-	waferDir   = ".wafer"
-	syncedDir  = ".synced"
+	// FlakyDir holds crashes that did not crash again when rerun
+	// (AddFlaky): not findings, kept for a look.
+	FlakyDir  = "flaky"
+	StatsFile = "fuzzer_stats"
+	PlotFile  = "plot_data"
+	waferDir  = ".wafer"
+	syncedDir = ".synced"
 )
 
 // Dir is an open campaign directory. It is safe for concurrent use; writes
@@ -212,8 +221,9 @@ func Open(ctx context.Context, dir string, opts Options) (d *Dir, skipped error,
 		d.nfr = 3
 	}
 	for _, sub := range []string{
-		QueueDir, CrashesDir, HangsDir,
+		QueueDir, CrashesDir, HangsDir, FlakyDir,
 		filepath.Join(waferDir, "meta", QueueDir),
+		filepath.Join(waferDir, "meta", FlakyDir),
 		filepath.Join(waferDir, "meta", CrashesDir),
 		filepath.Join(waferDir, "meta", HangsDir),
 		filepath.Join(waferDir, "cache"),
@@ -309,7 +319,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	defer d.mu.Unlock()
 	if i, ok := d.byIdentity[f.Identity]; ok {
 		old := &d.failures[i]
-		old.Hits++
+		old.Hits = max(old.Hits+1, f.Hits)
 		if !smaller(f.Input, old.Input) {
 			return old.Name, false, nil
 		}
@@ -326,7 +336,7 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	f.Entry = f.Entry.clone()
 	f.Frames = slices.Clone(f.Frames)
 	f.ID = d.nextID[sub]
-	f.Hits = 1
+	f.Hits = max(f.Hits, 1)
 	f.Name = entryName(f.ID, f.Kind, f.Parents, f.Op, false)
 	if _, err := d.save(sub, &f.Entry, &f); err != nil {
 		return "", false, err
@@ -335,6 +345,51 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	d.byIdentity[f.Identity] = len(d.failures)
 	d.failures = append(d.failures, f)
 	return f.Name, true, nil
+}
+
+// AddFlaky saves a crash that did not crash again when rerun under
+// flaky/, named by its kind and the hash of its input (so a resumed
+// campaign adds to the list without renumbering it), with its sidecar.
+// It is not a failure of the campaign: Failures and the stats' crashes
+// leave it out.
+func (d *Dir) AddFlaky(ctx context.Context, f Failure) (name string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if f.Kind == "" {
+		f.Kind = "unknown"
+	}
+	f.Identity = failureid.Key(f.Kind, f.Message, f.Frames, d.nfr)
+	f.Hash = xxhash.Sum64(f.Input)
+	f.Entry = f.Entry.clone()
+	f.Hits = 1
+	f.Name = fmt.Sprintf("kind:%s,hash:%016x", sanitize(f.Kind, 32), f.Hash)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.save(FlakyDir, &f.Entry, &f); err != nil {
+		return "", err
+	}
+	return f.Name, nil
+}
+
+// CrashSites counts the distinct crash sites (Failure.Site) of the saved
+// crashes, hangs left out: the bugs found, each of one or more
+// identities.
+func (d *Dir) CrashSites() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	sites := map[string]bool{}
+	for _, f := range d.failures {
+		if f.Hang {
+			continue
+		}
+		site := f.Site
+		if site == "" {
+			site = "identity " + f.Identity
+		}
+		sites[site] = true
+	}
+	return len(sites)
 }
 
 // clone copies the slices the caller may reuse after Add returns.

@@ -48,10 +48,17 @@
 // Queue entries are deduplicated by the xxhash64 of their input bytes
 // (AddEntry reports a duplicate instead of writing). Failures are
 // deduplicated by identity (internal/failureid.Key, the computation behind
-// runtime.Result.Identity): kind, the class of the message, and the top
-// Options.Frames function names (ALGORITHMS.md §7); each identity keeps
-// its smallest reproducer (shorter, then bytewise smaller) and a hit
-// count. SHA1 names libFuzzer-style flat files (Flat, "crash-<sha1>").
+// runtime.Result.Identity), a crash state as ClusterFuzz builds one: the
+// class (one out-of-memory class however it was noticed), the class of
+// the message, and the top Options.Frames frames of the target's own code
+// (language runtimes, allocators, libc's memory and string functions,
+// wafer's wrappers and the harness glue skipped) in the canonical form
+// runtime.FrameKey gives (ALGORITHMS.md §7); each identity keeps its
+// smallest reproducer (shorter, then bytewise smaller) and a hit count.
+// Failure.Site groups identities by crash site, the bugs (CrashSites,
+// fuzzer_stats' crash_sites). Crashes that did not crash again when rerun
+// go to flaky/ (AddFlaky), not to crashes/. SHA1 names libFuzzer-style
+// flat files (Flat, "crash-<sha1>").
 //
 // # Shrinking and merging
 //

@@ -65,6 +65,9 @@ func encodeMeta(e *Entry, f *Failure) []byte {
 			kv("frame", strconv.Quote(fr))
 		}
 		kv("identity", strconv.Quote(f.Identity))
+		if f.Site != "" {
+			kv("site", strconv.Quote(f.Site))
+		}
 		kv("hits", strconv.FormatUint(f.Hits, 10))
 		if f.Repro != "" {
 			kv("repro", strconv.Quote(f.Repro))
@@ -210,6 +213,9 @@ func (m *meta) set(k, v string) error {
 	case "identity":
 		m.failure = true
 		m.Identity, err = strconv.Unquote(v)
+	case "site":
+		m.failure = true
+		m.Site, err = strconv.Unquote(v)
 	case "hits":
 		m.failure = true
 		m.Hits, err = strconv.ParseUint(v, 10, 64)

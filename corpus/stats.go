@@ -29,6 +29,8 @@ type Stats struct {
 	CorpusImported int           // corpus_imported
 	SavedCrashes   int           // saved_crashes (unique)
 	SavedHangs     int           // saved_hangs (unique)
+	CrashSites     int           // crash_sites (wafer): saved crashes grouped by crash site, the bugs found
+	FlakyCrashes   int           // flaky_crashes (wafer): crashes that did not crash again when rerun, not saved
 	LastFind       time.Time     // last_find
 	LastCrash      time.Time     // last_crash
 	LastHang       time.Time     // last_hang
@@ -77,6 +79,8 @@ func FormatStats(s Stats) []byte {
 	kv("corpus_imported", i(s.CorpusImported))
 	kv("saved_crashes", i(s.SavedCrashes))
 	kv("saved_hangs", i(s.SavedHangs))
+	kv("crash_sites", i(s.CrashSites))
+	kv("flaky_crashes", i(s.FlakyCrashes))
 	kv("last_find", unix(s.LastFind))
 	kv("last_crash", unix(s.LastCrash))
 	kv("last_hang", unix(s.LastHang))
@@ -198,6 +202,10 @@ func (s *Stats) set(k, v string) error {
 		i(&s.SavedCrashes)
 	case "saved_hangs":
 		i(&s.SavedHangs)
+	case "crash_sites":
+		i(&s.CrashSites)
+	case "flaky_crashes":
+		i(&s.FlakyCrashes)
 	case "last_find":
 		unix(&s.LastFind)
 	case "last_crash":

@@ -53,6 +53,28 @@ func (a *asyncStore) AddFailure(_ context.Context, f *Finding) error {
 	return nil
 }
 
+// RecordHits queues f for the Store when it is a HitStore.
+func (a *asyncStore) RecordHits(_ context.Context, f *Finding) error {
+	hs, ok := a.s.(HitStore)
+	if !ok {
+		return nil
+	}
+	c := *f
+	a.ops <- func(ctx context.Context) error { return hs.RecordHits(ctx, &c) }
+	return nil
+}
+
+// AddFlaky queues f for the Store when it is a FlakyStore.
+func (a *asyncStore) AddFlaky(_ context.Context, f *Finding) error {
+	fs, ok := a.s.(FlakyStore)
+	if !ok {
+		return nil
+	}
+	c := *f
+	a.ops <- func(ctx context.Context) error { return fs.AddFlaky(ctx, &c) }
+	return nil
+}
+
 func (a *asyncStore) WriteStats(_ context.Context, s *Stats) error {
 	c := *s
 	a.ops <- func(ctx context.Context) error { return a.s.WriteStats(ctx, &c) }

@@ -158,6 +158,8 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Message: msg,
 		Frames:  fl.Frames,
 		Repro:   repro,
+		Site:    fl.Site,
+		Hits:    uint64(max(f.Count, 0)),
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
@@ -171,6 +173,40 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		s.lastCrash = time.Now()
 	}
 	return nil
+}
+
+// RecordHits implements HitStore: the directory keeps the larger of its
+// count and f.Count for f's identity (saved already: the input is kept
+// unless f's is smaller).
+func (s *CorpusStore) RecordHits(ctx context.Context, f *Finding) error {
+	last := s.lastCrash
+	lastHang := s.lastHang
+	err := s.AddFailure(ctx, f)
+	s.lastCrash, s.lastHang = last, lastHang // not a new finding
+	return err
+}
+
+// AddFlaky implements FlakyStore: the crash goes to the directory's
+// flaky/ list.
+func (s *CorpusStore) AddFlaky(ctx context.Context, f *Finding) error {
+	fl := f.Failure
+	if fl == nil {
+		fl = &Failure{}
+	}
+	msg := fl.Message
+	if fl.Text != "" {
+		msg += "\n\n" + fl.Text
+	}
+	cf := corpus.Failure{
+		Entry:   corpus.Entry{Input: f.Input, Op: string(f.Op), Time: s.elapsed(), Execs: s.resumed.Execs + uint64(f.Execs)},
+		Kind:    kindName(f.Outcome, fl.Kind),
+		Message: msg,
+		Frames:  fl.Frames,
+		Repro:   s.Repro,
+		Site:    fl.Site,
+	}
+	_, err := s.Dir.AddFlaky(ctx, cf)
+	return err
 }
 
 // WriteStats implements Store: fuzzer_stats, a plot_data row and, every
@@ -190,6 +226,8 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 		CorpusFound:  s.found,
 		SavedCrashes: st.Crashes,
 		SavedHangs:   st.Hangs,
+		CrashSites:   s.Dir.CrashSites(),
+		FlakyCrashes: st.Flaky,
 		LastFind:     s.lastFind,
 		LastCrash:    s.lastCrash,
 		LastHang:     s.lastHang,

@@ -137,7 +137,11 @@
 //
 // A crash or hang is never queued and its coverage is not merged. Failures
 // are deduplicated by identity (Failure.Identity, which the executor sets:
-// the engine never computes one), and at the end
+// the engine never computes one; Failure.Site the crash site above it). A
+// new crash is rerun once on a fresh executor before it is saved
+// (verify.go): one that does not crash again is flaky (Stats.Flaky,
+// FlakyStore), and a heap overflow the plain build's guard found at free
+// takes the checked build's report (CheckedRunner). At the end
 // of a campaign (unless canceled or Config.NoShrink) every unique crash is
 // shrunk with corpus.ShrinkBytes (raw mode) or corpus.ShrinkChoices
 // (generator mode) on one extra executor, and stored again in its smaller

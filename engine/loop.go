@@ -523,6 +523,7 @@ type coordinator struct {
 	tmo siteSet
 
 	failures map[string]*Finding
+	verify   *verifier       // reruns new crashes before they are saved (verify.go)
 	known    map[string]bool // Deps.KnownFailures
 	findings []*Finding
 	crashes  int
@@ -1046,7 +1047,17 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	} else if knownFailure(c.known, ch.outcome, f) {
 		// saved by an earlier session: met again, not found
 		c.failures[id] = &Finding{Outcome: ch.outcome, Identity: id, Failure: f, Count: 1}
+	} else if !c.reproduces(ctx, ch, id) {
+		// did not crash again: flaky, not a finding (verify.go)
+	} else if rid := failureID(ch.outcome, ch.failure); rid != id && c.failures[rid] != nil {
+		// the checked build's report of a crash it saved (verify.go)
+		c.failures[rid].Count++
+		c.failures[id] = c.failures[rid]
 	} else {
+		met := id // the identity met; verify.go may have refined it
+		if rid != id {
+			f, id = ch.failure, rid
+		}
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
 		switch {
 		case ch.checked:
@@ -1056,7 +1067,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		case job.stage:
 			fd.Op = opInputToState
 		}
-		c.failures[id] = fd
+		c.failures[id], c.failures[met] = fd, fd
 		c.findings = append(c.findings, fd)
 		if ch.outcome == Crash {
 			c.crashes++
@@ -1088,6 +1099,7 @@ func (c *coordinator) stats(final bool) *Stats {
 		Invalid:       c.inval,
 		Crashes:       c.crashes,
 		Hangs:         c.hangs,
+		Flaky:         c.flakyCount(),
 		CrashRuns:     c.crashR,
 		HangRuns:      c.hangR,
 		Timeouts:      c.tmoR,

@@ -409,9 +409,15 @@ func TestHangsDoNotStop(t *testing.T) {
 func TestStopsMidBatch(t *testing.T) {
 	slow := func(crashAt int64) *fakeTarget {
 		var runs atomic.Int64
+		var crashed atomic.Pointer[string] // the crashing input crashes again when rerun (verify.go)
 		return &fakeTarget{sites: 4, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
 			c.hit(0)
 			if runs.Add(1) == crashAt {
+				s := string(in)
+				crashed.Store(&s)
+				return Crash, &Failure{Identity: "crash: test", Kind: runtime.KindTrap}
+			}
+			if p := crashed.Load(); p != nil && *p == string(in) {
 				return Crash, &Failure{Identity: "crash: test", Kind: runtime.KindTrap}
 			}
 			time.Sleep(time.Millisecond)

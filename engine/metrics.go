@@ -35,8 +35,11 @@ type Stats struct {
 	ValidPct float64 `json:"valid_pct"`
 	// Crashes and Hangs count unique failures (by identity); CrashRuns and
 	// HangRuns all failing runs.
-	Crashes   int   `json:"unique_crashes"`
-	Hangs     int   `json:"unique_hangs"`
+	Crashes int `json:"unique_crashes"`
+	Hangs   int `json:"unique_hangs"`
+	// Flaky counts crashes that did not crash again when rerun before
+	// being saved (verify.go): not findings.
+	Flaky     int   `json:"flaky,omitempty"`
 	CrashRuns int64 `json:"crash_runs"`
 	HangRuns  int64 `json:"hang_runs"`
 	// Timeouts counts the runs stopped at their first fuel budget and not

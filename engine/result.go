@@ -50,6 +50,12 @@ type Failure struct {
 	Frames []string
 	// Text is the full report (message, stack with file:line, output tails).
 	Text string
+	// Site is the failure's crash site (runtime.Result.CrashSite): its class
+	// and the innermost frame of the target's own code
+	// (internal/failureid.IsTargetFrame) with its file:line when known. Failures of
+	// several identities at one site (reached through different callers)
+	// are one bug in the summary and fuzzer_stats. "" when unknown.
+	Site string
 }
 
 func (f *Failure) clone() *Failure {

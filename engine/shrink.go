@@ -46,6 +46,8 @@ type ShrinkTarget interface{ Shrinking(identity string) }
 // reproducers to the Store. Raw mode shrinks the input bytes, generator
 // mode the choice sequence.
 func (c *coordinator) shrinkAll(ctx context.Context) {
+	c.closeVerifier(context.WithoutCancel(ctx))
+	c.recordHits(ctx)
 	if c.cfg.NoShrink || ctx.Err() != nil {
 		return
 	}
@@ -151,4 +153,26 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// HitStore is a Store that keeps how often each failure was met: the
+// coordinator counts repeats without telling the store, and hands it the
+// counts at the end (Finding.Count) of the findings met more than once.
+type HitStore interface {
+	RecordHits(ctx context.Context, f *Finding) error
+}
+
+// recordHits hands a HitStore the hit counts.
+func (c *coordinator) recordHits(ctx context.Context) {
+	if c.store == nil {
+		return
+	}
+	for _, f := range c.findings {
+		if f.Count > 1 {
+			if err := c.store.RecordHits(ctx, f); err != nil {
+				c.setErr(fmt.Errorf("save hit counts: %w", err))
+				return
+			}
+		}
+	}
 }

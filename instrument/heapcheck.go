@@ -60,9 +60,15 @@ package instrument
 // The null page: in a module whose stack lies above its static data (C
 // and C++ linked by wasm-ld's default layout before LLVM 22) nothing lives
 // below the data, at 1 KiB by default, and a load or store there is a
-// null pointer dereferenced, which traps natively and not in Wasm. The
-// host marks that memory's shadow ShadowNull (Layout.NullEnd), and the
-// check reports an access to it as one.
+// null pointer dereferenced, which traps natively and not in Wasm. In a
+// module whose stack comes first (--stack-first: Rust's default, the
+// layout the README recommends for C, wasm-ld's default from LLVM 22) the
+// stack's bottom is at 0: the checked build takes the stack's lowest
+// 1 KiB from it (stackFirstNullBound; the stack check reports a stack
+// that reaches it as exhausted), so nothing lives there either. The host
+// marks that memory's shadow ShadowNull (Layout.NullEnd), and the check
+// reports an access to it as one; accesses addressed from the stack
+// pointer are not checked, and cannot reach it.
 //
 // Freed blocks wait in a quarantine (heapGuard.quarantine: the last 1,024
 // blocks freed, 256 KiB at most) before the allocator gets them back, so
@@ -426,12 +432,38 @@ func uncheckedAccess(body []Instr, k int, sp uint32, hasSP bool, frame []bool) b
 // maxNullPage bounds the null page (Layout.NullEnd).
 const maxNullPage = 64 << 10
 
+// stackFirstNullPage is the null page of a module whose stack comes
+// first in memory (wasm-ld --stack-first, Rust's default and LLVM 22's):
+// the stack's bottom 1 KiB, which the stack check then counts out of the
+// stack (stackFirstNullBound), so no frame lies there and a load or store
+// there that is not addressed from the stack pointer is a null pointer
+// plus a field offset. Native code traps on the whole 4 KiB page; a
+// smaller bound costs the checked build less of the stack (1 KiB of
+// wasm-ld's default 64 KiB) and still covers the field offsets of all
+// but the largest structs.
+const stackFirstNullPage = 1 << 10
+
+// stackFirstNullBound is the null page a heap-checked module gets at the
+// bottom of its stack when the stack comes first (sb.low 0) and is large
+// enough to spare it (4 times the page), 0 otherwise. Instrument raises
+// the stack's low bound to it, so the stack check reports a stack that
+// reaches it as exhausted before any frame is put there.
+func stackFirstNullBound(sb stackBounds, hasStack bool) uint32 {
+	if !hasStack || sb.low != 0 || sb.high < 4*stackFirstNullPage {
+		return 0
+	}
+	return stackFirstNullPage
+}
+
 // nullEnd returns Layout.NullEnd for a module whose static data starts at
 // dataLo (target address; MaxUint64 for none) and whose stack is sb:
 // the start of the data, in whole granules, when the stack lies above the
-// data (sb.low > 0: stack first, the stack's bottom is at 0 and its
-// deepest frames are legal there), at most maxNullPage.
-func nullEnd(sb stackBounds, hasStack bool, dataLo uint64) uint32 {
+// data (sb.low past the data), at most maxNullPage; when the stack comes
+// first, its bottom up to sb.low, raised by stackFirstNullBound.
+func nullEnd(sb stackBounds, hasStack bool, dataLo uint64, stackFirst bool) uint32 {
+	if stackFirst {
+		return sb.low &^ 7
+	}
 	if !hasStack || sb.low == 0 || dataLo >= uint64(sb.high) {
 		return 0
 	}

@@ -34,8 +34,13 @@ import "slices"
 // like the target's. The module needs bulk memory (memory.copy) only for
 // realloc of a block aligned past 16 bytes.
 //
-// A module that is not C's (Go's harness exports a malloc and no free) is
-// left alone.
+// A module that is not C's is left alone: one without both malloc and free
+// (Go's harness exports a malloc and no free), and any module Go built
+// (goModule), even when it defines and exports a malloc and a free of
+// libc's types (a reactor with hand-written libFuzzer exports): Go's
+// collector takes a block back without calling free, and reuses its
+// redzone for its own objects. Options.Malloc names a C allocator whose
+// malloc has another name (wafer --malloc).
 
 // Heap error kinds (Layout.HeapExport's high word).
 const (
@@ -198,14 +203,39 @@ func (g *heapGuard) patch(m *Module, nimp uint32, hf heapHelpers) {
 // nil when m has no malloc and free of libc's types. names are the
 // function names by index (funcNames).
 func (rw *rewriter) guardHeap(names []string) *heapGuard {
-	m := rw.m
+	found := allocatorEntries(rw.m, names, rw.opts.Malloc)
+	if found == nil {
+		return nil
+	}
+	return rw.wrapAllocator(found)
+}
+
+// allocatorEntries finds the allocator the guard may wrap: the defined
+// function of each heapFuncs name, when unique and of libc's type, with
+// malloc named mallocName when that is set (Options.Malloc). It returns
+// nil when there is no malloc and free pair, or when the module is Go's
+// (goModule): Go's memory belongs to its collector, whatever functions a
+// reactor exports by those names, and a redzone the wrapper put after a
+// block it handed out is Go heap memory once the collector took the
+// block back.
+func allocatorEntries(m *Module, names []string, mallocName string) map[string]uint32 {
+	if goModule(m, names) {
+		return nil
+	}
 	nimp := m.NumImported(ExternFunc)
-	// The defined function of each name, when unique and of libc's type.
 	found := map[string]uint32{}
 	seen := map[string]int{}
 	for i := range m.Code {
 		idx := nimp + uint32(i)
 		name := names[idx]
+		if mallocName != "" && mallocName != "malloc" {
+			switch name {
+			case mallocName:
+				name = "malloc"
+			case "malloc":
+				continue // not the allocator the user named
+			}
+		}
 		for _, hf := range heapFuncs {
 			if hf.name != name || int(m.Funcs[i]) >= len(m.Types) {
 				continue
@@ -231,6 +261,33 @@ func (rw *rewriter) guardHeap(names []string) *heapGuard {
 	if _, ok := found["free"]; !ok {
 		return nil
 	}
+	return found
+}
+
+// goModule reports whether m was built by Go's toolchain: its "go:buildid"
+// custom section, or, for a module stripped of it, the Go runtime's
+// allocator in its name section.
+func goModule(m *Module, names []string) bool {
+	for _, c := range m.Customs {
+		if c.Name == "go:buildid" {
+			return true
+		}
+	}
+	for _, n := range names {
+		if n == "runtime.mallocgc" {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapAllocator moves the bodies of the allocator entries found (name →
+// function index) to new functions and puts the guard's wrappers in
+// their places: the helpers every wrapper uses (arm, overrun), then one
+// wrapper per entry.
+func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
+	m := rw.m
+	nimp := m.NumImported(ExternFunc)
 	g := &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
 	g.global = m.NumImported(ExternGlobal) + uint32(len(m.Globals))
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})

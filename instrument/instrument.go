@@ -40,6 +40,10 @@ type Options struct {
 	// double free trap when the block is freed, with the error in
 	// Layout.HeapExport.
 	HeapGuard bool
+	// Malloc names the allocator's malloc for the heap guard when it is
+	// not "malloc" (wafer's --malloc; zero: "malloc"). The guard never
+	// wraps a Go module's functions, whatever their names (allocatorEntries).
+	Malloc string
 	// HeapCheck, with HeapGuard, checks every load and store of the
 	// target's code against a shadow of the heap (heapcheck.go): a read
 	// or write outside a live block traps where it happens, with the
@@ -184,22 +188,25 @@ type rewriter struct {
 	depth      bool   // Options.StackDepth and the module has a stack pointer
 	stackCheck bool   // Options.StackCheck and the module has a stack pointer
 	heapCheck  bool   // Options.HeapCheck and the heap guard wrapped an allocator
-	heap       heapHelpers
-	shadowOff  uint32    // real address of the heap check's shadow
-	unchecked  []bool    // by defined function: the heap check leaves it alone
-	wordwise   []bool    // by defined function: the heap check looks at first bytes
-	frame      []bool    // by local of this function: it addresses a stack frame (frameLocals)
-	callSites  int       // counters of indirect call pairs (Options.CallPairs)
-	callFirst  uint32    // id of the first of them
-	ncall      int       // indirect call sites rewritten so far
-	cmpFunc    uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
-	cmpOff     uint32    // real address of the comparison log
-	cmpInts    int       // integer log entries
-	cmpMems    []memHook // by defined function: its memory comparison hook (kind 0: none)
-	ncmp, nmem int       // entries placed so far
-	skip       []bool    // by defined function
-	funcOff    []uint32  // code-relative offset of each defined function's first instruction
-	typeIdx    map[string]uint32
+	// stackFirstNull: the stack comes first and its bottom is the heap
+	// check's null page (stackFirstNullBound)
+	stackFirstNull bool
+	heap           heapHelpers
+	shadowOff      uint32    // real address of the heap check's shadow
+	unchecked      []bool    // by defined function: the heap check leaves it alone
+	wordwise       []bool    // by defined function: the heap check looks at first bytes
+	frame          []bool    // by local of this function: it addresses a stack frame (frameLocals)
+	callSites      int       // counters of indirect call pairs (Options.CallPairs)
+	callFirst      uint32    // id of the first of them
+	ncall          int       // indirect call sites rewritten so far
+	cmpFunc        uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
+	cmpOff         uint32    // real address of the comparison log
+	cmpInts        int       // integer log entries
+	cmpMems        []memHook // by defined function: its memory comparison hook (kind 0: none)
+	ncmp, nmem     int       // entries placed so far
+	skip           []bool    // by defined function
+	funcOff        []uint32  // code-relative offset of each defined function's first instruction
+	typeIdx        map[string]uint32
 
 	// per function
 	body    []Instr // the original instructions
@@ -242,6 +249,12 @@ func (rw *rewriter) run() error {
 	// The stack's bounds read the segments as the target has them: before
 	// they move up by the reserved bytes and merge.
 	rw.stack, rw.hasStack = findStack(m)
+	if guard != nil && rw.opts.HeapCheck {
+		// a stack-first module's null page (heapcheck.go)
+		if b := stackFirstNullBound(rw.stack, rw.hasStack); b > 0 {
+			rw.stack.low, rw.stackFirstNull = b, true
+		}
+	}
 	rw.depth = rw.opts.StackDepth && rw.hasStack
 	rw.stackCheck = rw.opts.StackCheck && rw.hasStack
 	// Pass 1: count sites to size the reserved region; collect the
@@ -619,7 +632,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 	if rw.heapCheck {
 		l.ShadowOffset, l.ShadowBytes = rw.shadowOff, shadowBytes
 		l.HeapAtExport = GlobalExportPrefix + strconv.Itoa(int(guard.errAt))
-		l.NullEnd = nullEnd(rw.stack, rw.hasStack, c.dataLo)
+		l.NullEnd = nullEnd(rw.stack, rw.hasStack, c.dataLo, rw.stackFirstNull)
 	}
 	if rw.hasStack {
 		sl := rw.stack.layout()

@@ -43,6 +43,9 @@ type runEnd struct {
 	timedOut bool     // the per-run wall-clock backstop fired
 	oom      bool     // a memory.grow past the cap was refused during the run
 	oomPages uint32   // the cap, for the message
+	// mallocLimit is the size of a single memory.grow refused for being
+	// larger than Config.MallocLimit (mallocMax), 0 for none.
+	mallocLimit, mallocMax uint64
 	// stackOverflow is the message of a stack overflow: the stack pointer
 	// had left the stack (Layout.StackOverflow) by the time the call
 	// trapped ("" when it had not).
@@ -92,7 +95,7 @@ func heapFailure(v uint64) (Kind, string) {
 		case instrument.HeapReadFreed, instrument.HeapWriteFreed:
 			return KindUseAfterFree, access + ", in a freed heap block"
 		case instrument.HeapReadNull, instrument.HeapWriteNull:
-			return KindNullDeref, access + ", below the static data: a null pointer dereferenced"
+			return KindNullDeref, access + ", in the null page: a null pointer dereferenced"
 		}
 		return KindHeapOverflow, access + ", outside every heap block (in a redzone)"
 	}
@@ -131,6 +134,8 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 		return Crash, &Failure{Kind: k, Message: msg, Stack: stack}, 0
 	case e.stackOverflow != "":
 		return Crash, &Failure{Kind: KindStackExhausted, Message: e.stackOverflow, Stack: wasmStack(e.err, e.funcs)}, 0
+	case e.mallocLimit > 0:
+		return Crash, &Failure{Kind: KindMallocLimit, Message: "a single memory.grow of " + strconv.FormatUint(e.mallocLimit, 10) + " bytes, over the malloc limit of " + strconv.FormatUint(e.mallocMax, 10) + " bytes", Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.oom:
 		return Crash, &Failure{Kind: KindOutOfMemory, Message: "memory.grow past the cap of " + strconv.FormatUint(uint64(e.oomPages), 10) + " pages", Stack: wasmStack(e.err, e.funcs)}, 0
 	}

@@ -123,6 +123,13 @@ type Config struct {
 	// wafer's reserved pages (zero: DefaultMaxMemoryPages). A memory.grow
 	// past it fails in the target and the run is a Crash of KindOutOfMemory.
 	MaxMemoryPages uint32
+	// MallocLimit, in bytes, is the largest single allocation: a
+	// memory.grow by more than it at once ends the run as a Crash of
+	// KindMallocLimit with the stack of the call that asked (libFuzzer's
+	// -malloc_limit_mb; C's malloc and Go's runtime both grow memory by
+	// what one large request needs). Reactors only: a command's allocations
+	// count against MaxMemoryPages alone. Zero: no limit but MaxMemoryPages.
+	MallocLimit uint64
 	// MaxInputLen is the size of the input buffer allocated in reactor
 	// targets once per instance (zero: DefaultMaxInputLen). Longer inputs
 	// are an error.

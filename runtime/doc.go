@@ -187,7 +187,15 @@
 // wazero memory allocator that ends the run at a larger grow (a panic
 // wazero recovers): a Crash of KindOutOfMemory whose stack is that of the
 // allocation (sbrk, malloc, then the code that asked; package corpus's
-// identity starts past the allocator's frames).
+// identity starts past the allocator's frames). Config.MallocLimit
+// (libFuzzer's -malloc_limit_mb) ends a reactor's run at a memory.grow by
+// more than it at once: KindMallocLimit, at the allocating call.
+//
+// FrameKey is the canonical name of a frame for identities: Go's panic
+// traces and a Go module's name section spell a function differently
+// ("pkg.(*T).m", "pkg.__T_.m"), C++ and Rust names come mangled or not.
+// A fuel hang's innermost frame gets the line of its function's most-hit
+// branch site in the run, its loop (hangline.go).
 // stdout and stderr are kept as bounded tails (Config.OutputTail).
 //
 // # Errors

@@ -51,7 +51,7 @@ func metaOf(sm *instrument.SiteMap) meta {
 	}
 	m := meta{instrumented: sm.Layout.MemoryExport != "", layout: sm.Layout, funcs: map[string]Frame{}}
 	if m.instrumented {
-		m.line = sm.Lookup
+		m.line, m.loops = sm.Lookup, loopSitesOf(sm)
 	}
 	for i, f := range sm.Funcs {
 		fr := Frame{Func: f.Name, File: f.File, Line: int(f.Line)}

@@ -65,10 +65,14 @@ const (
 	KindHeapOverflow // an access outside a heap block (the heap check), or a write past its end found when it was freed or reallocated
 	KindDoubleFree   // a free or realloc of a block already freed
 	KindUseAfterFree // a read or write of a freed heap block (the heap check)
-	KindNullDeref    // a read or write below the static data: a null pointer dereferenced (the heap check)
+	KindNullDeref    // a read or write of the null page (below the static data, or the stack's bottom when it comes first): a null pointer dereferenced (the heap check)
 	// Hangs.
 	KindFuel    // the instrumented fuel counter ran out (deterministic)
 	KindTimeout // the wall-clock backstop fired (not deterministic)
+	// KindMallocLimit: one memory.grow asked for more than
+	// Config.MallocLimit (libFuzzer's -malloc_limit_mb), at the
+	// allocating call.
+	KindMallocLimit
 )
 
 var kindNames = [...]string{
@@ -97,6 +101,7 @@ var kindNames = [...]string{
 	KindNullDeref:            "null-deref",
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
+	KindMallocLimit:          "malloc-limit",
 }
 
 func (k Kind) String() string {
@@ -131,6 +136,7 @@ var (
 	ErrDoubleFree           = errors.New("double free")
 	ErrUseAfterFree         = errors.New("heap use after free")
 	ErrNullDeref            = errors.New("null pointer dereference")
+	ErrMallocLimit          = errors.New("malloc limit exceeded")
 	// ErrHang matches both kinds of hang (fuel and timeout).
 	ErrHang = errors.New("hang")
 )
@@ -160,6 +166,7 @@ var kindErrs = [...]error{
 	KindNullDeref:            ErrNullDeref,
 	KindFuel:                 ErrHang,
 	KindTimeout:              ErrHang,
+	KindMallocLimit:          ErrMallocLimit,
 }
 
 // Err is the sentinel of k (nil for KindNone).

@@ -47,6 +47,8 @@ type meta struct {
 	// line is the source position of a code offset of the module before
 	// instrumentation (SiteMap.Lookup), nil when not instrumented.
 	line func(offset uint32) (file string, line uint32, ok bool)
+	// loops are the branch sites with a line by function (hangline.go)
+	loops map[string][]loopSite
 }
 
 // Target is one compiled module ready to run: one wazero.Runtime and one

@@ -116,7 +116,7 @@ func (w *Worker) instantiate(ctx context.Context) error {
 		_ = w.dead.Close(ctx)
 		w.dead = nil
 	}
-	w.alloc.hit = false
+	w.alloc.hit, w.alloc.singleHit = false, 0
 	ictx := experimental.WithMemoryAllocator(w.io.context(ctx), &w.alloc)
 	mod, err := w.t.r.InstantiateModule(ictx, w.t.cm, w.io.moduleConfig())
 	if err != nil {
@@ -658,11 +658,13 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 	clear(buf[len(input):])
 	w.prevLen = len(input)
 	w.shadowInput(len(input))
-	w.alloc.hit = false
+	w.alloc.hit, w.alloc.singleHit = false, 0
 
 	w.stack[0], w.stack[1] = uint64(w.inPtr), uint64(len(input))
 	cctx, cancel := w.runContext(ctx)
+	w.alloc.single = w.t.cfg.MallocLimit // during the target's call only
 	err := w.test.CallWithStack(cctx, w.stack[:])
+	w.alloc.single = 0
 	timedOut := w.backstopFired(ctx, cctx, err)
 	// A deadline that passed as the call returned may still have wazero
 	// close the instance (its watcher races the return): not reused.
@@ -686,6 +688,7 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 		res.Outcome, res.Failure, res.ExitCode = classify(end)
 	}
 	res.Counters = w.counters()
+	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	if res.Outcome == Crash || res.Outcome == Hang || err != nil || late {
@@ -767,6 +770,8 @@ func (w *Worker) end(err error, ret uint32, budget uint64) runEnd {
 		command:       w.t.harness == HarnessCommand,
 		invalid:       w.t.cfg.InvalidExitCodes,
 		oom:           w.alloc.hit,
+		mallocLimit:   w.alloc.singleHit,
+		mallocMax:     w.t.cfg.MallocLimit,
 		oomPages:      w.t.cfg.maxPages(),
 		funcs:         w.t.meta.funcs,
 	}
@@ -873,6 +878,7 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 	res := Result{Fuel: w.fuelUsed(budget)}
 	res.Outcome, res.Failure, res.ExitCode = classify(end)
 	res.Counters = w.counters()
+	placeHang(res.Failure, res.Counters, w.t.meta.loops) // hangline.go
 	w.markDepth(res.Counters)
 	res.Stdout, res.Stderr = w.outTail, w.errTail
 	w.discard(ctx)
@@ -885,6 +891,10 @@ const inputFile = "input"
 
 // errMemoryCap ends a run whose memory.grow would pass the cap.
 var errMemoryCap = errors.New("memory.grow past the memory cap")
+
+// errMallocLimit ends a run whose memory.grow asks more than
+// Config.MallocLimit at once.
+var errMallocLimit = errors.New("memory.grow past the malloc limit")
 
 // cappedAllocator backs instance memories and enforces the memory cap
 // itself: wazero's WithMemoryLimitPages makes memory.grow fail silently,
@@ -901,7 +911,10 @@ type cappedAllocator struct {
 	limit uint64 // bytes, reserved pages included
 	fixed bool   // allocate min(max, limit) up front: the buffer never moves (shared memory)
 	hit   bool   // a grow past limit was refused since the flag was cleared
-	gen   uint64 // calls of Allocate and Reallocate: memory views older than this are stale
+	// single is Config.MallocLimit (0: none); singleHit the size of a
+	// grow refused since the flag was cleared for asking more than it.
+	single, singleHit uint64
+	gen               uint64 // calls of Allocate and Reallocate: memory views older than this are stale
 	// seq numbers the memories Allocate makes: the newest has seq.
 	seq uint64
 	// keep asks the next Allocate to hand over the spare unzeroed if it is
@@ -960,6 +973,13 @@ type cappedMemory struct {
 
 func (m *cappedMemory) Reallocate(size uint64) []byte {
 	m.a.gen++
+	if m.started && m.a.single > 0 && size > uint64(len(m.buf)) && size-uint64(len(m.buf)) > m.a.single {
+		// one allocation larger than the malloc limit (libFuzzer's
+		// -malloc_limit_mb): a finding where it was asked for, before
+		// the cap is reached
+		m.a.singleHit = size - uint64(len(m.buf))
+		panic(errMallocLimit)
+	}
 	if m.started && size > m.a.limit {
 		// The run is an out-of-memory crash whatever the target would
 		// do with a failed grow: end it here, where wazero's stack trace

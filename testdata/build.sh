@@ -31,6 +31,8 @@ reactor stack/stack.wasm stack/stack.c
 reactor depth/nest.wasm depth/nest.c
 reactor heapguard/guard.wasm heapguard/guard.c
 reactor heapcheck/check.wasm heapcheck/check.c
+reactor findings/findings.wasm findings/findings.c
+reactor heapcheck/first.wasm heapcheck/check.c --export=malloc,--export=LLVMFuzzerTestOneInput,--stack-first
 CC="$CC -mbulk-memory" reactor heapcheck/bulk.wasm heapcheck/check.c
 reactor stack/first.wasm stack/stack.c --export=malloc,--export=LLVMFuzzerTestOneInput,--stack-first
 # A C++ target linked as a command, whose exports wasm-ld wraps in calls to
@@ -48,5 +50,7 @@ wat2wasm --enable-all -o fake/imports.wasm fake/imports.wat
 wat2wasm --enable-all -o fake/noharness.wasm fake/noharness.wat
 wat2wasm --enable-all -o fake/shared.wasm fake/shared.wat
 wat2wasm --enable-all -o fake/importglobal.wasm fake/importglobal.wat
+(cd gohuge && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o gohuge.wasm .)
+(cd goalloc && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goalloc.wasm .)
 (cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goreactor.wasm .)
 (cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -o gocmd.wasm .)

@@ -29,39 +29,53 @@ var allocatorFuncs = map[string]bool{
 	"aligned_alloc": true, "posix_memalign": true, "memalign": true, "valloc": true, "pvalloc": true,
 	"strdup": true, "strndup": true, "dlmalloc": true, "dlcalloc": true, "dlrealloc": true, "dlmemalign": true,
 	"dlposix_memalign": true, "internal_memalign": true, "sys_alloc": true, "tmalloc_large": true,
-	"tmalloc_small": true, "prepend_alloc": true,
+	"tmalloc_small": true, "prepend_alloc": true, "free": true, "dlfree": true, "cfree": true,
 }
 
 var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "alloc::", "dlmalloc::", "<dlmalloc::", "runtime."}
 
-// Key is the deduplication key of a failure (ALGORITHMS.md §7): its
-// kind, the class of its message (MessageClass) and the top n frames of
-// its stack (function names, innermost first; n <= 0 means 3). Two
-// failures with the same identity are the same bug as far as wafer knows.
-// For a fuel hang they are the outermost ones above the harness
-// (outermost). For a Go panic raised again by a deferred function they
-// start at the first panic's site (pastRepanic). For a stack overflow
-// they start at the recursion (recursion): where an unbounded recursion
-// runs out of stack depends on the input, which function of it, or which
-// leaf it calls, takes the last frame.
+// Key is the deduplication key of a failure (ALGORITHMS.md §7), a
+// crash state as ClusterFuzz builds one: its class (FailureClass), the
+// class of its message (MessageClass; none for an out-of-memory, whose
+// messages say which of three places noticed it) and the top n frames of
+// the target's own code (TargetFrames; n <= 0 means 3), innermost first,
+// each in the canonical form runtime.FrameKey gives (frames are mapped to
+// its character set here too, so names that reach this package another
+// way still compare). Two failures with the same identity are the same
+// bug as far as wafer knows. For a fuel hang the frames are the outermost
+// ones of the target's code (outermost). For a Go panic raised again by a
+// deferred function they start at the first panic's site (pastRepanic).
+// For a stack overflow they start at the recursion (recursion): where an
+// unbounded recursion runs out of stack depends on the input, which
+// function of it, or which leaf it calls, takes the last frame.
 func Key(kind, message string, frames []string, n int) string {
 	if n <= 0 {
 		n = 3
 	}
+	class := FailureClass(kind, message)
+	msg := MessageClass(message)
+	keys := make([]string, len(frames))
+	for i, f := range frames {
+		keys[i] = frameKey(frameName(f))
+	}
+	frames = keys
 	switch {
-	case kind == stackOverflowKind:
-		frames = recursion(frames)
-	case kind == outOfMemoryKind:
-		frames = pastAllocator(frames)
-	case strings.HasPrefix(kind, "go-"):
-		frames = pastRepanic(frames)
-	case kind == fuelKind:
-		frames = outermost(frames, n)
+	case class == stackOverflowKind:
+		frames = TargetFrames(recursion(frames))
+	case class == outOfMemoryKind:
+		frames = TargetFrames(pastAllocator(frames))
+		msg = ""
+	case strings.HasPrefix(class, "go-"):
+		frames = TargetFrames(pastRepanic(frames))
+	case class == fuelKind:
+		frames = outermost(TargetFrames(frames), n)
+	default:
+		frames = TargetFrames(frames)
 	}
 	var b strings.Builder
-	b.WriteString(kind)
+	b.WriteString(class)
 	b.WriteString("|")
-	b.WriteString(MessageClass(message))
+	b.WriteString(msg)
 	b.WriteString("|")
 	for i, f := range frames {
 		if i == n {
@@ -70,9 +84,106 @@ func Key(kind, message string, frames []string, n int) string {
 		if i > 0 {
 			b.WriteString(";")
 		}
-		b.WriteString(frameName(f))
+		b.WriteString(f)
 	}
 	return b.String()
+}
+
+// FailureClass is the class of a failure for its identity: its kind, but
+// for running out of memory, which is one class (out-of-memory) however
+// it was noticed: memory.grow past the cap (kind out-of-memory), one
+// allocation past the malloc limit (kind malloc-limit), the Go
+// runtime's "fatal error: runtime: out of memory", a Go make whose length
+// the runtime refused ("makeslice: len out of range", "makeslice: cap out
+// of range", "growslice: len out of range": a size no allocator could
+// serve) and Rust's "memory allocation of N bytes failed".
+func FailureClass(kind, message string) string {
+	switch {
+	case kind == outOfMemoryKind, kind == "malloc-limit":
+		return outOfMemoryKind
+	case kind == "go-fatal" && strings.Contains(message, "out of memory"):
+		return outOfMemoryKind
+	case kind == "go-panic" && (strings.Contains(message, "makeslice: len out of range") ||
+		strings.Contains(message, "makeslice: cap out of range") || strings.Contains(message, "growslice: len out of range")):
+		return outOfMemoryKind
+	case strings.HasPrefix(message, "memory allocation of ") && strings.Contains(message, " failed"):
+		return outOfMemoryKind
+	}
+	return kind
+}
+
+// frameKey maps a frame name to runtime.FrameKey's character set (every
+// byte not a letter, digit, '_' or '.' becomes '_'), without the
+// demangling, which the stack's producer did.
+func frameKey(f string) string {
+	b := []byte(f)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// TargetFrames returns the frames of the target's own code: frames less
+// the language runtimes' (Go's runtime, Rust's core, std and alloc and
+// its panic machinery, C++'s std and ABI support), the allocators'
+// (allocatorFuncs), libc's memory and string functions, wafer's wrappers
+// (the heap guard's, "wafer." and ".unguarded") and the harness glue
+// (LLVMFuzzerTestOneInput and Go's export trampolines, WASI's entry
+// points, wafer's Go harness). Frames are canonical keys. When every
+// frame is one of those, frames is returned as it is.
+func TargetFrames(frames []string) []string {
+	var out []string
+	for _, f := range frames {
+		if IsTargetFrame(f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return frames
+	}
+	return out
+}
+
+// IsTargetFrame reports whether the frame key f is the target's own code
+// (TargetFrames).
+func IsTargetFrame(f string) bool {
+	if glueFuncs[f] || allocatorFuncs[f] || libcFuncs[f] {
+		return false
+	}
+	for _, p := range runtimePrefixes {
+		if strings.HasPrefix(f, p) {
+			return false
+		}
+	}
+	return !strings.HasSuffix(f, ".LLVMFuzzerTestOneInput") && !strings.HasSuffix(f, ".unguarded")
+}
+
+// glueFuncs are the harness's and the toolchains' entry frames.
+var glueFuncs = map[string]bool{
+	"LLVMFuzzerTestOneInput": true, "LLVMFuzzerInitialize": true, "_start": true, "_initialize": true,
+	"__main_void": true, "__main_argc_argv": true, "__original_main": true,
+	"panic": true, "wasm_pc_f_loop": true, "wasm_pc_f_loop_export": true, "_rt0_wasm_wasip1_lib": true, "_rt0_wasm_wasip1": true,
+	"abort": true, "__assert_fail": true, "__cxa_throw": true,
+}
+
+// libcFuncs are libc's memory and string functions: a bad pointer or
+// length passed to them is the caller's bug.
+var libcFuncs = map[string]bool{
+	"memcpy": true, "memmove": true, "memset": true, "memcmp": true, "bcmp": true, "memchr": true, "memrchr": true,
+	"strlen": true, "strnlen": true, "strcmp": true, "strncmp": true, "strcpy": true, "strncpy": true, "stpcpy": true,
+	"__stpcpy": true, "stpncpy": true, "__stpncpy": true, "strcat": true, "strncat": true, "strchr": true, "__strchrnul": true,
+	"strchrnul": true, "strrchr": true, "strstr": true, "strspn": true, "strcspn": true, "strcasecmp": true, "strncasecmp": true,
+	"strtok": true, "wmemcpy": true, "wmemset": true, "wcslen": true, "__memcpy_fwd": true,
+}
+
+// runtimePrefixes start the keys of language runtime and wafer frames.
+var runtimePrefixes = []string{
+	"runtime.", "internal_runtime_", "github.com_wafer_fuzz_wafer_harness.", "wafer.",
+	"core__", "std__", "alloc__", "_core__", "_std__", "_alloc__", "__rust_", "__rdl_", "__rg_", "rust_panic",
+	"rust_begin_unwind", "panic_abort__", "dlmalloc__", "_dlmalloc__", "operator_new", "operator_delete",
+	"__cxa_", "__cxxabiv1", "__gxx_", "__libc_", "__wasi_",
 }
 
 // recursion returns frames from the innermost one whose function occurs
