@@ -153,8 +153,8 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.opts.Generative.NoFuelBound, "spoton-count-bound", false, "spoton: give each parent Zest's count of children instead of a fuel budget")
 	fs.Float64Var(&f.opts.Generative.MaxDistance, "spoton-max-distance", 1000, "spoton: cap of a type's distance d_T")
 	fs.IntVar(&f.opts.Generative.TypeDraws, "spoton-type-draws", 10, "spoton: type draws per targeted child before falling back to plain mutation")
-	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "bedivfuzz, spoton: mean number of runs rewritten per child (geometric)")
-	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "bedivfuzz, spoton: mean length of a rewritten run (geometric; bytes, or choices when targeted)")
+	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "zest, bedivfuzz, spoton: mean number of runs of the choice sequence rewritten per child (geometric m of ALGORITHMS.md §1)")
+	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "zest, bedivfuzz, spoton: mean length of a rewritten run (geometric l of ALGORITHMS.md §1; bytes, or choices when targeted)")
 	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob(&f.opts.DictProb))
 	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob(&f.opts.IntBias))
 	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {

@@ -148,11 +148,15 @@ func loadMagic(t *testing.T) (tgt *runtime.Target, sm *instrument.SiteMap, cmpTg
 	}
 	ctx := context.Background()
 	load := func(opts instrument.Options) (*runtime.Target, *instrument.SiteMap) {
-		out, sm, err := instrument.Instrument(wasm, opts)
+		cfg := runtime.Config{MaxInputLen: DefaultMaxLen}
+		b := runtime.Preparation(wasm, cfg) // as a campaign does
+		b.Instrument = &opts
+		p, err := instrument.Prepare(wasm, b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: DefaultMaxLen})
+		sm := p.SiteMap
+		tg, err := runtime.New(ctx, p.Wasm, sm, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,7 +72,7 @@ type Config struct {
 	NoShrink     bool
 	ShrinkBudget int
 	// Generative holds the numbers of the generator-mode strategies
-	// (bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
+	// (zest's mutation means, bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
 	Generative GenerativeOptions
 	// ValidHill makes Stats.B0, B1 and B2 the Hill numbers of the
 	// abundance over unique valid traces (ALGORITHMS.md §2, ours) instead

@@ -159,8 +159,8 @@ type GenerativeOptions struct {
 	MaxDistance float64
 	TypeDraws   int
 	// MeanMutations and MeanLength are the means of the geometric number
-	// and length of the runs BeDivFuzz and SpotOn rewrite per child (zero:
-	// 4 and 4, as Zest's).
+	// and length of the runs Zest, BeDivFuzz and SpotOn rewrite per child
+	// (ALGORITHMS.md §1's m and l; zero: 4 and 4, the Zest paper's).
 	MeanMutations, MeanLength int
 }
 

@@ -25,6 +25,8 @@ import (
 //   - grammar/zest: Zest over the generator of generators/grammars/SQLite.g4;
 //   - sql/zest: Zest over the hand-written generators.SQL;
 //   - havoc: raw-byte havoc from examples/csqlite/seeds;
+//   - grammar/spoton: SpotOn over the SQLite.g4 generator, with the
+//     target's conditionals (instrument.SiteMap.Conditionals);
 //
 // all with the target's dictionary. It prints, per configuration, the
 // median, minimum and maximum of the final coverage (counted sites) and of
@@ -66,6 +68,7 @@ func TestGrammarCampaign(t *testing.T) {
 		seeds = append(seeds, b)
 	}
 	dopts := generators.Options{Dictionary: sm.Dictionary}
+	conds := sm.Conditionals()
 	configs := []struct {
 		name  string
 		deps  func() Deps
@@ -74,6 +77,7 @@ func TestGrammarCampaign(t *testing.T) {
 		{"grammar/zest", func() Deps { return Deps{Generator: FromGenerator(ggen, dopts)} }, "zest"},
 		{"sql/zest", func() Deps { return Deps{Generator: FromGenerator(generators.SQL, dopts)} }, "zest"},
 		{"havoc", func() Deps { return Deps{Seeds: seeds} }, "havoc"},
+		{"grammar/spoton", func() Deps { return Deps{Generator: FromGenerator(ggen, dopts)} }, "spoton"},
 	}
 	if only := os.Getenv("WAFER_EVAL_ONLY"); only != "" {
 		// A subset, e.g. havoc alone with a budget of equal wall time.
@@ -106,7 +110,7 @@ func TestGrammarCampaign(t *testing.T) {
 				deps := c.deps()
 				deps.NewExecutor = runtimeExecutors(tgt)
 				deps.TargetDict = sm.Dictionary
-				sum, err := Fuzz(context.Background(), Config{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true}, deps)
+				sum, err := Fuzz(context.Background(), Config{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true, Conditionals: conds}, deps)
 				if err != nil {
 					t.Error(err)
 					return

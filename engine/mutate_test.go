@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -408,5 +410,91 @@ func TestJobDonors(t *testing.T) {
 		if !bytes.Equal(got, want) || (got == nil) != (want == nil) || r1.Uint64() != r2.Uint64() {
 			t.Fatalf("seed %d: splice through donors gave %q, through entries %q", seed, got, want)
 		}
+	}
+}
+
+// recordingRand is a script that also records every IntN bound, so a test
+// can check which geometric means a mutator drew with.
+type recordingRand struct {
+	script
+	bounds []int
+}
+
+func (r *recordingRand) IntN(n int) int {
+	r.bounds = append(r.bounds, n)
+	return r.script.IntN(n)
+}
+
+// TestZestMeansFromOptions: the zest strategy made by name takes m's and
+// l's means from GenerativeOptions (--mean-mutations, --mean-length): with
+// means 7 and 3, the scripted draws are m's Bernoulli trials out of 7 and
+// each run's out of 3, and the child differs from its parent in exactly
+// the runs the script chose; the zero value keeps the paper's 4 and 4.
+func TestZestMeansFromOptions(t *testing.T) {
+	parent := &Entry{Choices: []byte("0123456789")}
+	mutator := func(g GenerativeOptions) Mutator {
+		s, err := NewStrategy("zest", StrategyOptions{Generative: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.NewMutator(0, &MutatorEnv{FreshLen: 4})
+	}
+	// m: one "go on" then a stop (m = 2); run 1 at 2 with l: two "go
+	// on" then a stop (l = 3); run 2 at 8 with l = 1.
+	r := &recordingRand{script: script{t: t, ints: []int{5, 0, 2, 1, 2, 0, 8, 0}, u64s: []uint64{0x616161, 0x62}}}
+	got := mutator(GenerativeOptions{MeanMutations: 7, MeanLength: 3}).Mutate(nil, &Job{Parent: parent}, r)
+	r.done()
+	if want := []int{7, 7, 10, 3, 3, 3, 10, 3}; !slices.Equal(r.bounds, want) {
+		t.Fatalf("IntN bounds %v, want %v (m's trials out of 7, l's out of 3)", r.bounds, want)
+	}
+	if string(got) != "01aaa567b9" {
+		t.Fatalf("child %q, want 01aaa567b9 (runs [2,5) and [8,9) replaced)", got)
+	}
+	// Defaults: the same shape of draws with 4 and 4.
+	r = &recordingRand{script: script{t: t, ints: []int{0, 4, 0}, u64s: []uint64{'x'}}}
+	if got := mutator(GenerativeOptions{}).Mutate(nil, &Job{Parent: parent}, r); string(got) != "0123x56789" {
+		t.Fatalf("default child %q, want 0123x56789", got)
+	}
+	r.done()
+	if want := []int{4, 10, 4}; !slices.Equal(r.bounds, want) {
+		t.Fatalf("default IntN bounds %v, want %v", r.bounds, want)
+	}
+}
+
+// TestZestMeansDistribution: over many children from a PCG, the number of
+// bytes a child differs in from its parent follows the means: with m and
+// l both of mean 1 exactly one run of one byte is rewritten (at most one
+// byte differs), and its average grows with larger means.
+func TestZestMeansDistribution(t *testing.T) {
+	parent := &Entry{Choices: make([]byte, 4096)}
+	diff := func(g GenerativeOptions) float64 {
+		s, err := NewStrategy("zest", StrategyOptions{Generative: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := s.NewMutator(0, &MutatorEnv{FreshLen: 4})
+		r := rand.New(rand.NewPCG(11, 12))
+		total := 0
+		for range 2000 {
+			child := m.Mutate(nil, &Job{Parent: parent}, r)
+			n := 0
+			for i := range child {
+				if child[i] != parent.Choices[i] {
+					n++
+				}
+			}
+			if g.MeanMutations == 1 && g.MeanLength == 1 && n > 1 {
+				t.Fatalf("means 1 and 1: child differs in %d bytes", n)
+			}
+			total += n
+		}
+		return float64(total) / 2000
+	}
+	one, def, big := diff(GenerativeOptions{MeanMutations: 1, MeanLength: 1}), diff(GenerativeOptions{}), diff(GenerativeOptions{MeanMutations: 16, MeanLength: 16})
+	t.Logf("mean bytes changed per child: means 1/1 %.2f, default 4/4 %.2f, 16/16 %.2f", one, def, big)
+	// A random byte equals the zero it replaces 1 time in 256, so the
+	// expectation is about m·l·255/256: ~1, ~16, ~256 (fewer at the end).
+	if one < 0.9 || def < 10 || def > 22 || big < 150 {
+		t.Fatalf("mean bytes changed %.2f, %.2f, %.2f: not ~1, ~16, ~256", one, def, big)
 	}
 }

@@ -316,7 +316,7 @@ type StrategyOptions struct {
 	// Raw is true in raw mode (no generator).
 	Raw bool
 	// Conditionals is Config.Conditionals; Generative is
-	// Config.Generative (bedivfuzz, spoton).
+	// Config.Generative (zest's mutation means, bedivfuzz, spoton).
 	Conditionals []int32
 	Generative   GenerativeOptions
 	// Workers is Config.Workers (Lévy flights: one per worker).
@@ -330,7 +330,9 @@ type StrategyOptions struct {
 
 // strategies is the table of built-in techniques by name.
 var strategies = map[string]func(StrategyOptions) Strategy{
-	"zest": func(StrategyOptions) Strategy { return &Zest{} },
+	"zest": func(o StrategyOptions) Strategy {
+		return &Zest{MeanMutations: o.Generative.MeanMutations, MeanLength: o.Generative.MeanLength}
+	},
 	"havoc": func(o StrategyOptions) Strategy {
 		return &Havoc{Depth: o.Havoc.Depth, StackPow2: o.Havoc.StackPow2}
 	},

@@ -32,14 +32,21 @@ func loadWith(tb testing.TB, path string, opts *instrument.Options) (*runtime.Ta
 		tb.Fatal(err)
 	}
 	ctx := context.Background()
+	cfg := runtime.Config{MaxInputLen: 1 << 16, CacheDir: tb.TempDir()}
 	var sm *instrument.SiteMap
 	if opts != nil {
-		wasm, sm, err = instrument.Instrument(wasm, *opts)
+		// As a campaign does (campaign's compile): the runtime's
+		// preparation (allocator exports for the heap reserve, command
+		// export unwrapping) with the instrumentation, in one pass.
+		b := runtime.Preparation(wasm, cfg)
+		b.Instrument = opts
+		p, err := instrument.Prepare(wasm, b)
 		if err != nil {
 			tb.Fatalf("instrument %s: %v", path, err)
 		}
+		wasm, sm = p.Wasm, p.SiteMap
 	}
-	t, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: tb.TempDir()})
+	t, err := runtime.New(ctx, wasm, sm, cfg)
 	if err != nil {
 		tb.Fatalf("load %s: %v", path, err)
 	}
