@@ -157,12 +157,7 @@ func (b *BeDivFuzz) JobDone(_ *State, j *Job, note any) {
 // NewMutator implements Strategy.
 func (b *BeDivFuzz) NewMutator(_ int, env *MutatorEnv) Mutator {
 	m := &bedivMutator{env: env, meanM: b.MeanMutations, meanL: b.MeanLength}
-	if m.meanM == 0 {
-		m.meanM = 4
-	}
-	if m.meanL == 0 {
-		m.meanL = 4
-	}
+	m.meanM, m.meanL = zestMeans(m.meanM, m.meanL)
 	return m
 }
 

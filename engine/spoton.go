@@ -352,12 +352,7 @@ func (so *SpotOn) NewMutator(_ int, env *MutatorEnv) Mutator {
 	if m.draws <= 0 {
 		m.draws = spotDraws
 	}
-	if m.meanM == 0 {
-		m.meanM = 4
-	}
-	if m.meanL == 0 {
-		m.meanL = 4
-	}
+	m.meanM, m.meanL = zestMeans(m.meanM, m.meanL)
 	return m
 }
 

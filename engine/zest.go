@@ -16,13 +16,21 @@ type Zest struct {
 // NewMutator implements Strategy.
 func (z *Zest) NewMutator(_ int, env *MutatorEnv) Mutator {
 	m := &zestMutator{env: env, meanM: z.MeanMutations, meanL: z.MeanLength}
-	if m.meanM == 0 {
-		m.meanM = 4
-	}
-	if m.meanL == 0 {
-		m.meanL = 4
-	}
+	m.meanM, m.meanL = zestMeans(m.meanM, m.meanL)
 	return m
+}
+
+// zestMeans returns the means of Zest's mutation (ALGORITHMS.md §1: m
+// runs per child, each of length l, both geometric) with 4, the
+// contract's default, for a zero.
+func zestMeans(m, l int) (int, int) {
+	if m == 0 {
+		m = 4
+	}
+	if l == 0 {
+		l = 4
+	}
+	return m, l
 }
 
 type zestMutator struct {
