@@ -58,14 +58,18 @@ type bedivParam struct {
 
 func (b *BeDivFuzz) wrapGenerator(g Generator) Generator { return withSplit(g) }
 
-func (b *BeDivFuzz) epsilon() float64 {
+func (b *BeDivFuzz) epsilon() float64 { return probability(b.Epsilon, 0.2) }
+
+// probability reads a probability option: 0 means the default def, a
+// negative value 0 (off).
+func probability(v, def float64) float64 {
 	switch {
-	case b.Epsilon == 0:
-		return 0.2
-	case b.Epsilon < 0:
+	case v == 0:
+		return def
+	case v < 0:
 		return 0
 	}
-	return b.Epsilon
+	return v
 }
 
 // Scores returns r_s and r_v for the current parent.

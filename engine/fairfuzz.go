@@ -705,13 +705,8 @@ func (m *fairMutator) maskedOp(op int, b []byte, r Rand, j *Job) []byte {
 			m.mb = maskInsert(m.mb, k, l)
 			return b
 		}
-		l := repeatLen(r, space)
-		v := byte(r.IntN(256))
-		if len(b) > 0 && r.IntN(2) == 0 {
-			v = b[r.IntN(len(b))]
-		}
-		b = insertSpace(b, k, l)
-		fill(b[k:k+l], v)
+		var l int
+		b, l = insertRepeat(b, r, k, space)
 		m.mb = maskInsert(m.mb, k, l)
 	case 10: // overwrite a block
 		if len(b) < 2 {

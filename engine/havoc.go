@@ -282,13 +282,7 @@ func opInsertBlock(b []byte, r Rand, env *MutatorEnv, _ *Job) []byte {
 		copy(b[to+mid-from:to+l], b[mid+l:])
 		return b
 	}
-	l := repeatLen(r, space)
-	v := byte(r.IntN(256))
-	if len(b) > 0 && r.IntN(2) == 0 {
-		v = b[r.IntN(len(b))]
-	}
-	b = insertSpace(b, to, l)
-	fill(b[to:to+l], v)
+	b, _ = insertRepeat(b, r, to, space)
 	return b
 }
 
@@ -385,6 +379,19 @@ func spliceDonor(b []byte, r Rand, j *Job) []byte {
 		return nil
 	}
 	return donor
+}
+
+// insertRepeat inserts at position at a run of up to space copies of one
+// byte (random, or one of b's) and returns b and the run's length.
+func insertRepeat(b []byte, r Rand, at, space int) ([]byte, int) {
+	l := repeatLen(r, space)
+	v := byte(r.IntN(256))
+	if len(b) > 0 && r.IntN(2) == 0 {
+		v = b[r.IntN(len(b))]
+	}
+	b = insertSpace(b, at, l)
+	fill(b[at:at+l], v)
+	return b, l
 }
 
 // insertSpace opens n bytes at position at (their content is stale) and

@@ -175,15 +175,7 @@ func newSpotOn(o StrategyOptions) *SpotOn {
 
 func (so *SpotOn) wrapGenerator(g Generator) Generator { return withCallSites(g) }
 
-func (so *SpotOn) targetedShare() float64 {
-	switch {
-	case so.Targeted == 0:
-		return 0.5
-	case so.Targeted < 0:
-		return 0
-	}
-	return so.Targeted
-}
+func (so *SpotOn) targetedShare() float64 { return probability(so.Targeted, 0.5) }
 
 // group returns the conditional site is an arm of, or -1.
 func (so *SpotOn) group(site int) int32 {
