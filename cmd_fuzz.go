@@ -72,6 +72,8 @@ type fuzzFlags struct {
 	// libFuzzer actions and exit codes.
 	minimizeCrash   int
 	merge           int
+	fork            int
+	ignoreCrashes   int
 	errorExitcode   int
 	timeoutExitcode int
 	printFinalStats int
@@ -83,7 +85,7 @@ type fuzzFlags struct {
 // reported on stderr as INFO.
 var libfuzzerIgnored = []string{
 	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
-	"entropic", "fork", "ignore_crashes", "ignore_timeouts", "ignore_ooms",
+	"entropic", "ignore_timeouts", "ignore_ooms", "merge_control_file",
 	"report_slow_units", "shrink", "reduce_inputs",
 	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
 	"print_pcs", "print_coverage", "print_corpus_stats", "dump_coverage",
@@ -178,6 +180,8 @@ func newFuzzFlags() *fuzzFlags {
 
 	fs.IntVar(&f.minimizeCrash, "minimize-crash", 0, "1: minimise the crash FILE given instead of fuzzing (libFuzzer)")
 	fs.IntVar(&f.merge, "merge", 0, "1: merge the CORPUS_DIRs after the first into the first (libFuzzer)")
+	fs.IntVar(&f.fork, "fork", 0, "libFuzzer's -fork=N: without --workers, N workers (one campaign in this process, not N processes)")
+	fs.IntVar(&f.ignoreCrashes, "ignore-crashes", 0, "libFuzzer's -ignore_crashes=1: --keep-going")
 	fs.IntVar(&f.errorExitcode, "error-exitcode", exitCrash, "exit status after a crash")
 	fs.IntVar(&f.timeoutExitcode, "timeout-exitcode", exitTimeout, "exit status after a hang or timeout")
 	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes; wafer fuzz prints them only when the flag is given, libFuzzer-style runs unless it is 0)")
@@ -204,6 +208,12 @@ func (f *fuzzFlags) parse(args []string) error {
 	if f.jobs > 0 && !f.fs.Changed("workers") {
 		// libFuzzer's rule for -workers=0: min(jobs, cores/2).
 		f.opts.Workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
+	}
+	if f.fork > 0 && !f.fs.Changed("workers") {
+		f.opts.Workers = f.fork
+	}
+	if f.ignoreCrashes != 0 {
+		f.opts.KeepGoing = true
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
@@ -353,6 +363,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	opts.Log = c.stderr
 	opts.Status = c.stderr
 	opts.StatusTTY = isTerminal(c.stderr)
+	if lf {
+		opts.Status, opts.StatusTTY = &libFuzzerStatus{w: c.stderr}, false
+	}
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
@@ -379,7 +392,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf {
 		opts.OnStart = func(s campaign.Start) {
 			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
-			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", s.Counters)
+			// with libFuzzer's ": N [...]" tail, which OSS-Fuzz's
+			// bad_build_check greps for the number of edges
+			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters): %d [%s]\n", s.Counters, s.Counters, filepath.Base(target))
 		}
 	}
 	sum, err := tg.Fuzz(ctx, opts)
@@ -387,11 +402,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		if sum != nil {
 			// What was found before the error is still reported (and
 			// written as artifacts in libFuzzer mode).
-			c.reportFindings(f, sum, lf)
+			c.reportFindings(f, sum, lf, c.findingFailures(ctx, tg, sum, lf))
 		}
 		return err
 	}
-	code, err := c.reportFindings(f, sum, lf)
+	code, err := c.reportFindings(f, sum, lf, c.findingFailures(ctx, tg, sum, lf))
 	if err != nil {
 		return err
 	}
@@ -448,17 +463,16 @@ func (f *fuzzFlags) findingKind(o campaign.Outcome, kind campaign.Kind) (string,
 // reportFindings prints each unique failure (libFuzzer's ERROR/SUMMARY
 // lines in lf mode), writes libFuzzer artifacts when asked, and returns the
 // exit status: crash beats out-of-memory beats hang.
-func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int, error) {
+func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool, fails []*campaign.Failure) (int, error) {
 	code := exitOK
-	for _, fd := range sum.Findings {
+	for i, fd := range sum.Findings {
 		art, status := f.findingKind(fd.Outcome, fd.Kind)
 		if lf {
-			what := map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art]
-			fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: %s (wafer: %s)\n", os.Getpid(), what, fd.Identity)
-			if fd.Report != "" {
-				fmt.Fprint(c.stderr, indent(fd.Report))
+			var fl *campaign.Failure
+			if i < len(fails) {
+				fl = fails[i]
 			}
-			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", what)
+			printLibFuzzerFailure(c.stderr, art, fl, fd.Identity, fd.Report)
 		} else {
 			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
 		}
@@ -472,6 +486,33 @@ func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int,
 		}
 	}
 	return code, nil
+}
+
+// findingFailures re-runs each finding of a libFuzzer-style campaign once
+// for its failure with the Wasm stack's files and lines (the campaign's
+// findings carry it as text); nil where that run did not fail the same
+// way. Nil outside lf mode.
+func (c *cli) findingFailures(ctx context.Context, tg *campaign.Target, sum *campaign.Summary, lf bool) []*campaign.Failure {
+	if !lf || len(sum.Findings) == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // an interrupted campaign still reports what it found
+	maxLen := 0
+	for _, fd := range sum.Findings {
+		maxLen = max(maxLen, len(fd.Input))
+	}
+	rp, err := tg.NewReproducer(ctx, campaign.ReproOptions{MaxInputLen: maxLen})
+	if err != nil {
+		return nil
+	}
+	defer rp.Close()
+	fails := make([]*campaign.Failure, len(sum.Findings))
+	for i, fd := range sum.Findings {
+		if r, err := rp.Run(ctx, fd.Input); err == nil && r.Identity == fd.Identity {
+			fails[i] = r.Failure
+		}
+	}
+	return fails
 }
 
 // stopNames are the words the summary line gives the stop reasons, named
