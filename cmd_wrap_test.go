@@ -91,7 +91,7 @@ func TestWrapRunners(t *testing.T) {
 		return cmd.ProcessState.ExitCode(), string(b)
 	}
 	// The options and dictionary as run_fuzzer adds them: parse_options.py
-	// prints the [libfuzzer] section as "-key=value" (parse_options.py:34),
+	// prints the [libfuzzer] section as "-key=value" (parse_options.py:33),
 	// run_fuzzer appends it and -dict=$FUZZER.dict after the corpus.
 	custom := []string{"-max_len=512", "-use_value_profile=1"}
 	runFuzzerArgs := func(middle ...string) []string {
@@ -178,7 +178,7 @@ func TestWrapRunners(t *testing.T) {
 	})
 
 	t.Run("clusterfuzz fork", func(t *testing.T) {
-		// libfuzzer.py:1350-1357: the fork strategy adds -fork=N; with
+		// libfuzzer.py:1352-1356 (pick_strategies): the fork strategy adds -fork=N; with
 		// -ignore_crashes=1 libFuzzer's fork mode goes on past crashes:
 		// wafer keeps going, so only the time budget stops it.
 		code, log := run(t, "-timeout=25", "-rss_limit_mb=2560", "-fork=2", "-ignore_crashes=1",
@@ -281,7 +281,7 @@ func checkWrapLayout(t *testing.T, out, tlv string) {
 		hasString := bytes.Contains(b, []byte("LLVMFuzzerTestOneInput"))
 		// oss-fuzz infra/utils.py:138 is_fuzz_target_local: a name matching
 		// VALID_TARGET_NAME_REGEX (:29) with an extension in ['', '.exe']
-		// (:27), executable, and the string in it; test_all.py:71
+		// (:27), executable, and the string in it; test_all.py:70
 		// find_fuzz_targets: executable, ELF or script, the string.
 		name := e.Name()
 		ext := filepath.Ext(name)
@@ -441,7 +441,7 @@ func checkStats(t *testing.T, log string, wantExecs bool) {
 	for _, k := range []string{"number_of_executed_units", "average_exec_per_sec", "new_units_added", "slowest_unit_time_sec", "peak_rss_mb"} {
 		v, ok := stats[k]
 		if !ok || strings.Trim(v, "0123456789") != "" {
-			t.Errorf("stat::%s: expected a number (libfuzzer.py:1276 isdigit), got %q", k, v)
+			t.Errorf("stat::%s: expected a number (libfuzzer.py:1275 isdigit), got %q", k, v)
 		}
 	}
 	if wantExecs && stats["number_of_executed_units"] == "0" {
