@@ -19,27 +19,44 @@ const libfuzzerHelp = `usage: wafer TARGET.wasm [CORPUS_DIR...] [-flag=value...]
        wafer TARGET.wasm FILE...                  (run each input once)
        wafer TARGET.wasm -merge=1 OUT_DIR IN_DIR...
        wafer TARGET.wasm -minimize_crash=1 -runs=N CRASH_FILE
+       NAME [args...]          (a fuzz target written by 'wafer wrap')
 
 The libFuzzer-compatible invocation, for runners that drive libFuzzer
-binaries (ClusterFuzzLite, OSS-Fuzz style scripts). New inputs go into
-the first CORPUS_DIR as they are found, findings to -artifact_prefix as
-crash-<sha1>, timeout-<sha1> or oom-<sha1>; the final stat:: lines are
-printed on exit.
+binaries (OSS-Fuzz, ClusterFuzz, ClusterFuzzLite: 'wafer help wrap'
+writes a target for them). New inputs go into the first CORPUS_DIR as
+they are found, findings to -artifact_prefix as crash-<sha1>,
+timeout-<sha1> or oom-<sha1>; the final stat:: lines are printed on exit.
 
 flags (one dash, name=value, as libFuzzer):
-  -runs=N -max_total_time=S -seed=N -workers=N -jobs=N -artifact_prefix=P
-  -exact_artifact_path=F -dict=F -max_len=N -timeout=S -rss_limit_mb=N
-  -minimize_crash=1 -merge=1 -close_fd_mask=N -error_exitcode=N
-  -timeout_exitcode=N -print_final_stats=1
-Hangs are found by fuel (deterministic, --fuel); -timeout is applied only
-when running single inputs, not while fuzzing (a wall-clock deadline per
-input halves wazero's speed). -seed=0 is a fixed seed, not a random one.
-Other libFuzzer flags (-use_value_profile, -detect_leaks, ...) are accepted
-and ignored with an INFO line; wafer's own flags (see 'wafer help fuzz')
+  -runs=N -max_total_time=S -seed=N -workers=N -jobs=N -fork=N
+  -artifact_prefix=P -exact_artifact_path=F -dict=F -max_len=N -timeout=S
+  -rss_limit_mb=N -minimize_crash=1 -merge=1 -close_fd_mask=N
+  -error_exitcode=N -timeout_exitcode=N -print_final_stats=1
+  -ignore_crashes=1 -help=1
+-jobs=N and -fork=N run N workers of one campaign in this process (jobs:
+at most half the cores), not N processes; -ignore_crashes=1 keeps going
+after a crash (--keep-going). Hangs are found by fuel (deterministic,
+--fuel); -timeout is applied only when running single inputs, not while
+fuzzing (a wall-clock deadline per input halves wazero's speed). -seed=0
+is a fixed seed, not a random one. Running FILEs runs each once whatever
+-runs says (an input's runs are all the same), stops at the first that
+fails and writes its artifact, as libFuzzer does. Other libFuzzer flags
+(-use_value_profile, -detect_leaks, -ignore_timeouts, -merge_control_file,
+...) are accepted and ignored with an INFO line, unknown ones dropped
+with libFuzzer's WARNING, and a '--' argument is skipped (OSS-Fuzz runs
+'$FUZZER -- $FUZZER_ARGS ...'); wafer's own flags (see 'wafer help fuzz')
 work here too.
 
+A finding is reported as libFuzzer reports it, for the runners' stack
+analysis: "==PID== ERROR: libFuzzer: deadly signal" (a Wasm trap), "fuzz
+target exited" (an exit code), "timeout" (a hang) or "out-of-memory (...)",
+then the Wasm stack as frames "#0 0x0 in FUNC FILE:LINE" (no native
+address), then "SUMMARY: libFuzzer: ...". Progress lines are libFuzzer's
+"#N INITED|pulse|DONE cov: ... corp: ... exec/s: ... rss: ...Mb".
+
 exit status: 0 done, 77 crash (-error_exitcode), 70 timeout
-(-timeout_exitcode), 71 out of memory, 1 error, 2 bad invocation.
+(-timeout_exitcode), 71 out of memory, 72 interrupted, 1 error, 2 bad
+invocation.
 
 examples:
   wafer examples/tlv/tlv.wasm corpus/ -max_total_time=60 -artifact_prefix=out/
