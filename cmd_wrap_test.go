@@ -542,3 +542,85 @@ func TestWrapTrailer(t *testing.T) {
 		t.Error("wrapperBinary: expected the trailer exactly once at the end")
 	}
 }
+
+// TestLibFuzzerReportWords: each artifact kind's report starts with the
+// line ClusterFuzz's stack analyzer classifies it by (constants.py:155,
+// 161, and OUT_OF_MEMORY_REGEX's "libFuzzer: out-of-memory \(" at :175),
+// and its SUMMARY line names the same thing; a hang in the libFuzzer
+// invocation gives the timeout report, a timeout-<sha1> testcase and exit
+// 70.
+func TestLibFuzzerReportWords(t *testing.T) {
+	cfOOMRE := regexp.MustCompile(`^.*(?:libFuzzer: out-of-memory \().*`)
+	for _, tc := range []struct {
+		art string
+		re  *regexp.Regexp
+	}{
+		{"crash", cfDeadlySignalRE},
+		{"timeout", cfTimeoutRE},
+		{"oom", cfOOMRE},
+	} {
+		var b bytes.Buffer
+		printLibFuzzerFailure(&b, tc.art, nil, tc.art+": identity", "")
+		first, _, _ := strings.Cut(b.String(), "\n")
+		if !tc.re.MatchString(first) {
+			t.Errorf("%s: first line %q does not match %s", tc.art, first, tc.re)
+		}
+		for _, other := range []*regexp.Regexp{cfDeadlySignalRE, cfTimeoutRE, cfOOMRE} {
+			if other != tc.re && other.MatchString(b.String()) {
+				t.Errorf("%s: the report also matches %s:\n%s", tc.art, other, b.String())
+			}
+		}
+		if want := "SUMMARY: libFuzzer: " + libFuzzerWhat(tc.art, nil) + "\n"; !strings.Contains(b.String(), want) {
+			t.Errorf("%s: expected %q in\n%s", tc.art, want, b.String())
+		}
+	}
+
+	tlv := exampleDir(t, "tlv")
+	tmp := t.TempDir()
+	corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
+	r := wafer(t, tmp, filepath.Join(tlv, "tlv.wasm"), corpusDir, "-fuel=3", "-runs=10", "-artifact_prefix="+tmp+"/")
+	if r.code != exitTimeout {
+		t.Fatalf("exit %d, expected %d:\n%s", r.code, exitTimeout, r.stderr)
+	}
+	var testcase string
+	timeoutLine := false
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if m := cfCrashTestcaseRE.FindStringSubmatch(l); m != nil && testcase == "" {
+			testcase = m[1]
+		}
+		timeoutLine = timeoutLine || cfTimeoutRE.MatchString(l)
+	}
+	if !timeoutLine || !strings.HasPrefix(testcase, filepath.Join(tmp, "timeout-")) {
+		t.Errorf("expected a LIBFUZZER_TIMEOUT_REGEX line and a timeout-<sha1> testcase, got %v, %q in\n%s", timeoutLine, testcase, r.stderr)
+	}
+}
+
+// TestLibFuzzerStatus: the JSON status lines become libFuzzer's INITED,
+// pulse and DONE lines, whatever the writes' boundaries, and other lines
+// pass unchanged.
+func TestLibFuzzerStatus(t *testing.T) {
+	in := `{"execs":10,"coverage":5,"queue":2,"execs_per_sec":100.5}` + "\n" +
+		"INFO: something\n" +
+		`{"execs":20,"coverage":6,"queue":3,"execs_per_sec":200}` + "\n" +
+		`{"execs":30,"coverage":7,"queue":4,"execs_per_sec":300,"final":true}` + "\n"
+	for _, chunk := range []int{1, 7, len(in)} {
+		var b bytes.Buffer
+		s := &libFuzzerStatus{w: &b}
+		for i := 0; i < len(in); i += chunk {
+			s.Write([]byte(in[i:min(i+chunk, len(in))]))
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		want := []string{"#10\tINITED cov: 5 corp: 2 exec/s: 100 rss: ", "INFO: something", "#20\tpulse  cov: 6 corp: 3 exec/s: 200 rss: ", "#30\tDONE   cov: 7 corp: 4 exec/s: 300 rss: "}
+		if len(lines) != len(want) {
+			t.Fatalf("chunk %d: got %q", chunk, lines)
+		}
+		for i := range want {
+			if !strings.HasPrefix(lines[i], want[i]) {
+				t.Errorf("chunk %d line %d: got %q, expected it to start %q", chunk, i, lines[i], want[i])
+			}
+			if strings.HasPrefix(want[i], "#") && !cfLogLineRE.MatchString(lines[i]) {
+				t.Errorf("line %q does not match LIBFUZZER_LOG_LINE_REGEX", lines[i])
+			}
+		}
+	}
+}
