@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -328,6 +329,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	dict, err := readDicts(f.dict)
 	if err != nil {
+		if m := dictLineRE.FindStringSubmatch(err.Error()); lf && m != nil {
+			// libFuzzer's words, which ClusterFuzz reports as a bad
+			// dictionary (libFuzzer/engine.py, DICT_PARSING_FAILED_REGEX)
+			fmt.Fprintf(c.stderr, "ParseDictionaryFile: error in line %s\n", m[1])
+		}
 		return err
 	}
 	gen, useGen := generators.Lookup(f.generator)
@@ -431,6 +437,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	return nil
 }
+
+// dictLineRE finds the line number in readDicts' errors.
+var dictLineRE = regexp.MustCompile(`: line (\d+): `)
 
 // readDicts reads AFL/libFuzzer dictionary files.
 func readDicts(paths []string) ([][]byte, error) {

@@ -593,6 +593,17 @@ func TestLibFuzzerReportWords(t *testing.T) {
 	if !timeoutLine || !strings.HasPrefix(testcase, filepath.Join(tmp, "timeout-")) {
 		t.Errorf("expected a LIBFUZZER_TIMEOUT_REGEX line and a timeout-<sha1> testcase, got %v, %q in\n%s", timeoutLine, testcase, r.stderr)
 	}
+
+	// A bad dictionary: exit 1 (libFuzzer's error status, constants.py:75)
+	// with the line ClusterFuzz's DICT_PARSING_FAILED_REGEX
+	// (libFuzzer/engine.py:37) reads the line number from.
+	bad := filepath.Join(tmp, "bad.dict")
+	os.WriteFile(bad, []byte("# ok\nkw=\"x\"\nkw2=\"unterminated\n"), 0o644)
+	r = wafer(t, tmp, filepath.Join(tlv, "tlv.wasm"), "-dict="+bad, "-runs=1")
+	m := regexp.MustCompile(`ParseDictionaryFile: error in line (\d+)`).FindStringSubmatch(r.stderr)
+	if r.code != exitError || m == nil || m[1] != "3" {
+		t.Errorf("bad dictionary: expected exit 1 and \"error in line 3\", got %d, %v:\n%s", r.code, m, r.stderr)
+	}
 }
 
 // TestLibFuzzerStatus: the JSON status lines become libFuzzer's INITED,
