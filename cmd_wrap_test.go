@@ -19,7 +19,10 @@ import (
 // The runners' parsers, as their source writes them (Python re, here in
 // Go's syntax; re.match anchors at the start, hence the ^). The commits
 // read: google/clusterfuzz 77584976 (2026-08-14), google/oss-fuzz
-// 955c6866 (2026-08-20).
+// 955c6866 (2026-08-20). ClusterFuzzLite is google/clusterfuzzlite's
+// actions (actions/*/action.yml) running images built from oss-fuzz's
+// infra/cifuzz, which drives ClusterFuzz's libFuzzer engine: its
+// fuzz_target.py below is oss-fuzz's infra/cifuzz/fuzz_target.py.
 var (
 	// clusterfuzz src/clusterfuzz/_internal/bot/fuzzers/libfuzzer.py:53,
 	// CRASH_TESTCASE_REGEX (LibFuzzerCommon.get_testcase_path).
