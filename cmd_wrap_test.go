@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -651,5 +652,47 @@ func TestLibFuzzerStatus(t *testing.T) {
 				t.Errorf("line %q does not match LIBFUZZER_LOG_LINE_REGEX", lines[i])
 			}
 		}
+	}
+}
+
+// TestSeedZip: the zip is flat, one entry per distinct content (nested
+// directories and plain files included) named by its SHA-1, and the same
+// seeds give the same bytes.
+func TestSeedZip(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a", "deep"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "one"), []byte("1"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a", "deep", "two"), []byte("22"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a", "dup"), []byte("1"), 0o644)
+	os.WriteFile(filepath.Join(dir, "three"), []byte("333"), 0o644)
+	paths := []string{filepath.Join(dir, "a"), filepath.Join(dir, "three")}
+	z1, n, err := seedZip(t.Context(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z2, _, _ := seedZip(t.Context(), paths)
+	if !bytes.Equal(z1, z2) {
+		t.Error("two zips of the same seeds differ")
+	}
+	zr, err := zip.NewReader(bytes.NewReader(z1), int64(len(z1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range zr.File {
+		rc, _ := f.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if f.Name != fmt.Sprintf("%x", sha1.Sum(b)) {
+			t.Errorf("entry %q: expected the SHA-1 of %q", f.Name, b)
+		}
+		got = append(got, string(b))
+	}
+	slices.Sort(got)
+	if n != 3 || strings.Join(got, ",") != "1,22,333" {
+		t.Errorf("expected 3 entries 1,22,333, got %d: %v", n, got)
+	}
+	if _, _, err := seedZip(t.Context(), []string{filepath.Join(dir, "missing")}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("a missing path: expected an error naming it, got %v", err)
 	}
 }
