@@ -77,8 +77,12 @@ type Job struct {
 	Queue []*Entry
 	// Param is strategy-specific data for the mutator (nil for the built-ins).
 	Param any
-	// replay runs Parent's own choices unchanged (seeds, resume).
+	// replay runs Parent's own choices unchanged (seeds, resume, imports).
 	replay bool
+	// imported: a replay of another campaign's input (Importer), kept
+	// only when it adds coverage; importOp is the queue entry's Op.
+	imported bool
+	importOp Op
 	// chain: a dependent job (Dependent), never cut by Config.JobSize;
 	// its Mutator may end it early (Ender).
 	chain bool
