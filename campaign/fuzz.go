@@ -344,7 +344,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	case dir != nil:
 		deps.Store = newStore(&opts, dir, t.name, sm, &deps)
 		if syncer != nil && !opts.SeedsOnly {
-			deps.Importer = &syncImporter{s: syncer, gen: useGen, maxIn: maxIn, logw: logw, output: opts.Output}
+			deps.Importer = &syncImporter{s: syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
 		}
 	case opts.CorpusDir != "":
 		deps.Store = flatStore{dir: corpus.Flat{Path: opts.CorpusDir}}
