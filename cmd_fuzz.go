@@ -40,6 +40,12 @@ examples:
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
+  wafer fuzz -o sync -M a --seed 1 t.wasm & wafer fuzz -o sync -S b --seed 2 t.wasm
+
+Live sync (AFL's -M/-S): campaigns under one parent directory (-o
+PARENT -M NAME, or -o PARENT/NAME --sync) poll each other's queues at
+start and every --sync-interval, keep the entries that add coverage, and
+do not save again a crash a peer has saved.
 `
 
 type fuzzFlags struct {
