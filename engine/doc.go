@@ -168,7 +168,8 @@
 // every polled input has been merged after running, so a kill leaves the
 // unrun ones to the next session. One path for the start and the live
 // polls; without an Importer nothing of it runs, and the executions are
-// those of a campaign without sync. Decision: a timer rather than a poll
+// those of a campaign without sync. With one, the course depends on what
+// the peers wrote and when: not reproducible from the seed. Decision: a timer rather than a poll
 // per merge or a file watch: AFL++'s, portable to NFS, and a poll costs a
 // directory listing per peer. Figure (docs/EVALUATION.md): on czstd, two
 // processes with live sync against one process with two workers and two
