@@ -6,7 +6,30 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
+
+// gateTarget passes a hash gate only with "SYNCSEED" first (no mutation
+// finds it); behind it, "!" crashes and other bytes cover sites 2..5.
+// Before it, the length's parity covers site 6 or 7.
+var gateTarget = &fakeTarget{sites: 8, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
+	c.hit(0)
+	if len(in) >= 8 && xxhash.Sum64(in[:8]) == xxhash.Sum64String("SYNCSEED") {
+		c.hit(1)
+		if len(in) > 8 && in[8] == '!' {
+			return Crash, &Failure{Identity: "crash: panic|gate|check;main", Kind: runtime.KindGoPanic, Message: "gate", Frames: []string{"check", "main"}, Text: "panic: gate"}
+		}
+		if len(in) > 8 {
+			c.hit(2 + int(in[8]%4))
+		}
+		return Valid, nil
+	}
+	c.hit(6 + len(in)%2)
+	return Valid, nil
+}}
 
 // fakeImporter hands out one batch of inputs per Poll from polls (then
 // nothing) and records, at each Commit, how many Polls it had answered
@@ -65,24 +88,24 @@ func TestLiveImport(t *testing.T) {
 		{},
 		{
 			Inputs: []Imported{
-				{Choices: []byte("BBBB"), Op: "sync:peer"}, // the seed's coverage: not kept
-				{Choices: []byte("FUZa"), Op: "sync:peer"}, // three levels deeper: kept
-				{Choices: []byte("FUZZ"), Op: "sync:peer"}, // the peer's crash
+				{Choices: []byte("BBBB"), Op: "sync:peer"},      // the seed's coverage: not kept
+				{Choices: []byte("SYNCSEEDa"), Op: "sync:peer"}, // behind the gate: kept
+				{Choices: []byte("SYNCSEED!"), Op: "sync:peer"}, // the peer's crash
 			},
-			KnownFailures: []string{"crash: panic|found FUZZ|check;main"},
+			KnownFailures: []string{"crash: panic|gate|check;main"},
 		},
 	}}
 	sum, err := Fuzz(context.Background(),
 		Config{Seed: 1, MaxTotalTime: 500 * time.Millisecond, SyncInterval: 20 * time.Millisecond},
-		Deps{NewExecutor: magicTarget.executors(nil), Seeds: [][]byte{[]byte("AAAA")}, Importer: imp, OnRun: imp.onRun})
+		Deps{NewExecutor: gateTarget.executors(nil), Seeds: [][]byte{[]byte("AAAA")}, Importer: imp, OnRun: imp.onRun})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Stop != "time" {
-		t.Fatalf("expected the campaign to run until its time (the FUZZ crash is known), got stop %q", sum.Stop)
+		t.Fatalf("expected the campaign to run until its time (the FUZZ crash is known), got stop %q after %d polls, %d executions, findings %+v", sum.Stop, imp.n, sum.Stats.Execs, sum.Failures)
 	}
 	if len(sum.Failures) != 0 {
-		t.Errorf("expected no finding (the peer saved FUZZ), got %d: %q", len(sum.Failures), sum.Failures[0].Input)
+		t.Errorf("expected no finding (the peer saved the crash), got %d: %q", len(sum.Failures), sum.Failures[0].Input)
 	}
 	var synced [][]byte
 	for _, e := range sum.Queue {
@@ -90,8 +113,8 @@ func TestLiveImport(t *testing.T) {
 			synced = append(synced, e.Input)
 		}
 	}
-	if len(synced) != 1 || string(synced[0]) != "FUZa" {
-		t.Errorf("expected exactly FUZa imported into the queue, got %q", synced)
+	if len(synced) != 1 || string(synced[0]) != "SYNCSEEDa" {
+		t.Errorf("expected exactly SYNCSEEDa imported into the queue, got %q", synced)
 	}
 	if imp.n < 3 {
 		t.Fatalf("expected at least 3 polls in 500ms at a 20ms interval, got %d", imp.n)
@@ -100,7 +123,7 @@ func TestLiveImport(t *testing.T) {
 	for _, c := range imp.commits {
 		if c.polls >= 3 {
 			ok = true
-			for _, in := range []string{"BBBB", "FUZa", "FUZZ"} {
+			for _, in := range []string{"BBBB", "SYNCSEEDa", "SYNCSEED!"} {
 				if !c.ran[in] {
 					t.Errorf("Commit after poll %d: imported %q had not run", c.polls, in)
 				}
@@ -138,5 +161,21 @@ func TestImportStartsQueue(t *testing.T) {
 	}
 	if len(imp.commits) != 1 || !imp.commits[0].ran["xy"] {
 		t.Errorf("expected one Commit at the end, after both imports ran, got %+v", imp.commits)
+	}
+}
+
+// TestImportedCrash: the same peer crash without its identity is a
+// finding of this campaign, made by the import (the control of
+// TestLiveImport's known failure).
+func TestImportedCrash(t *testing.T) {
+	imp := &fakeImporter{polls: []Import{{}, {Inputs: []Imported{{Choices: []byte("SYNCSEED!"), Op: "sync:peer"}}}}}
+	sum, err := Fuzz(context.Background(),
+		Config{Seed: 1, MaxTotalTime: 5 * time.Second, SyncInterval: 20 * time.Millisecond},
+		Deps{NewExecutor: gateTarget.executors(nil), Seeds: [][]byte{[]byte("AAAA")}, Importer: imp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stop != "crash" || len(sum.Failures) != 1 || sum.Failures[0].Op != "sync:peer" || string(sum.Failures[0].Input) != "SYNCSEED!" {
+		t.Fatalf("expected to stop at the imported crash, found by sync:peer, got stop %q, %d findings", sum.Stop, len(sum.Failures))
 	}
 }
