@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/generators"
 )
 
 // gateSeed passes testdata/sync/gate.wasm's hash gate: a campaign without
@@ -275,4 +276,44 @@ func TestSyncKill(t *testing.T) {
 		}
 	}
 	t.Logf("b imported %d of a's %d queue files", imported, len(aFiles))
+}
+
+// TestSyncGenerator: with a Generator, sync imports the peer's choice
+// sequences (its sidecars), not its inputs: b regenerates each imported
+// entry and gets exactly the bytes a saved.
+func TestSyncGenerator(t *testing.T) {
+	tg := loadGate(t)
+	root := t.TempDir()
+	gen := func(s *generators.Source) []byte {
+		b := []byte{}
+		for n := s.Len(0, 12); n > 0; n-- {
+			b = append(b, byte(s.Pick(256)))
+		}
+		return b
+	}
+	fuzz := func(name string, seed uint64, sync bool) {
+		if _, err := tg.Fuzz(context.Background(), Options{Generator: gen, Output: filepath.Join(root, name), Sync: sync,
+			NoFsync: true, KeepGoing: true, Seed: seed, Runs: 2000}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fuzz("a", 1, false)
+	fuzz("b", 2, true)
+	complete := map[string]bool{}
+	for _, b := range queueFiles(t, filepath.Join(root, "a")) {
+		complete[string(b)] = true
+	}
+	imported := 0
+	for n, b := range queueFiles(t, filepath.Join(root, "b")) {
+		if strings.Contains(n, "op:sync:a") {
+			imported++
+			if !complete[string(b)] {
+				t.Errorf("b's %s (%q) is no input of a's queue: the choices were not a's", n, b)
+			}
+		}
+	}
+	if imported == 0 {
+		t.Fatalf("b imported nothing of a's %d entries", len(complete))
+	}
+	t.Logf("b kept %d of a's %d entries", imported, len(complete))
 }
