@@ -171,35 +171,54 @@ func slices8(b []byte) []byte { return append([]byte(nil), b[:8]...) }
 
 const syncKillEnv = "WAFER_SYNC_KILL_CHILD"
 
-// TestSyncKillChild is the child of TestSyncKill: campaign a, syncing,
-// until it is killed.
+// syncKillOptions are the options of the campaigns of TestSyncKill: a has
+// the gate's seed, b none; both sync every 100ms.
+func syncKillOptions(root, name string) Options {
+	o := Options{Output: filepath.Join(root, name), Sync: true, SyncInterval: 100 * time.Millisecond, NoFsync: true,
+		KeepGoing: true, Seed: 2, MaxTotalTime: 60 * time.Second}
+	if name == "a" {
+		o.Seeds, o.Seed = [][]byte{gateSeed}, 3
+	}
+	return o
+}
+
+// TestSyncKillChild is the child of TestSyncKill: one campaign (a or b),
+// syncing, until it is killed.
 func TestSyncKillChild(t *testing.T) {
-	out := os.Getenv(syncKillEnv)
-	if out == "" {
+	env := os.Getenv(syncKillEnv)
+	if env == "" {
 		t.Skip("child of TestSyncKill only")
 	}
+	root, name, _ := strings.Cut(env, "|")
 	tg := loadGate(t)
-	_, err := tg.Fuzz(context.Background(), Options{Output: out, Sync: true, SyncInterval: 100 * time.Millisecond, NoFsync: true,
-		KeepGoing: true, Seed: 2, Seeds: [][]byte{gateSeed}, MaxTotalTime: 60 * time.Second,
-		OnStart: func(Start) { fmt.Println("STARTED") }})
-	if err != nil {
+	o := syncKillOptions(root, name)
+	o.OnStart = func(Start) { fmt.Println("STARTED") }
+	if _, err := tg.Fuzz(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestSyncKill: campaign a, in a child process, is killed (SIGKILL) at a
-// random moment while campaign b syncs with it. b goes on and ends
-// cleanly; everything b queued is in its directory when reopened, with
-// nothing skipped; and every entry b imported from a equals a complete
-// file of a's queue (no partial file was imported).
+// TestSyncKill: one of two syncing campaigns, in a child process, is
+// killed (SIGKILL) at a random moment while the other runs in this one:
+// a, which has the gate's seed, or b, which imports it. The survivor goes
+// on and ends cleanly, and everything it queued is in its directory when
+// reopened, nothing skipped; every entry b imported from a equals a
+// complete file of a's queue (no partial file was imported).
 func TestSyncKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a child campaign and a campaign of a few seconds (-short)")
 	}
+	for _, killed := range []string{"a", "b"} {
+		t.Run("kill-"+killed, func(t *testing.T) { syncKill(t, killed) })
+	}
+}
+
+func syncKill(t *testing.T, killed string) {
 	tg := loadGate(t)
 	root := t.TempDir()
+	survivor := map[string]string{"a": "b", "b": "a"}[killed]
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSyncKillChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), syncKillEnv+"="+filepath.Join(root, "a"))
+	cmd.Env = append(os.Environ(), syncKillEnv+"="+root+"|"+killed)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -220,13 +239,14 @@ func TestSyncKill(t *testing.T) {
 		err error
 	}
 	done := make(chan result, 1)
-	bStarted := make(chan struct{})
+	started := make(chan struct{})
 	go func() {
-		sum, err := tg.Fuzz(ctx, Options{Output: filepath.Join(root, "b"), Sync: true, SyncInterval: 100 * time.Millisecond, NoFsync: true,
-			KeepGoing: true, Seed: 3, MaxTotalTime: 30 * time.Second, OnStart: func(Start) { close(bStarted) }})
+		o := syncKillOptions(root, survivor)
+		o.OnStart = func(Start) { close(started) }
+		sum, err := tg.Fuzz(ctx, o)
 		done <- result{sum, err}
 	}()
-	<-bStarted
+	<-started
 	for len(queueFiles(t, filepath.Join(root, "a"))) == 0 {
 		time.Sleep(5 * time.Millisecond) // a has queued its seed
 	}
@@ -236,13 +256,13 @@ func TestSyncKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	time.Sleep(500 * time.Millisecond) // b polls a's remains a few more times
+	time.Sleep(500 * time.Millisecond) // the survivor polls the remains a few more times
 	cancel()
 	r := <-done
 	if r.err != nil {
-		t.Fatalf("b: %v", r.err)
+		t.Fatalf("%s: %v", survivor, r.err)
 	}
-	t.Logf("a killed %v after its first entry; b ran %d executions", delay.Round(time.Millisecond), r.sum.Stats.Execs)
+	t.Logf("%s killed %v after a's first entry; %s ran %d executions", killed, delay.Round(time.Millisecond), survivor, r.sum.Stats.Execs)
 
 	aFiles := queueFiles(t, filepath.Join(root, "a"))
 	complete := map[string]bool{}
@@ -259,20 +279,20 @@ func TestSyncKill(t *testing.T) {
 			t.Errorf("b imported %s (%d bytes), which is no complete file of a's queue", n, len(b))
 		}
 	}
-	if imported == 0 {
+	if imported == 0 && killed == "a" {
 		t.Errorf("b imported nothing from a (%d files in a's queue): the test shows nothing", len(aFiles))
 	}
-	d, skipped, err := corpus.Open(context.Background(), filepath.Join(root, "b"), corpus.Options{NoSync: true})
+	d, skipped, err := corpus.Open(context.Background(), filepath.Join(root, survivor), corpus.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	if skipped != nil {
-		t.Errorf("b's directory has skipped files: %v", skipped)
+		t.Errorf("%s's directory has skipped files: %v", survivor, skipped)
 	}
 	for _, in := range r.sum.NewInputs {
 		if !d.Has(in) {
-			t.Errorf("b's new input %q is not in its directory", in)
+			t.Errorf("%s's new input %q is not in its directory", survivor, in)
 		}
 	}
 	t.Logf("b imported %d of a's %d queue files", imported, len(aFiles))
