@@ -300,7 +300,8 @@ func syncKill(t *testing.T, killed string) {
 
 // TestSyncGenerator: with a Generator, sync imports the peer's choice
 // sequences (its sidecars), not its inputs: b regenerates each imported
-// entry and gets exactly the bytes a saved.
+// entry and gets exactly the bytes a saved. fuzzer_stats counts them as
+// corpus_imported.
 func TestSyncGenerator(t *testing.T) {
 	tg := loadGate(t)
 	root := t.TempDir()
@@ -334,6 +335,13 @@ func TestSyncGenerator(t *testing.T) {
 	}
 	if imported == 0 {
 		t.Fatalf("b imported nothing of a's %d entries", len(complete))
+	}
+	st, err := corpus.ParseStats(readFile(t, filepath.Join(root, "b", corpus.StatsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.CorpusImported != imported {
+		t.Errorf("b's fuzzer_stats: expected corpus_imported %d (its op:sync:a entries), got %d", imported, st.CorpusImported)
 	}
 	t.Logf("b kept %d of a's %d entries", imported, len(complete))
 }

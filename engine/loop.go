@@ -1054,7 +1054,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
 			if r.job.imported {
-				e.Op = r.job.importOp
+				e.Op, e.Imported = r.job.importOp, true
 			} else if r.job.replay {
 				e.Op = OpSeed
 			} else if r.job.stage {

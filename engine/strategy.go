@@ -45,6 +45,9 @@ type Entry struct {
 	// fresh sequences; Op names how (OpSeed, or the strategy's name).
 	Parent int
 	Op     Op
+	// Imported: another campaign's input (Deps.Importer), kept because it
+	// added coverage here.
+	Imported bool
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
 	// Fuel is the fuel its run used (FuelExecutor; 0 otherwise): its
