@@ -129,7 +129,8 @@ type Options struct {
 	// Output (AFL's -M/-S layout: Output is PARENT/NAME, the siblings
 	// PARENT/*), at start and every SyncInterval while the campaign runs,
 	// keeping those that add coverage here; the siblings' saved failures
-	// count as known (not saved again). Ignored without Output.
+	// count as known (not saved again). Ignored without Output, and with
+	// SeedsOnly (which runs this campaign's own inputs only).
 	Sync bool
 	// SyncInterval is the period of Sync's polls; zero means
 	// engine.DefaultSyncInterval (a minute).
