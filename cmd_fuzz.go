@@ -41,6 +41,12 @@ examples:
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
+  wafer fuzz -o sync -M a --seed 1 t.wasm & wafer fuzz -o sync -S b --seed 2 t.wasm
+
+Live sync (AFL's -M/-S): campaigns under one parent directory (-o
+PARENT -M NAME, or -o PARENT/NAME --sync) poll each other's queues at
+start and every --sync-interval, keep the entries that add coverage, and
+do not save again a crash a peer has saved.
 `
 
 type fuzzFlags struct {
@@ -69,6 +75,9 @@ type fuzzFlags struct {
 	closeFDMask       int
 	noSync            bool
 	sync              bool
+	syncInterval      seconds
+	syncMain          string // AFL's -M NAME
+	syncSecondary     string // AFL's -S NAME
 
 	// libFuzzer actions and exit codes.
 	minimizeCrash   int
@@ -175,7 +184,11 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
 	fs.StringVar(&f.artifactPrefix, "artifact-prefix", "", "also write each finding to `PREFIX`crash-<sha1> / timeout-<sha1> (libFuzzer)")
 	fs.StringVar(&f.exactArtifactPath, "exact-artifact-path", "", "write the first finding to exactly this `FILE` (libFuzzer)")
-	fs.BoolVar(&f.sync, "sync", false, "at start, import the queues of the sibling campaign directories of -o (AFL's -M/-S layout: -o sync/NAME)")
+	fs.BoolVar(&f.sync, "sync", false, "live sync: at start and every --sync-interval, import the new queue entries of the sibling campaign directories of -o (-o sync/NAME) that add coverage here; their saved crashes count as known")
+	f.syncInterval = seconds(time.Minute)
+	fs.Var(&f.syncInterval, "sync-interval", "period of --sync's polls (seconds or duration)")
+	fs.StringVarP(&f.syncMain, "sync-main", "M", "", "AFL's -M `NAME`: --sync with the campaign in -o's NAME subdirectory (-o is the parent: -o sync -M a is -o sync/a --sync)")
+	fs.StringVarP(&f.syncSecondary, "sync-secondary", "S", "", "AFL's -S `NAME`: the same as -M in wafer (every campaign runs the same search)")
 	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync output files: faster early in a campaign, but a machine crash may lose recent files")
 	fs.IntVar(&f.closeFDMask, "close-fd-mask", 0, "1: drop the target's stdout, 2: its stderr, 3: both (libFuzzer)")
 
@@ -295,6 +308,15 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 	if out == "" && !lf {
 		out = "wafer-out"
 	}
+	if name, err := f.syncName(); err != nil {
+		return err
+	} else if name != "" {
+		if out == "" {
+			return usagef("-M/-S need -o PARENT (the campaign is PARENT/NAME)")
+		}
+		out = filepath.Join(out, name)
+		f.sync = true
+	}
 	if out != "" {
 		if err := ensureWritableDir(out); err != nil {
 			return err
@@ -363,6 +385,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	opts.Output = out
 	opts.NoFsync = f.noSync
 	opts.Sync = f.sync
+	opts.SyncInterval = time.Duration(f.syncInterval)
 	opts.Repro = reproCommand(target, &f.target, false)
 	opts.HangRepro = reproCommand(target, &f.target, true)
 	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
@@ -653,4 +676,23 @@ func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error
 		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
 	}
 	return gen, true, nil
+}
+
+// syncName returns the campaign name of AFL's -M or -S (empty without
+// either): a plain directory name, as afl-fuzz requires.
+func (f *fuzzFlags) syncName() (string, error) {
+	name, flag := f.syncMain, "-M"
+	if f.syncSecondary != "" {
+		if name != "" {
+			return "", usagef("-M and -S exclude each other (one campaign name)")
+		}
+		name, flag = f.syncSecondary, "-S"
+	}
+	if f.syncMain == "" && f.syncSecondary == "" {
+		return "", nil
+	}
+	if name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\`) {
+		return "", usagef("%s: expected a campaign name (letters, digits, -, _; no path and no leading dot), got %q", flag, name)
+	}
+	return name, nil
 }

@@ -865,6 +865,35 @@ func TestFuzzResumeAndSync(t *testing.T) {
 	}
 }
 
+// TestFuzzSyncNames: AFL's -M/-S NAME put the campaign in -o's NAME
+// subdirectory with sync on (the second imports the first's queue); both
+// at once, or a name that is a path, are usage errors.
+func TestFuzzSyncNames(t *testing.T) {
+	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	tmp := t.TempDir()
+	par := filepath.Join(tmp, "par")
+	r := wafer(t, tmp, "fuzz", "--runs", "300", "--keep-going", "--no-fsync", "-o", par, "-M", "main", tlv)
+	if r.code != 0 && r.code != 77 {
+		t.Fatalf("-M: expected exit 0 or 77, got %d: %s", r.code, tail(r.stderr))
+	}
+	if _, err := os.Stat(filepath.Join(par, "main", "queue")); err != nil {
+		t.Fatalf("-M main: expected the campaign in %s/main: %v", par, err)
+	}
+	r = wafer(t, tmp, "fuzz", "--runs", "300", "--keep-going", "--no-fsync", "--seed", "2", "-o", par, "-S", "s1", tlv)
+	if r.code != 0 && r.code != 77 {
+		t.Fatalf("-S: expected exit 0 or 77, got %d: %s", r.code, tail(r.stderr))
+	}
+	if !strings.Contains(r.stderr, "INFO: sync: ") || strings.Contains(r.stderr, "INFO: sync: 0 entries") {
+		t.Errorf("-S s1: expected entries imported from main, got %s", tail(r.stderr))
+	}
+	for _, args := range [][]string{{"-M", "a", "-S", "b"}, {"-S", "../x"}, {"-M", ".hidden"}} {
+		r := wafer(t, tmp, append(append([]string{"fuzz", "--runs", "1", "-o", par}, args...), tlv)...)
+		if r.code != 2 {
+			t.Errorf("%q: expected exit 2 (usage), got %d: %s", args, r.code, tail(r.stderr))
+		}
+	}
+}
+
 // TestGeneratorExamples fuzzes every structured example with its
 // generator for a few hundred executions. The Go targets take seconds to
 // instrument and compile on a cold cache, so this runs with WAFER_FULL=1.
