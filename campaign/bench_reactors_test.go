@@ -16,17 +16,23 @@ import (
 )
 
 // benchReactors are the targets of BenchmarkReactors: one line each (a
-// module and its seed directory, from this package's directory).
-var benchReactors = []struct{ name, wasm, seeds string }{
-	{"gojson", "../examples/gojson/gojson.wasm", "../examples/gojson/seeds"},
-	{"gopng", "../examples/gopng/gopng.wasm", "../examples/gopng/seeds"},
-	// A C target with fast runs, where the engine's own cost shows most.
-	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds"},
+// module and its seed directory, from this package's directory, and the
+// executions of the recorded campaign: about a second of the loop).
+var benchReactors = []struct {
+	name, wasm, seeds string
+	runs              int
+}{
+	{"gojson", "../examples/gojson/gojson.wasm", "../examples/gojson/seeds", 20_000},
+	{"gopng", "../examples/gopng/gopng.wasm", "../examples/gopng/seeds", 20_000},
+	// C targets with fast runs, where the engine's own cost shows most
+	// (tlv's planted crash is found early: crashes are part of its loop).
+	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds", 300_000},
+	{"tlv", "../examples/tlv/tlv.wasm", "../examples/tlv/seeds", 300_000},
 }
 
 // BenchmarkReactors measures, per target and side by side in one run, on
-// the same inputs: those of a havoc campaign of WAFER_BENCH_RUNS
-// executions (default 20,000) from the target's seeds, seed 1, one worker,
+// the same inputs: those of a havoc campaign of benchReactors' runs
+// executions (WAFER_BENCH_RUNS overrides them all) from the target's seeds, seed 1, one worker,
 // recorded untimed. One op is the whole set: every input once (bare,
 // replay) or one campaign of as many executions (the loops), so run it
 // with -benchtime 1x:
@@ -60,7 +66,7 @@ func BenchmarkReactors(b *testing.B) {
 	if sel == "" {
 		b.Skip("set WAFER_BENCH_REACTORS=1 (or names, e.g. gojson,cexpr)")
 	}
-	record := 20_000
+	record := 0
 	if s := os.Getenv("WAFER_BENCH_RUNS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
@@ -103,7 +109,11 @@ func BenchmarkReactors(b *testing.B) {
 		}
 		var inputs [][]byte
 		var mu sync.Mutex
-		loop(b, int64(record), 1, false, func(_ uint64, _ int, in []byte) {
+		runs := bt.runs
+		if record > 0 {
+			runs = record
+		}
+		loop(b, int64(runs), 1, false, func(_ uint64, _ int, in []byte) {
 			mu.Lock()
 			inputs = append(inputs, bytes.Clone(in))
 			mu.Unlock()
