@@ -131,17 +131,21 @@ func BenchmarkReactors(b *testing.B) {
 		} {
 			b.Run(bt.name+"/"+tc.name, func(b *testing.B) {
 				var execs, fails int64
-				var share float64
+				var share, wait float64
 				cpu0 := benchCPU()
 				for b.Loop() {
 					sum := loop(b, int64(len(inputs)), tc.workers, tc.det, nil)
 					execs += sum.Stats.Execs
 					fails += sum.Stats.CrashRuns + sum.Stats.HangRuns
 					share += sum.Stats.ExecuteShare
+					wait += sum.Waited.Seconds() / (float64(tc.workers) * sum.Stats.Elapsed.Seconds())
 				}
 				reportExecs(b, execs, b.Elapsed(), benchCPU()-cpu0)
 				b.ReportMetric(100*share/float64(b.N), "exec%")
 				b.ReportMetric(100*float64(fails)/float64(execs), "fail%")
+				// Worker time spent waiting for a batch: what the
+				// coordinator costs the workers (0 when they never starve).
+				b.ReportMetric(100*wait/float64(b.N), "wait%")
 			})
 		}
 		tgt.Close(ctx)

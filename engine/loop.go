@@ -788,7 +788,7 @@ func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
+	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, Waited: c.waited}
 	return sum, c.err
 }
 
