@@ -185,9 +185,12 @@ func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<-
 // Mutator.Done is still called).
 func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 	br := &batchResult{b: b, jobs: make([]*jobResult, len(b.jobs))}
+	res := make([]jobResult, len(b.jobs)) // one allocation for the batch
 	w.halted = false
 	for i, j := range b.jobs {
-		br.jobs[i] = w.runJob(ctx, j)
+		res[i].job = j
+		br.jobs[i] = &res[i]
+		w.runJob(ctx, &res[i])
 	}
 	br.hitSites, br.hitCount = w.sc.flushHits()
 	br.times = w.takeTimes()
@@ -198,7 +201,8 @@ func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 // the hit counts and time shares folded in (tests).
 func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 	w.halted = false
-	res := w.runJob(ctx, j)
+	res := &jobResult{job: j}
+	w.runJob(ctx, res)
 	w.sc.flushHits()
 	w.takeTimes()
 	return res
@@ -222,8 +226,8 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 // (stage jobs), then for each child making it (makeChild), generating its
 // input (generate), executing it (exec1) and recording the result
 // (record), and last the Mutator's note.
-func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
-	res := &jobResult{job: j}
+func (w *worker) runJob(ctx context.Context, res *jobResult) {
+	j := res.job
 	var rs []replacement
 	if j.stage && !w.halted {
 		rs = w.stagePass(ctx, j, res)
@@ -297,7 +301,6 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	if !j.stage {
 		res.note = w.mut.Done(j)
 	}
-	return res
 }
 
 // more asks the Mutator of a dependent job whether the job makes another
@@ -403,22 +406,32 @@ func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input,
 		c := childResult{
 			seq:     seq,
 			index:   i,
-			choices: slices.Clone(used),
 			outcome: r.Outcome,
 			hash:    hash,
-			trace:   slices.Clone(w.sc.trace),
 			failure: r.Failure.clone(),
 			fuel:    r.Fuel,
 			timeout: timeout,
 			covered: !w.sc.newCov,
 		}
-		if c.choices == nil {
-			c.choices = []byte{}
+		// The choices, the trace and (generator mode) the input in one
+		// allocation, each capped at its length: a queue entry keeps all
+		// three, and an unsaved child's are garbage together.
+		nu, nt, ni := len(used), len(w.sc.trace), 0
+		if w.gen != nil {
+			ni = len(input)
+		}
+		buf := make([]byte, nu+nt+ni) // never nil: the choices and input of an empty child are empty, not nil
+		c.choices = buf[:nu:nu]
+		copy(c.choices, used)
+		if w.sc.trace != nil {
+			c.trace = buf[nu : nu+nt : nu+nt]
+			copy(c.trace, w.sc.trace)
 		}
 		if w.gen == nil {
 			c.input = c.choices
-		} else if c.input = slices.Clone(input); c.input == nil {
-			c.input = []byte{}
+		} else {
+			c.input = buf[nu+nt:]
+			copy(c.input, input)
 		}
 		res.children = append(res.children, c)
 	}
@@ -489,6 +502,10 @@ type coordinator struct {
 	st    State
 	cov   *Coverage
 	rng   *rand.Rand
+	// fb is the Feedback of the child being merged, reused (Save and
+	// Learn get a pointer to it, valid during the call): one allocation
+	// less per merged child.
+	fb Feedback
 
 	seeds [][]byte // to replay, in order
 	// staged[id]: entry id had its input-to-state stage (stageJobs: there
@@ -973,19 +990,20 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 		if ch.timeout != nil && (!c.tmo.add(ch.timeout) || ch.dropped) {
 			continue
 		}
-		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace, ch.covered)
+		fb := &c.fb
+		*fb = c.cov.classify(ch.outcome, ch.hash, ch.trace, ch.covered)
 		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
 		// Which not-new children a worker's filter lets through depends on
 		// scheduling; Learn sees only those new in something (and
 		// failures), so its calls are a function of the seed.
 		learn := fb.NewBranch || fb.NewValidBranch || fb.NewBucket || fb.NewTrace || fb.NewValidTrace
 		if ch.outcome.Failed() {
-			c.strat.Learn(&c.st, r.job, &fb)
-			c.cov.merge(&fb)
+			c.strat.Learn(&c.st, r.job, fb)
+			c.cov.merge(fb)
 			c.failure(ctx, r.job, ch)
 			continue
 		}
-		save := c.strat.Save(&c.st, &fb)
+		save := c.strat.Save(&c.st, fb)
 		if r.job.stage || ch.timeout != nil {
 			// An input-to-state child joins the queue only for a branch
 			// never covered before: one that only changes hit counts
@@ -1005,7 +1023,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			save = true
 		}
 		if learn {
-			c.strat.Learn(&c.st, r.job, &fb)
+			c.strat.Learn(&c.st, r.job, fb)
 		}
 		if save {
 			e := &Entry{
@@ -1029,8 +1047,9 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				}
 			}
 		}
-		c.cov.merge(&fb)
+		c.cov.merge(fb)
 	}
+	c.fb = Feedback{} // nothing of the batch kept alive through it
 	if !r.job.stage {
 		c.strat.JobDone(&c.st, r.job, r.note)
 	}
