@@ -24,6 +24,7 @@ var benchReactors = []struct {
 }{
 	{"gojson", "../examples/gojson/gojson.wasm", "../examples/gojson/seeds", 20_000},
 	{"gopng", "../examples/gopng/gopng.wasm", "../examples/gopng/seeds", 20_000},
+	{"goparser", "../examples/goparser/goparser.wasm", "../examples/goparser/seeds", 3_000},
 	// C targets with fast runs, where the engine's own cost shows most
 	// (tlv's planted crash is found early: crashes are part of its loop).
 	{"cexpr", "../examples/cexpr/cexpr.wasm", "../examples/cexpr/seeds", 300_000},

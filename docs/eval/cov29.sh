@@ -19,7 +19,7 @@
 # crash (--keep-going), so each runs its whole TIME.
 #
 # Runtime: TIME x (|TARGETS| x |SEEDS| + 2 x |RSS_TARGETS|) plus builds and
-# replays: with the defaults (60 s, 3 x 5 + 2 x 3 pairs) about 23 minutes.
+# replays: with the defaults (60 s, 4 x 5 + 2 x 3 pairs) about 28 minutes.
 # The load average is printed as it goes.
 #
 # Usage, from the repository root:
@@ -31,7 +31,7 @@ set -eu
 BASE=${1:-766bbb4}
 TIME=${TIME:-60}
 SEEDS=${SEEDS:-"1 2 3 4 5"}
-TARGETS=${TARGETS:-"gojson gopng cexpr"}
+TARGETS=${TARGETS:-"gojson gopng goparser cexpr"}
 RSS_TARGETS=${RSS_TARGETS-"czstd csqlite gojson"}
 OUT=${OUT:-/tmp/wafer-cov29}
 

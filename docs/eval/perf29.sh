@@ -8,10 +8,10 @@
 # change) and execs/s (wall clock: the 2-worker scaling, meaningful on an
 # idle machine only).
 #
-# Runtime: about 1.5 min per round per binary on the default targets
-# (gojson, gopng, cexpr, tlv; mostly the Go reactors' compiles and their
-# 20,000-execution campaigns), so ~20 min with COUNT=6 on 2 idle cores,
-# longer under load. The load average is printed before and after.
+# Runtime: about 2 min per round per binary on the default targets
+# (gojson, gopng, goparser, cexpr, tlv; mostly the Go reactors' compiles
+# and their 20,000 / 3,000-execution campaigns), so ~25 min with COUNT=6
+# on 2 idle cores, longer under load. The load average is printed before and after.
 #
 # Usage, from the repository root:
 #   docs/eval/perf29.sh [BASE]            # BASE defaults to 766bbb4
