@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -118,8 +119,8 @@ func (s *scanner) grow(n int) {
 // or trace this worker never reported, or, for a valid run, a site never
 // reported valid. Failing runs do not mark the coverage filter (their
 // coverage is not merged, ALGORITHMS.md §1 rule 3). It reads the counters
-// 32 bytes at a time, skips zero words, writes the trace entries of a
-// non-zero word without branching on its bytes, and does not allocate once the buffers have grown to the number of
+// 8 bytes at a time, skips zero words, jumps to the non-zero bytes of a
+// word, and does not allocate once the buffers have grown to the number of
 // sites. It leaves c all zero: each non-zero block is zeroed as it is read,
 // so the executor need not clear the counters again before the next run
 // (see Result.Counters).
@@ -131,21 +132,43 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		clear(c[maxSites:])
 		c = c[:maxSites]
 	}
-	sites := s.sites[:len(c)]
 	tr := s.trace[:cap(s.trace)]
 	k := 0
-	// Two passes. The first writes the trace: (site, bucket) of every
-	// non-zero counter, in site order; within a non-zero 8-byte word all
-	// eight bytes are written and k moves past the non-zero ones only, so
-	// no branch depends on which bytes are set (a loop over the set bytes
-	// mispredicted its exit about once per word: on csqlite's 840 hit
-	// sites in 408 words, most of the scan). An entry is written at k <=
-	// 4*site, inside tr (grow gives it 4 bytes per counter).
+	sites := s.sites[:len(c)]
+	isValid := o == Valid
+	mark := !o.Failed()
+	cov := false
+	// visit handles one hit site.
+	visit := func(site int, v uint8) {
+		bk := bucketBit[v]
+		binary.LittleEndian.PutUint32(tr[k:], uint32(site)<<8|uint32(bk))
+		k += traceEntry
+		p := &sites[site]
+		if p.hits == 0 {
+			s.touched = append(s.touched, uint32(site))
+		}
+		p.hits++
+		if mark && p.total&bk == 0 {
+			if !s.probe {
+				p.total |= bk
+				cov = true
+			} else if p.total == 0 {
+				cov = true
+			}
+		}
+		if isValid && p.valid == 0 {
+			if !s.probe {
+				p.valid = 1
+			}
+			cov = true
+		}
+	}
+	// word visits the non-zero bytes of the word at site i.
 	word := func(i int, w uint64) {
-		for b := range 8 {
-			v := uint8(w >> (8 * b))
-			binary.LittleEndian.PutUint32(tr[k:], uint32(i+b)<<8|uint32(bucketBit[v]))
-			k += int((uint(v)+255)>>8) * traceEntry // +4 when v != 0
+		for w != 0 {
+			sh := bits.TrailingZeros64(w) &^ 7
+			visit(i+sh>>3, uint8(w>>sh))
+			w &^= 0xff << sh
 		}
 	}
 	// 32 bytes at a time. Real targets' counters are mostly zero, in long
@@ -178,18 +201,10 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		if w0|w1|w2|w3 == 0 {
 			continue
 		}
-		if w0 != 0 {
-			word(i, w0)
-		}
-		if w1 != 0 {
-			word(i+8, w1)
-		}
-		if w2 != 0 {
-			word(i+16, w2)
-		}
-		if w3 != 0 {
-			word(i+24, w3)
-		}
+		word(i, w0)
+		word(i+8, w1)
+		word(i+16, w2)
+		word(i+24, w3)
 		binary.LittleEndian.PutUint64(b, 0)
 		binary.LittleEndian.PutUint64(b[8:], 0)
 		binary.LittleEndian.PutUint64(b[16:], 0)
@@ -206,37 +221,8 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	}
 	for site := n; site < len(c); site++ {
 		if v := c[site]; v != 0 {
-			binary.LittleEndian.PutUint32(tr[k:], uint32(site)<<8|uint32(bucketBit[v]))
-			k += traceEntry
+			visit(site, v)
 			c[site] = 0
-		}
-	}
-	// The second pass counts the hits and checks the filter, entry by
-	// entry: a loop of known length whose branches are rarely taken.
-	isValid := o == Valid
-	mark := !o.Failed()
-	cov := false
-	for e := 0; e < k; e += traceEntry {
-		x := binary.LittleEndian.Uint32(tr[e:])
-		site, bk := x>>8, uint8(x)
-		p := &sites[site]
-		if p.hits == 0 {
-			s.touched = append(s.touched, site)
-		}
-		p.hits++
-		if mark && p.total&bk == 0 {
-			if !s.probe {
-				p.total |= bk
-				cov = true
-			} else if p.total == 0 {
-				cov = true
-			}
-		}
-		if isValid && p.valid == 0 {
-			if !s.probe {
-				p.valid = 1
-			}
-			cov = true
 		}
 	}
 	s.trace = tr[:k]
