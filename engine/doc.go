@@ -167,11 +167,20 @@
 // Decision: one coordinator owns the coverage state and workers only scan,
 // hash and send (no locks in the search loop); the counters are zeroed by
 // the scan that reads them. Current figure (CPU-time execs/s, one worker,
-// havoc): the loop does 1.26M execs/s on tlv and 786k on cexpr, 0.33 and
-// 0.25 of the runtime replaying the same inputs (3.9M and 3.1M); the
-// engine's share per child is ~0.14 µs of mutation and 0.2-0.45 µs of
-// scanning, hashing and bookkeeping. The measurements, their command and
-// the earlier figures are in docs/PERFORMANCE.md ("engine: the loop").
+// havoc, campaign's BenchmarkReactors: each target's bare module, the
+// runtime's replay and the loop side by side on the same inputs, medians
+// of 6 rounds on the loaded 2-core machine): the loop does 927k execs/s on
+// tlv and 579k on cexpr, 0.31 and 0.28 of the runtime replaying the same
+// inputs, and 15.2k on gojson and 25.9k on gopng, 0.63 and 0.75 of the
+// replay (there the runtime's own gap to the bare module is the larger:
+// replay at 0.31 and 0.48 of bare). The engine's share per child on the C
+// targets is ~0.3 µs of mutation and ~0.45 µs of scanning, hashing and
+// the trace-set lookup; on gojson (153,234 counters, ~974 hit a run) the
+// scan is ~60 % of the engine's part. The loop allocates 0.34 times per
+// execution on cexpr (one buffer per child the worker's filter lets
+// through: its choices, trace and input), down from 0.70. The
+// measurements, their command and the earlier figures are in
+// docs/PERFORMANCE.md ("engine: the loop").
 //
 // # What it does not do
 //
