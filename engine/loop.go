@@ -111,16 +111,29 @@ type batchResult struct {
 }
 
 type worker struct {
-	id        int
-	exec      Executor
-	cmp       Comparer // nil: no input-to-state mutation
-	gen       Generator
-	sgen      StructuredGenerator // gen, when structured
-	reuse     bool                // the mutator keeps execution indexes
-	mut       Mutator
-	sc        *scanner
-	rng       *pcgRand
-	buf       []byte
+	id    int
+	exec  Executor
+	cmp   Comparer // nil: no input-to-state mutation
+	gen   Generator
+	sgen  StructuredGenerator // gen, when structured
+	reuse bool                // the mutator keeps execution indexes
+	mut   Mutator
+	sc    *scanner
+	rng   *pcgRand
+	buf   []byte
+	// arena holds the choices, trace and input of the batch's children
+	// sent to the coordinator, each a capped slice of it: one allocation
+	// per batch, not per child. A batch's arena is never written again
+	// once sent (the next batch starts a new one), so what the
+	// coordinator keeps of it stays valid; it copies what it keeps for
+	// long (queue entries, findings) so a batch's arena is not held by
+	// them. arenaHint is the last batch's use, and an eighth.
+	arena     []byte
+	arenaHint int
+	// kidsHint is the last batch's number of children sent (and an
+	// eighth): the batch's jobs share one backing array of that size
+	// for their children (runBatch).
+	kidsHint  int
 	seed      uint64
 	maxLen    int
 	keepGoing bool
@@ -186,14 +199,30 @@ func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<-
 func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 	br := &batchResult{b: b, jobs: make([]*jobResult, len(b.jobs))}
 	res := make([]jobResult, len(b.jobs)) // one allocation for the batch
+	w.arena = make([]byte, 0, w.arenaHint)
 	w.halted = false
+	// The jobs' children share one array: each job appends after the
+	// previous one's (a job that outgrows it gets its own), and is capped
+	// at its length.
+	kids := make([]childResult, w.kidsHint)
+	used, sent := 0, 0
 	for i, j := range b.jobs {
 		res[i].job = j
+		res[i].children = kids[used:used]
 		br.jobs[i] = &res[i]
 		w.runJob(ctx, &res[i])
+		ch := res[i].children
+		if n := len(ch); n > 0 && n <= len(kids)-used && &ch[0] == &kids[used] {
+			used += n
+		}
+		res[i].children = ch[:len(ch):len(ch)]
+		sent += len(ch)
 	}
+	w.kidsHint = min(sent+sent/8, maxKidsHint)
 	br.hitSites, br.hitCount = w.sc.flushHits()
 	br.times = w.takeTimes()
+	w.arenaHint = min(len(w.arena)+len(w.arena)/8, maxArenaHint)
+	w.arena = nil // the coordinator's now
 	return br
 }
 
@@ -413,25 +442,17 @@ func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input,
 			timeout: timeout,
 			covered: !w.sc.newCov,
 		}
-		// The choices, the trace and (generator mode) the input in one
-		// allocation, each capped at its length: a queue entry keeps all
-		// three, and an unsaved child's are garbage together.
-		nu, nt, ni := len(used), len(w.sc.trace), 0
-		if w.gen != nil {
-			ni = len(input)
-		}
-		buf := make([]byte, nu+nt+ni) // never nil: the choices and input of an empty child are empty, not nil
-		c.choices = buf[:nu:nu]
-		copy(c.choices, used)
+		// The choices, the trace and (generator mode) the input go into
+		// the batch's arena, each capped at its length (never nil: the
+		// choices and input of an empty child are empty, not nil).
+		c.choices = w.keep(used)
 		if w.sc.trace != nil {
-			c.trace = buf[nu : nu+nt : nu+nt]
-			copy(c.trace, w.sc.trace)
+			c.trace = w.keep(w.sc.trace)
 		}
 		if w.gen == nil {
 			c.input = c.choices
 		} else {
-			c.input = buf[nu+nt:]
-			copy(c.input, input)
+			c.input = w.keep(input)
 		}
 		res.children = append(res.children, c)
 	}
@@ -445,6 +466,24 @@ func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input,
 		w.mut.Observe(j, l)
 	}
 	return true
+}
+
+// maxKidsHint caps the children's array a batch starts with.
+const maxKidsHint = 1024
+
+// maxArenaHint caps the arena a batch starts with (a batch that needed
+// more grows its own).
+const maxArenaHint = 1 << 20
+
+// keep copies b to the batch's arena and returns the copy, capped at its
+// length.
+func (w *worker) keep(b []byte) []byte {
+	if w.arena == nil {
+		w.arena = make([]byte, 0, max(w.arenaHint, 4096)) // run and record outside a batch (tests)
+	}
+	n := len(w.arena)
+	w.arena = append(w.arena, b...)
+	return w.arena[n:len(w.arena):len(w.arena)]
 }
 
 // exec1 runs one child. A mutated child of a fuel-counting executor gets
@@ -1026,9 +1065,10 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			c.strat.Learn(&c.st, r.job, fb)
 		}
 		if save {
+			choices, input, trace := ownCopies(ch)
 			e := &Entry{
-				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
-				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
+				ID: len(c.st.Queue), Choices: choices, Input: input,
+				Outcome: ch.outcome, Trace: trace, Branches: fb.Branches,
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
 				Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
@@ -1055,6 +1095,31 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	}
 }
 
+// ownCopies copies a child's choices, input and trace out of its batch's
+// arena (worker.keep) into one buffer of their own, for what is kept
+// beyond the merge: the input is the choices in raw mode, as in ch.
+func ownCopies(ch *childResult) (choices, input, trace []byte) {
+	nc, ni, nt := len(ch.choices), len(ch.input), len(ch.trace)
+	raw := len(ch.choices) == len(ch.input) && (nc == 0 || &ch.choices[0] == &ch.input[0])
+	if raw {
+		ni = 0
+	}
+	buf := make([]byte, nc+ni+nt)
+	choices = buf[:nc:nc]
+	copy(choices, ch.choices)
+	if raw {
+		input = choices
+	} else {
+		input = buf[nc : nc+ni : nc+ni]
+		copy(input, ch.input)
+	}
+	if ch.trace != nil {
+		trace = buf[nc+ni:]
+		copy(trace, ch.trace)
+	}
+	return choices, input, trace
+}
+
 func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 	f := ch.failure
 	if f == nil {
@@ -1077,7 +1142,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		if rid != id {
 			f, id = ch.failure, rid
 		}
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
+		choices, input, _ := ownCopies(ch)
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
 		switch {
 		case ch.checked:
 			fd.Op = opChecked
