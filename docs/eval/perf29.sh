@@ -59,7 +59,7 @@ build "$root" head
 
 run() { # name: one round of every benchmark, appended to $OUT/name.txt
 	(cd "$root/campaign" && WAFER_BENCH_REACTORS=$TARGETS "$OUT/$1-campaign.test" \
-		-test.run '^$' -test.bench Reactors -test.benchtime 1x -test.count 1) >>"$OUT/$1.txt"
+		-test.run '^$' -test.bench Reactors -test.benchtime 1x -test.benchmem -test.count 1) >>"$OUT/$1.txt"
 	if [ "${ENGINE:-}" ]; then
 		(cd "$root/engine" && "$OUT/$1-engine.test" -test.run '^$' -test.bench "$BENCH_ENGINE" -test.count 1) >>"$OUT/$1.txt"
 	fi
