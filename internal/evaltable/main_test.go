@@ -70,3 +70,25 @@ func TestCustomMetrics(t *testing.T) {
 		t.Errorf("expected an error naming the file without cov_branches, got %v", err)
 	}
 }
+
+// FuzzParseMetrics: parseMetrics never panics, and what it accepts names
+// a field and a heading for every comma-separated part, in order.
+func FuzzParseMetrics(f *testing.F) {
+	f.Add("cov_branches=branches,execs")
+	f.Add("a=b=c,,=")
+	f.Fuzz(func(t *testing.T, s string) {
+		ms, err := parseMetrics(s)
+		if err != nil {
+			return
+		}
+		parts := strings.Split(s, ",")
+		if len(ms) != len(parts) {
+			t.Fatalf("%q: %d metrics for %d parts", s, len(ms), len(parts))
+		}
+		for i, m := range ms {
+			if m.field == "" || m.head == "" || !strings.HasPrefix(parts[i], m.field) {
+				t.Fatalf("%q: part %d gave %+v", s, i, m)
+			}
+		}
+	})
+}
