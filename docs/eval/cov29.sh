@@ -5,12 +5,12 @@
 # Coverage: per target and seed, the base and the head campaign run at the
 # same time (one worker each, TIME seconds, the target's seeds), so the
 # machine's load hits both alike. Each campaign's queue is then replayed by
-# the BASE binary's `wafer cov`, so both are counted on the same sites (a
-# change to instrumentation, e.g. fewer counted sites in a Go runtime,
-# changes edges_found's meaning, not this count): "branches" over every
-# counted site, "prog" with --skip 'runtime.*' (the program's own code and
-# the rest of the standard library) for PROG_TARGETS (the Go reactors; on
-# the others it is branches).
+# the BASE binary's `wafer cov` (base and head replays at once), so both
+# are counted on the same sites (a change to instrumentation, e.g. fewer
+# counted sites in a Go runtime, changes edges_found's meaning, not this
+# count): every counted site, but on PROG_TARGETS (the Go reactors) with
+# --skip 'runtime.*': the program's own code and the rest of the standard
+# library, what a Go campaign is for.
 # Tables: median [min–max] over SEEDS, Â12 and Mann-Whitney U of head
 # against base (internal/evaltable).
 #
@@ -20,10 +20,10 @@
 # crash (--keep-going), so each runs its whole TIME.
 #
 # Runtime: TIME x (|TARGETS| x |SEEDS| + 2 x |RSS_TARGETS|) plus builds and
-# the `wafer cov` replays (each writes an HTML report: ~10 s on a C target,
-# 30-60 s on a Go reactor, two per campaign on PROG_TARGETS): with the
-# defaults (60 s, 4 x 5 + 2 x 3 pairs) about 28 minutes of campaigns and
-# 30-60 of replays.
+# the `wafer cov` replays of the coverage runs (each writes an HTML report:
+# ~10 s on a C target, 30-60 s on a Go reactor; the RSS runs get none):
+# with the defaults (60 s, 4 x 5 + 2 x 3 pairs) about 26 minutes of
+# campaigns and 10-20 of replays.
 # The load average is printed as it goes.
 #
 # Usage, from the repository root:
@@ -62,19 +62,22 @@ campaign() {
 	[ -s "$d.json" ] || { echo "cov29: $side campaign on $t (seed $s, -j $j) left no stats line: see $d.log" >&2; exit 1; }
 }
 
-# record SIDE TARGET SEED DIR FILE: the stats line plus the base binary's
-# coverage of the queue and the peak RSS, one JSON object.
+# record SIDE TARGET SEED DIR FILE [nocov]: the stats line plus the base
+# binary's coverage of the queue (on PROG_TARGETS with --skip 'runtime.*':
+# the program's own code and the rest of the standard library) and the
+# peak RSS, one JSON object. With nocov, the RSS only.
 record() {
 	side=$1 t=$2 s=$3 d=$4 f=$5
-	all=$("$OUT/wafer-base" cov -o "$d.cov" "$root/examples/$t/$t.wasm" "$d" 2>&1 | sed -n 's/.*: branches \([0-9]*\)\/.*/\1/p' | tail -1)
-	prog=$all
-	case " $PROG_TARGETS " in *" $t "*)
-		prog=$("$OUT/wafer-base" cov --skip 'runtime.*' -o "$d.cov" "$root/examples/$t/$t.wasm" "$d" 2>&1 | sed -n 's/.*: branches \([0-9]*\)\/.*/\1/p' | tail -1)
-		;;
-	esac
+	skip=
+	case " $PROG_TARGETS " in *" $t "*) skip="--skip runtime.*" ;; esac
+	cov=-1
+	if [ "${6:-}" != nocov ]; then
+		# shellcheck disable=SC2086 # $skip is two words or none
+		cov=$("$OUT/wafer-base" cov $skip -o "$d.cov" "$root/examples/$t/$t.wasm" "$d" 2>&1 | sed -n 's/.*: branches \([0-9]*\)\/.*/\1/p' | tail -1)
+	fi
 	rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$d.time")
-	[ -s "$d.json" ] && [ -n "$all" ] && [ -n "$prog" ] && [ -n "$rss" ] || { echo "cov29: no coverage or RSS for $d" >&2; exit 1; }
-	sed "s/}\$/,\"cov_branches\":$all,\"cov_prog\":$prog,\"peak_rss_mb\":$((rss / 1024))}/" "$d.json" >"$f"
+	[ -s "$d.json" ] && [ -n "$cov" ] && [ -n "$rss" ] || { echo "cov29: no coverage or RSS for $d" >&2; exit 1; }
+	sed "s/}\$/,\"cov_prog\":$cov,\"peak_rss_mb\":$((rss / 1024))}/" "$d.json" >"$f"
 }
 
 for t in $TARGETS; do
@@ -83,9 +86,10 @@ for t in $TARGETS; do
 		campaign base "$t" "$s" 1 "$OUT/runs/$t-base-$s" &
 		campaign head "$t" "$s" 1 "$OUT/runs/$t-head-$s" &
 		wait
-		for side in base head; do
-			record "$side" "$t" "$s" "$OUT/runs/$t-$side-$s" "$OUT/cov/${t}__${side}__$s.json"
-		done
+		# The two replays run at once too (they are the base binary both).
+		record base "$t" "$s" "$OUT/runs/$t-base-$s" "$OUT/cov/${t}__base__$s.json" &
+		record head "$t" "$s" "$OUT/runs/$t-head-$s" "$OUT/cov/${t}__head__$s.json" &
+		wait
 		echo "cov29: $t seed $s done; $(uptime)"
 	done
 done
@@ -96,12 +100,12 @@ for t in $RSS_TARGETS; do
 		campaign head "$t" 1 "$j" "$OUT/runs/rss-$t-j$j-head" &
 		wait
 		for side in base head; do
-			record "$side" "$t" 1 "$OUT/runs/rss-$t-j$j-$side" "$OUT/rss/$t-j${j}__${side}__1.json"
+			record "$side" "$t" 1 "$OUT/runs/rss-$t-j$j-$side" "$OUT/rss/$t-j${j}__${side}__1.json" nocov
 		done
 		echo "cov29: RSS $t -j $j done; $(uptime)"
 	done
 done
 cd "$root"
-cols='cov_branches=branches,cov_prog=prog branches,coverage=edges_found,execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB'
+cols='cov_prog=branches (base sites),coverage=edges_found,execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB'
 if [ -n "$TARGETS" ]; then go run ./internal/evaltable -base base -metrics "$cols" "$OUT/cov" | tee "$OUT/cov.md"; fi
-if [ -n "$RSS_TARGETS" ]; then go run ./internal/evaltable -base base -metrics "$cols" "$OUT/rss" | tee "$OUT/rss.md"; fi
+if [ -n "$RSS_TARGETS" ]; then go run ./internal/evaltable -base base -metrics 'execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB' "$OUT/rss" | tee "$OUT/rss.md"; fi
