@@ -878,6 +878,7 @@ func TestGeneratorExamples(t *testing.T) {
 		{"cexpr", "cexpr.wasm", "expr", nil},
 		{"gojson", "gojson.wasm", "json", nil},
 		{"gopng", "gopng.wasm", "png", nil},
+		{"goparser", "goparser.wasm", "raw", nil},
 		{"gostdin", "gostdin.wasm", "xml", []string{"--harness", "command", "--invalid-exit-code", "1"}},
 	}
 	for _, tc := range tests {

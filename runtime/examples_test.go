@@ -47,7 +47,7 @@ func TestThirdPartyExampleSeeds(t *testing.T) {
 // before; gopng 0.87; fuel counts function entries and loop iterations,
 // so the ratio does not depend on the machine).
 func TestGoWarmSnapshot(t *testing.T) {
-	for _, ex := range []string{"gojson", "gopng"} {
+	for _, ex := range []string{"gojson", "gopng", "goparser"} {
 		t.Run(ex, func(t *testing.T) {
 			path := "../examples/" + ex + "/" + ex + ".wasm"
 			w := worker(t, loadInstrumented(t, path, fullOpts, Config{Reset: Restore, MaxInputLen: DefaultMaxInputLen}))
