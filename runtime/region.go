@@ -107,6 +107,16 @@ func copyPages(dst, src []byte) {
 	}
 }
 
+// clearPages zeroes p, writing only the pages that are not zero already:
+// pages never written stay untouched (and, in a region, not resident).
+func clearPages(p []byte) {
+	for off := 0; off < len(p); off += osPage {
+		if q := p[off:min(off+osPage, len(p))]; !isZero(q) {
+			clear(q)
+		}
+	}
+}
+
 // isZero reports whether every byte of p is zero, 32 bytes at a time.
 func isZero(p []byte) bool {
 	le := binary.LittleEndian

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -246,4 +247,57 @@ func forMarked8(dirty []byte, f func(int)) {
 			dirty[i] = 0
 		}
 	}
+}
+
+// TestRegionHelpers: snapshotOf, copyPages and clearPages give what a
+// plain copy and clear give, on buffers of zero and non-zero pages of odd
+// lengths, and a region's zero clears exactly its range.
+func TestRegionHelpers(t *testing.T) {
+	for _, n := range []int{0, 1, osPage - 1, osPage, 3*osPage + 17, 40 * osPage} {
+		src := make([]byte, n)
+		for i := 0; i < n; i += 3 * osPage / 2 {
+			src[i] = byte(i>>12) | 1
+		}
+		if n > 0 {
+			src[n-1] = 7
+		}
+		r := snapshotOf(src)
+		if !bytes.Equal(r.b, src) {
+			t.Fatalf("%d bytes: snapshotOf differs from its source", n)
+		}
+		dst := make([]byte, n)
+		for i := range dst {
+			dst[i] = byte(i * 7)
+		}
+		copyPages(dst, src)
+		if !bytes.Equal(dst, src) {
+			t.Fatalf("%d bytes: copyPages differs from copy", n)
+		}
+		clearPages(dst)
+		if !isZero(dst) {
+			t.Fatalf("%d bytes: clearPages left a non-zero byte", n)
+		}
+		r.release()
+	}
+	r := newRegion(64*osPage, 1<<30)
+	if !r.commit(64 * osPage) {
+		t.Fatal("commit failed")
+	}
+	b := r.b[:64*osPage]
+	for i := range b {
+		b[i] = 0xff
+	}
+	lo, hi := uint64(osPage+5), uint64(40*osPage+9)
+	r.zero(lo, hi)
+	for i, c := range b {
+		if want := byte(0xff); uint64(i) >= lo && uint64(i) < hi {
+			want = 0
+			if c != want {
+				t.Fatalf("byte %d: %#x after zero, want 0", i, c)
+			}
+		} else if c != want {
+			t.Fatalf("byte %d outside the zeroed range: %#x, want 0xff", i, c)
+		}
+	}
+	r.release()
 }

@@ -521,7 +521,7 @@ func (w *Worker) clearDirty() {
 		return
 	}
 	if d, ok := w.mem.Read(lay.DirtyOffset, lay.DirtyPages); ok {
-		clear(d)
+		clearPages(d) // most of the 4 MiB map was never written: leave it so
 	}
 }
 
