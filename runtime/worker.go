@@ -984,6 +984,13 @@ func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.Linear
 		m.buf = m.reg.b
 	case keep > 0 && spSeq == a.keepSeq && uint64(len(sp.b)) >= keep:
 		a.reused, a.reusedLen = true, uint64(len(sp.b))
+		if sp.mapped && spStale > keep {
+			// What the last instance grew past the snapshot goes back to
+			// the OS (zero again), not kept resident until a run grows
+			// as far.
+			sp.zero(keep, min(spStale, sp.committed))
+			spStale = keep
+		}
 		m.reg = sp
 		m.buf, m.stale, m.keep = sp.b[:0], spStale, keep
 	default:
