@@ -76,14 +76,16 @@ func (r *region) release() {
 
 // snapshotOf copies src into a new region, writing only its non-zero
 // pages: the others stay untouched, zero and not resident when the region
-// is mapped (a fresh Go slice is zero too).
+// is mapped (a fresh Go slice is zero too). Pages of src the OS reports
+// never written are not read either (osTouched).
 func snapshotOf(src []byte) region {
 	n := uint64(len(src))
 	r := newRegion(n, n)
 	r.b = r.b[:n]
-	for off := uint64(0); off < n; off += osPage {
+	touched, known := osTouched(src, nil)
+	for i, off := 0, uint64(0); off < n; i, off = i+1, off+osPage {
 		end := min(off+osPage, n)
-		if !isZero(src[off:end]) {
+		if (!known || touched[i]) && !isZero(src[off:end]) {
 			copy(r.b[off:end], src[off:end])
 		}
 	}
@@ -93,14 +95,18 @@ func snapshotOf(src []byte) region {
 // copyPages makes dst equal to src (same length), writing only the pages
 // where they differ from zero: a page zero in src is cleared in dst only
 // if dst has a non-zero byte there, so zero pages of a fresh memory are
-// read, not written (and stay shared with the OS's zero page).
+// neither written nor, where the OS tells them apart (osTouched), read.
 func copyPages(dst, src []byte) {
 	n := len(src)
-	for off := 0; off < n; off += osPage {
+	dt, dk := osTouched(dst, nil)
+	st, sk := osTouched(src, nil)
+	for i, off := 0, 0; off < n; i, off = i+1, off+osPage {
 		end := min(off+osPage, n)
+		srcZero := sk && !st[i] || isZero(src[off:end])
 		switch {
-		case !isZero(src[off:end]):
+		case !srcZero:
 			copy(dst[off:end], src[off:end])
+		case dk && !dt[i]:
 		case !isZero(dst[off:end]):
 			clear(dst[off:end])
 		}
@@ -110,7 +116,11 @@ func copyPages(dst, src []byte) {
 // clearPages zeroes p, writing only the pages that are not zero already:
 // pages never written stay untouched (and, in a region, not resident).
 func clearPages(p []byte) {
-	for off := 0; off < len(p); off += osPage {
+	touched, known := osTouched(p, nil)
+	for i, off := 0, 0; off < len(p); i, off = i+1, off+osPage {
+		if known && !touched[i] {
+			continue
+		}
 		if q := p[off:min(off+osPage, len(p))]; !isZero(q) {
 			clear(q)
 		}

@@ -3,8 +3,12 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"math"
+	"os"
+	"slices"
 	"syscall"
+	"unsafe"
 )
 
 // osReserve reserves n bytes of address space, inaccessible until
@@ -33,3 +37,32 @@ func osDiscard(b []byte) bool {
 
 // osRelease unmaps a region.
 func osRelease(b []byte) { _ = syscall.Munmap(b) }
+
+// osTouched reports, for each 4 KiB page of b (page-aligned), whether it
+// may hold a non-zero byte: it is in memory or swapped out
+// (/proc/self/pagemap). A page never written (or handed back by
+// osDiscard) is neither, and reads as zero. Reading it to find out
+// would make it resident on kernels that map no shared zero page for
+// reads. ok is false when the map cannot be read: read the bytes.
+func osTouched(b []byte, touched []bool) ([]bool, bool) {
+	if len(b) == 0 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%osPage != 0 {
+		return nil, false
+	}
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	n := (len(b) + osPage - 1) / osPage
+	buf := make([]byte, 8*n)
+	at := int64(uintptr(unsafe.Pointer(unsafe.SliceData(b))) / osPage * 8)
+	if _, err := f.ReadAt(buf, at); err != nil {
+		return nil, false
+	}
+	touched = slices.Grow(touched[:0], n)[:n]
+	for i := range n {
+		e := binary.LittleEndian.Uint64(buf[8*i:])
+		touched[i] = e&(3<<62) != 0 // present or swapped
+	}
+	return touched, true
+}

@@ -279,6 +279,38 @@ func TestRegionHelpers(t *testing.T) {
 		}
 		r.release()
 	}
+	// The same on regions (mapped on Linux), whose untouched pages the OS
+	// may report never written (osTouched): a snapshot of one, a copy
+	// into a fresh one and back into a written one, a clear.
+	src := newRegion(40*osPage, 1<<30)
+	src.b = src.b[:40*osPage]
+	for _, pg := range []int{0, 3, 4, 17, 39} {
+		src.b[pg*osPage+pg] = byte(pg) | 0x80
+	}
+	snap := snapshotOf(src.b)
+	if !bytes.Equal(snap.b, src.b) {
+		t.Fatal("snapshotOf a region differs from it")
+	}
+	fresh := newRegion(40*osPage, 1<<30)
+	fresh.b = fresh.b[:40*osPage]
+	copyPages(fresh.b, snap.b)
+	if !bytes.Equal(fresh.b, src.b) {
+		t.Fatal("copyPages into a fresh region differs from the source")
+	}
+	for i := range fresh.b {
+		fresh.b[i] = byte(i) | 1
+	}
+	copyPages(fresh.b, snap.b)
+	if !bytes.Equal(fresh.b, src.b) {
+		t.Fatal("copyPages into a written region differs from the source")
+	}
+	clearPages(fresh.b)
+	if !isZero(fresh.b) {
+		t.Fatal("clearPages left a non-zero byte in a region")
+	}
+	for _, x := range []*region{&src, &snap, &fresh} {
+		x.release()
+	}
 	r := newRegion(64*osPage, 1<<30)
 	if !r.commit(64 * osPage) {
 		t.Fatal("commit failed")
