@@ -34,6 +34,9 @@ type derivation struct {
 	// from and sum by site: a derived site's count is the sum of sites
 	// from..from+sum-1; sum 0 means counted.
 	from, sum []uint32
+	// dispatch is 1 + the body index of a Go function's resume-point
+	// br_table, which gets no sites (godispatch.go); 0: none.
+	dispatch int
 }
 
 // derived reports whether function-local site s needs no counter.
@@ -57,7 +60,9 @@ func (d *derivation) plan(body []Instr, derive bool) {
 		case OpBrIf:
 			n += 2
 		case OpBrTable:
-			n += uint32(in.B)
+			if k+1 != d.dispatch {
+				n += uint32(in.B)
+			}
 		case OpBlock, OpLoop, OpTry, OpTryTable:
 			open = append(open, -1)
 		case OpElse:

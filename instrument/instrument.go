@@ -65,6 +65,14 @@ type Options struct {
 	// the call site into a region of Layout.CallSites counters of kind
 	// CallPair after the branch sites (callpairs.go).
 	CallPairs bool
+	// CountGoDispatch counts, in a Go module, every arm of each function's
+	// resume-point dispatch (the br_table Go's wasm backend starts a
+	// function with) and checks fuel at the header of its loop, as wafer
+	// did before godispatch.go. Zero: the arms get no sites and fuel is
+	// checked at the function's entry and its backward jumps instead
+	// (godispatch.go has why no edge a condition decides is lost). Other
+	// modules are instrumented the same either way.
+	CountGoDispatch bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -198,20 +206,21 @@ type rewriter struct {
 	// check's null page (stackFirstNullBound)
 	stackFirstNull bool
 	heap           heapHelpers
-	shadowOff      uint32    // real address of the heap check's shadow
-	unchecked      []bool    // by defined function: the heap check leaves it alone
-	wordwise       []bool    // by defined function: the heap check looks at first bytes
-	frame          []bool    // by local of this function: it addresses a stack frame (frameLocals)
-	callSites      int       // counters of indirect call pairs (Options.CallPairs)
-	callFirst      uint32    // id of the first of them
-	ncall          int       // indirect call sites rewritten so far
-	cmpFunc        uint32    // $cmp32; $cmp64 and $cmpmem follow (compare.go)
-	cmpOff         uint32    // real address of the comparison log
-	cmpInts        int       // integer log entries
-	cmpMems        []memHook // by defined function: its memory comparison hook (kind 0: none)
-	ncmp, nmem     int       // entries placed so far
-	skip           []bool    // by defined function
-	funcOff        []uint32  // code-relative offset of each defined function's first instruction
+	shadowOff      uint32       // real address of the heap check's shadow
+	unchecked      []bool       // by defined function: the heap check leaves it alone
+	wordwise       []bool       // by defined function: the heap check looks at first bytes
+	frame          []bool       // by local of this function: it addresses a stack frame (frameLocals)
+	callSites      int          // counters of indirect call pairs (Options.CallPairs)
+	callFirst      uint32       // id of the first of them
+	ncall          int          // indirect call sites rewritten so far
+	cmpFunc        uint32       // $cmp32; $cmp64 and $cmpmem follow (compare.go)
+	cmpOff         uint32       // real address of the comparison log
+	cmpInts        int          // integer log entries
+	cmpMems        []memHook    // by defined function: its memory comparison hook (kind 0: none)
+	ncmp, nmem     int          // entries placed so far
+	skip           []bool       // by defined function
+	dispatch       []goDispatch // by defined function: Go's resume-point dispatch (godispatch.go)
+	funcOff        []uint32     // code-relative offset of each defined function's first instruction
 	typeIdx        map[string]uint32
 
 	// per function
@@ -234,6 +243,7 @@ type rewriter struct {
 	marks   markAnalysis   // which stores need no dirty mark (marks.go)
 	elide   []bool         // by instruction index of this function: from marks
 	nest    *nest          // the leaf nest being rewritten, or nil
+	disp    goDispatch     // Go's resume-point dispatch of this function
 	plan    derivation     // which sites of this function are derived (derive.go)
 }
 
@@ -373,9 +383,17 @@ func (rw *rewriter) countCode(names []string) counted {
 	nimp := m.NumImported(ExternFunc)
 	var c counted
 	c.dataLo, c.dataHi = dataSpan(m.Data)
+	rw.dispatch = make([]goDispatch, len(m.Code))
+	goMod := !rw.opts.CountGoDispatch && goModule(m, names)
 	for i := range m.Code {
+		rw.dispatch[i] = noDispatch
+		if goMod && !rw.skip[i] && int(m.Funcs[i]) < len(m.Types) {
+			if ps := m.Types[m.Funcs[i]].Params; len(ps) > 0 && ps[0] == TI32 {
+				rw.dispatch[i] = findGoDispatch(&m.Code[i].Body)
+			}
+		}
 		if !rw.skip[i] {
-			rw.nsites += countSites(&m.Code[i].Body)
+			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i].table)
 		}
 		if rw.opts.Compares && !rw.skip[i] {
 			rw.cmpInts += countCompares(&m.Code[i].Body)
@@ -748,15 +766,19 @@ func constI32(in []Instr) (uint32, bool) {
 	return 0, false
 }
 
-// countSites counts the sites function body e will get.
-func countSites(e *Expr) int {
+// countSites counts the sites function body e will get; the br_table at
+// body index dispatch (a Go function's resume-point dispatch, -1: none)
+// gets none.
+func countSites(e *Expr, dispatch int) int {
 	n := 1
 	for i := range e.Instrs {
 		switch e.Instrs[i].Op {
 		case OpIf, OpBrIf:
 			n += 2
 		case OpBrTable:
-			n += int(e.Instrs[i].B)
+			if i != dispatch {
+				n += int(e.Instrs[i].B)
+			}
 		}
 	}
 	return n
@@ -991,6 +1013,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.nest = nil
 	rw.nests = nil
 	rw.plan.sum = rw.plan.sum[:0]
+	disp := rw.dispatch[i]
+	rw.disp = disp
+	rw.plan.dispatch = disp.table + 1
 	if rw.count {
 		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
 		limit := maxNestSites
@@ -1032,7 +1057,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if rw.cmpMems != nil && rw.cmpMems[i].kind != 0 {
 		rw.memCompare(rw.cmpMems[i])
 	}
-	if rw.opts.Fuel && mayRunLong(body) && !loopsFirst(body) {
+	if rw.opts.Fuel && mayRunLong(body) && (!loopsFirst(body) || disp.loop >= 0) {
 		rw.fuel(&body[0])
 	}
 	if rw.count {
@@ -1143,9 +1168,10 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			}
 		}
 		rw.keep(in)
-		if rw.opts.Fuel {
+		if rw.opts.Fuel && k != rw.disp.loop {
 			// the loop's first instruction has the loop body's source
 			// line; the loop instruction itself has none of its own
+			// (Go's dispatch loop pays at its backward jumps instead)
 			rw.fuel(&rw.body[min(rw.k+1, len(rw.body)-1)])
 		}
 		if rw.count && rw.nest == nil {
@@ -1211,6 +1237,11 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		rw.brIf(in)
 		return nil
 	case OpBrTable:
+		if k == rw.disp.table {
+			rw.keep(in) // Go's dispatch: no sites (godispatch.go)
+			rw.ctl[len(rw.ctl)-1].dead = true
+			return nil
+		}
 		if rw.cmpInts > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
 			e := Expr{Instrs: body, Pool: rw.pool}
 			if base, cases := switchCases(&e, k, CompareSlots); cases != nil {
@@ -1233,6 +1264,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	case OpUnreachable, OpBr, OpReturn, OpReturnCall, OpReturnCallIndirect, OpReturnCallRef, OpThrow, OpThrowRef, OpRethrow:
 		if in.Op == OpReturnCallIndirect && rw.callSites > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
 			rw.callPair()
+		}
+		if to, ok := rw.disp.back[k]; ok && in.Op == OpBr && rw.opts.Fuel && !rw.ctl[len(rw.ctl)-1].dead {
+			rw.fuel(&body[to]) // a backward jump of Go's dispatch (godispatch.go)
 		}
 		if (in.Op == OpBr && rw.exits(in.A)) || (in.Op == OpReturn && rw.nest != nil) {
 			rw.flush()

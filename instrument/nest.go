@@ -131,6 +131,9 @@ func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, le
 			if in.A+in.B > uint64(len(e.Pool)) {
 				return i, acc, exits, false
 			}
+			if i+1 == d.dispatch {
+				break // no sites; its labels are the loop's own blocks
+			}
 			for _, l := range e.Pool[in.A : in.A+in.B] {
 				out := int(l) >= depth
 				if out {

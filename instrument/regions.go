@@ -214,5 +214,23 @@ func (rw *rewriter) trackRegion(k int) {
 	if k+1 < len(rw.body) {
 		next = rw.body[k+1].Off
 	}
+	if k == rw.disp.table {
+		rw.regions.dispatch(in, rw.pool, next-rw.m.CodeOffset)
+		return
+	}
 	rw.regions.step(in, rw.pool, len(rw.sm.Sites), next-rw.m.CodeOffset)
+}
+
+// dispatch follows Go's resume-point br_table, which has no sites
+// (godispatch.go): each arm is a path of unknown site to its block's end,
+// so the code after that end is in the region before the dispatch began
+// (the function's entry) unless nothing else reaches it.
+func (t *regionTracker) dispatch(in *Instr, pool []uint64, next uint32) {
+	if t.cur != NoRegion {
+		for _, l := range pool[in.A : in.A+in.B] {
+			t.reach(l, NoRegion, 2)
+		}
+	}
+	t.cur = NoRegion
+	t.record(next)
 }

@@ -9,7 +9,7 @@ import (
 // FuzzParse runs the same fuzz function natively under `go test -fuzz`;
 // its seeds are the files in seeds/, also a wafer seed directory.
 func FuzzParse(f *testing.F) {
-	paths, err := filepath.Glob("seeds/*.go")
+	paths, err := filepath.Glob("seeds/*.src")
 	if err != nil || len(paths) == 0 {
 		f.Fatalf("no seeds: %v", err)
 	}
@@ -42,7 +42,7 @@ func TestFuzzFunction(t *testing.T) {
 			t.Errorf("fuzz(%q): expected valid=%v, got error %v", tc.in, tc.valid, err)
 		}
 	}
-	paths, _ := filepath.Glob("seeds/*.go")
+	paths, _ := filepath.Glob("seeds/*.src")
 	for _, p := range paths {
 		seed, err := os.ReadFile(p)
 		if err != nil {

@@ -3,6 +3,7 @@
 set -e
 cd "$(dirname "$0")"
 wat2wasm --enable-all mem.wat -o mem.wasm
+wat2wasm --enable-all godispatch.wat -o godispatch.wasm
 wat2wasm --enable-all datamerge.wat -o datamerge.wasm
 wat2wasm --enable-all datamerge-init.wat -o datamerge-init.wasm
 wat2wasm --debug-names branches.wat -o branches.wasm
