@@ -69,7 +69,19 @@ type exitCodeError struct{ code int }
 
 func (e *exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
+// gcPercent is the process's GOGC unless the environment sets one. The
+// targets' memories and snapshots live outside Go's heap (package
+// runtime's regions), so the heap holds the modules, the queue and what
+// instrumenting and compiling leave behind, and its peak is the start's
+// garbage: GOGC=50 lowers a gojson campaign's peak resident memory from
+// 299 to 237 MB at no measurable cost (the fuzzing loop allocates a few
+// MB a second at most; docs/PERFORMANCE.md, "campaign: memory").
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first signal asks wafer to stop and save; a second one

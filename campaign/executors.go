@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -75,25 +76,52 @@ func failureOf(r runtime.Result) *engine.Failure {
 	return f
 }
 
-// comparers returns an engine.Deps.NewComparer that makes one runtime
-// Worker of t per engine worker; t must be instrumented with
-// instrument.Options.Compares.
+// comparers returns an engine.Deps.NewComparer whose Comparers share one
+// runtime Worker of t, made by the first call and closed with the last
+// Comparer; t must be instrumented with instrument.Options.Compares. The
+// engine runs a comparer once per queue entry that reached a new branch,
+// a small share of its runs: one instance for all workers saves an
+// instance's memory and snapshot per further worker (a comparer's
+// results depend on its input alone, so sharing changes no run).
 func comparers(t *runtime.Target) func(ctx context.Context, w int) (engine.Comparer, error) {
+	s := &sharedComparer{}
 	return func(ctx context.Context, _ int) (engine.Comparer, error) {
-		w, err := t.NewWorker(ctx)
-		if err != nil {
-			return nil, err
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.w == nil {
+			w, err := t.NewWorker(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s.w = w
 		}
-		return &runtimeComparer{w: w}, nil
+		s.users++
+		return &runtimeComparer{s: s}, nil
 	}
 }
 
-type runtimeComparer struct{ w *runtime.Worker }
+// sharedComparer is the Worker comparers' Comparers take turns on.
+type sharedComparer struct {
+	mu    sync.Mutex
+	w     *runtime.Worker
+	users int // Comparers not yet closed
+}
+
+type runtimeComparer struct {
+	s      *sharedComparer
+	closed bool
+}
 
 // Compare runs input and copies out the log: whatever the outcome (a crash
 // or hang still logged what it compared before it).
 func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]engine.Operands, *engine.Failure, error) {
-	r, err := c.w.Run(ctx, input)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	w := c.s.w
+	if w == nil {
+		return nil, nil, errors.New("comparer: closed")
+	}
+	r, err := w.Run(ctx, input)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,13 +130,27 @@ func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]engine.O
 		f = failureOf(r)
 	}
 	var ops []engine.Operands
-	for x := range c.w.Comparisons() {
+	for x := range w.Comparisons() {
 		ops = append(ops, engine.Operands{Size: x.Size, A: x.A, B: x.B, MemA: bytes.Clone(x.MemA), MemB: bytes.Clone(x.MemB)})
 	}
 	return ops, f, nil
 }
 
-func (c *runtimeComparer) Close(ctx context.Context) error { return c.w.Close(ctx) }
+// Close closes the shared Worker when c is the last Comparer open.
+func (c *runtimeComparer) Close(ctx context.Context) error {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	if c.s.users--; c.s.users > 0 || c.s.w == nil {
+		return nil
+	}
+	err := c.s.w.Close(ctx)
+	c.s.w = nil
+	return err
+}
 
 // sampledExecutors returns an engine.Deps.NewExecutor for a campaign that runs
 // one input in every on checked, a build of the same module with checks

@@ -1,7 +1,9 @@
 package campaign
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -122,4 +124,76 @@ func heapBuild(t *testing.T, b build) (*runtime.Target, *instrument.SiteMap) {
 	}
 	t.Cleanup(func() { rt.Close(ctx) })
 	return rt, sm
+}
+
+// TestSharedComparer: the Comparers of one comparers share a Worker whose
+// logs equal a Worker of their own's on the same inputs, run from two
+// goroutines at once; closing one leaves the other working, and the
+// last close closes the Worker (a Compare after it is an error).
+func TestSharedComparer(t *testing.T) {
+	cmp, _ := heapBuild(t, buildCompares)
+	ctx := context.Background()
+	newCmp := comparers(cmp)
+	a, err := newCmp(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newCmp(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := comparers(cmp)(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.(*runtimeComparer).Close(ctx)
+	inputs := [][]byte{[]byte("xxxx"), []byte("abcdefgh"), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, []byte("x")}
+	want := make([][]engine.Operands, len(inputs))
+	for i, in := range inputs {
+		if want[i], _, err = own.Compare(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(slices.Concat(want...)) == 0 {
+		t.Fatal("expected the fixture to log comparisons")
+	}
+	errs := make(chan error, 2)
+	for _, c := range []engine.Comparer{a, b} {
+		go func() {
+			for range 20 {
+				for i, in := range inputs {
+					got, _, err := c.Compare(ctx, in)
+					if err == nil && !slices.EqualFunc(got, want[i], operandsEqual) {
+						err = fmt.Errorf("input %q: logs differ from a Worker of their own's", in)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.(*runtimeComparer).Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := b.Compare(ctx, inputs[0]); err != nil || !slices.EqualFunc(got, want[0], operandsEqual) {
+		t.Fatalf("after the first close: %v, logs equal %v", err, err == nil && slices.EqualFunc(got, want[0], operandsEqual))
+	}
+	if err := b.(*runtimeComparer).Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Compare(ctx, inputs[0]); err == nil {
+		t.Fatal("expected an error from a Compare after the last close")
+	}
+}
+
+func operandsEqual(x, y engine.Operands) bool {
+	return x.Size == y.Size && x.A == y.A && x.B == y.B && bytes.Equal(x.MemA, y.MemA) && bytes.Equal(x.MemB, y.MemB)
 }

@@ -66,7 +66,7 @@ func activeData(wasm []byte) ([]dataSegment, bool) {
 			return nil, false
 		}
 		if active {
-			segs = append(segs, dataSegment{off: off, data: p[k : k+int(size)]})
+			segs = append(segs, dataSegment{off: off, data: bytes.Clone(p[k : k+int(size)])}) // not the module: the Target would keep all of its bytes alive
 		}
 		p = p[k+int(size):]
 	}

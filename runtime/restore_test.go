@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -246,4 +247,89 @@ func forMarked8(dirty []byte, f func(int)) {
 			dirty[i] = 0
 		}
 	}
+}
+
+// TestRegionHelpers: snapshotOf, copyPages and clearPages give what a
+// plain copy and clear give, on buffers of zero and non-zero pages of odd
+// lengths, and a region's zero clears exactly its range.
+func TestRegionHelpers(t *testing.T) {
+	for _, n := range []int{0, 1, osPage - 1, osPage, 3*osPage + 17, 40 * osPage} {
+		src := make([]byte, n)
+		for i := 0; i < n; i += 3 * osPage / 2 {
+			src[i] = byte(i>>12) | 1
+		}
+		if n > 0 {
+			src[n-1] = 7
+		}
+		r := snapshotOf(src)
+		if !bytes.Equal(r.b, src) {
+			t.Fatalf("%d bytes: snapshotOf differs from its source", n)
+		}
+		dst := make([]byte, n)
+		for i := range dst {
+			dst[i] = byte(i * 7)
+		}
+		copyPages(dst, src)
+		if !bytes.Equal(dst, src) {
+			t.Fatalf("%d bytes: copyPages differs from copy", n)
+		}
+		clearPages(dst)
+		if !isZero(dst) {
+			t.Fatalf("%d bytes: clearPages left a non-zero byte", n)
+		}
+		r.release()
+	}
+	// The same on regions (mapped on Linux), whose untouched pages the OS
+	// may report never written (osTouched): a snapshot of one, a copy
+	// into a fresh one and back into a written one, a clear.
+	src := newRegion(40*osPage, 1<<30)
+	src.b = src.b[:40*osPage]
+	for _, pg := range []int{0, 3, 4, 17, 39} {
+		src.b[pg*osPage+pg] = byte(pg) | 0x80
+	}
+	snap := snapshotOf(src.b)
+	if !bytes.Equal(snap.b, src.b) {
+		t.Fatal("snapshotOf a region differs from it")
+	}
+	fresh := newRegion(40*osPage, 1<<30)
+	fresh.b = fresh.b[:40*osPage]
+	copyPages(fresh.b, snap.b)
+	if !bytes.Equal(fresh.b, src.b) {
+		t.Fatal("copyPages into a fresh region differs from the source")
+	}
+	for i := range fresh.b {
+		fresh.b[i] = byte(i) | 1
+	}
+	copyPages(fresh.b, snap.b)
+	if !bytes.Equal(fresh.b, src.b) {
+		t.Fatal("copyPages into a written region differs from the source")
+	}
+	clearPages(fresh.b)
+	if !isZero(fresh.b) {
+		t.Fatal("clearPages left a non-zero byte in a region")
+	}
+	for _, x := range []*region{&src, &snap, &fresh} {
+		x.release()
+	}
+	r := newRegion(64*osPage, 1<<30)
+	if !r.commit(64 * osPage) {
+		t.Fatal("commit failed")
+	}
+	b := r.b[:64*osPage]
+	for i := range b {
+		b[i] = 0xff
+	}
+	lo, hi := uint64(osPage+5), uint64(40*osPage+9)
+	r.zero(lo, hi)
+	for i, c := range b {
+		if want := byte(0xff); uint64(i) >= lo && uint64(i) < hi {
+			want = 0
+			if c != want {
+				t.Fatalf("byte %d: %#x after zero, want 0", i, c)
+			}
+		} else if c != want {
+			t.Fatalf("byte %d outside the zeroed range: %#x, want 0xff", i, c)
+		}
+	}
+	r.release()
 }

@@ -65,7 +65,9 @@ type Worker struct {
 	inShadow    []byte
 	inShadowLen int
 
+	// snapMem is the snapshot's memory, snapRegion's bytes.
 	snapMem     []byte
+	snapRegion  region
 	snapGlobals []uint64
 	// dataFix: where the data segments differ from the snapshot (dataFixes).
 	dataFix [][2]uint64
@@ -93,7 +95,8 @@ func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 	return w, nil
 }
 
-// Close releases the worker's instance.
+// Close releases the worker's instance, its memory and its snapshot: no
+// Result of w may be read after.
 func (w *Worker) Close(ctx context.Context) error {
 	var err error
 	if w.dead != nil {
@@ -104,6 +107,10 @@ func (w *Worker) Close(ctx context.Context) error {
 		err = errors.Join(err, w.mod.Close(ctx))
 		w.mod = nil
 	}
+	w.alloc.close()
+	w.snapRegion.release()
+	w.snapMem = nil
+	w.view, w.ctrs, w.inBuf, w.inShadow = nil, nil, nil, nil
 	return err
 }
 
@@ -364,7 +371,9 @@ func (w *Worker) takeSnapshot() {
 	clear(w.counters())
 	w.clearDirty()
 	view, _ := w.mem.Read(0, w.mem.Size())
-	w.snapMem = append(w.snapMem[:0], view...)
+	w.snapRegion.release()
+	w.snapRegion = snapshotOf(view)
+	w.snapMem = w.snapRegion.b
 	w.snapGlobals = w.snapGlobals[:0]
 	for _, g := range w.globals {
 		w.snapGlobals = append(w.snapGlobals, g.Get())
@@ -410,7 +419,7 @@ func (w *Worker) restore(ctx context.Context) error {
 		// writes are not marked, it clears them itself).
 		w.restoreRecycled(view)
 	} else {
-		copy(view, w.snapMem)
+		copyPages(view, w.snapMem) // the zero pages of a new memory stay untouched
 		w.prevLen = 0
 	}
 	w.restoreGlobals()
@@ -512,7 +521,7 @@ func (w *Worker) clearDirty() {
 		return
 	}
 	if d, ok := w.mem.Read(lay.DirtyOffset, lay.DirtyPages); ok {
-		clear(d)
+		clearPages(d) // most of the 4 MiB map was never written: leave it so
 	}
 }
 
@@ -912,6 +921,10 @@ var errMallocLimit = errors.New("memory.grow past the malloc limit")
 // cap and ends the run there (a panic wazero recovers, with the stack of
 // the grow), so the run is a KindOutOfMemory crash with a stack.
 //
+// Memories are regions (region.go): on Linux, address space for the cap
+// reserved outside Go's heap, committed as the memory grows, so growing
+// never copies and pages never written take no resident memory.
+//
 // It also recycles: the buffer of a closed instance (Free) backs the next
 // one, zeroed, so a worker that instantiates per run (Fresh, commands,
 // re-instantiation after a crash) does not allocate megabytes per run
@@ -934,46 +947,74 @@ type cappedAllocator struct {
 	keep, keepSeq uint64
 	reused        bool
 	reusedLen     uint64
-	// spare is the buffer freed last, numbered spareSeq: its bytes from
-	// spareStale on are zero (spareStale >= len: a recycled buffer's
-	// instance may not have exposed all its stale bytes). Guarded by mu:
-	// wazero's backstop closes (and frees) a module from its own goroutine.
+	// spare is the region freed last (its length the memory's), numbered
+	// spareSeq: its bytes from spareStale on are zero (spareStale >= len:
+	// a recycled buffer's instance may not have exposed all its stale
+	// bytes). Guarded by mu: wazero's backstop closes (and frees) a module
+	// from its own goroutine. closed: the worker is closed, a memory freed
+	// now is released at once.
 	mu         sync.Mutex
-	spare      []byte
+	spare      region
 	spareSeq   uint64
 	spareStale uint64
+	closed     bool
 }
 
 func (a *cappedAllocator) Allocate(capacity, maximum uint64) experimental.LinearMemory {
 	a.gen++
 	a.seq++
+	reserve := min(maximum, a.limit)
 	if a.fixed {
 		capacity = maximum
 	}
 	capacity = min(capacity, a.limit)
+	reserve = max(reserve, capacity)
 	a.mu.Lock()
 	sp, spSeq, spStale := a.spare, a.spareSeq, a.spareStale
-	a.spare = nil
+	a.spare = region{}
+	a.closed = false
 	a.mu.Unlock()
 	keep := a.keep
 	a.keep, a.reused = 0, false
 	m := &cappedMemory{a: a, seq: a.seq}
 	switch {
-	case sp == nil || uint64(cap(sp)) < capacity || a.fixed:
-		m.buf = make([]byte, 0, capacity)
-	case keep > 0 && spSeq == a.keepSeq && uint64(len(sp)) >= keep:
-		a.reused, a.reusedLen = true, uint64(len(sp))
-		m.buf, m.stale, m.keep = sp[:0], spStale, keep
+	case sp.b == nil || uint64(cap(sp.b)) < capacity || (sp.mapped && uint64(cap(sp.b)) < reserve) || a.fixed:
+		sp.release()
+		m.reg = newRegion(capacity, reserve)
+		m.buf = m.reg.b
+	case keep > 0 && spSeq == a.keepSeq && uint64(len(sp.b)) >= keep:
+		a.reused, a.reusedLen = true, uint64(len(sp.b))
+		if sp.mapped && spStale > keep {
+			// What the last instance grew past the snapshot goes back to
+			// the OS (zero again), not kept resident until a run grows
+			// as far.
+			sp.zero(keep, min(spStale, sp.committed))
+			spStale = keep
+		}
+		m.reg = sp
+		m.buf, m.stale, m.keep = sp.b[:0], spStale, keep
 	default:
-		clear(sp[:spStale])
-		m.buf = sp[:0]
+		sp.zero(0, min(spStale, sp.committed))
+		m.reg = sp
+		m.buf = sp.b[:0]
 	}
 	return m
+}
+
+// close releases the spare: the worker is closing, no view of its
+// memories is read again.
+func (a *cappedAllocator) close() {
+	a.mu.Lock()
+	sp := a.spare
+	a.spare, a.closed = region{}, true
+	a.mu.Unlock()
+	sp.release()
 }
 
 type cappedMemory struct {
 	a       *cappedAllocator
 	seq     uint64
+	reg     region // buf's region: buf is reg.b[:len(buf)]
 	buf     []byte
 	started bool
 	// Bytes of buf[:cap] from stale on are zero; below keep they are the
@@ -998,16 +1039,20 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 		panic(errMemoryCap)
 	}
 	if size <= uint64(cap(m.buf)) {
+		if !m.reg.commit(size) {
+			return nil // the OS refused the pages: a failed grow
+		}
 		// Bytes between the old length and cap were never exposed by this
 		// memory: zero, but for a recycled buffer's stale bytes.
 		m.started = true
 		if lo, hi := max(uint64(len(m.buf)), m.keep), min(size, m.stale); lo < hi {
-			clear(m.buf[lo:hi])
+			m.reg.zero(lo, hi)
 		}
 		m.buf = m.buf[:size]
+		m.reg.b = m.buf
 		return m.buf
 	}
-	if m.a.fixed && m.started {
+	if (m.a.fixed || m.reg.mapped) && m.started {
 		return nil // cannot move: refuse (wazero reports the failed grow)
 	}
 	m.started = true
@@ -1017,17 +1062,29 @@ func (m *cappedMemory) Reallocate(size uint64) []byte {
 	if uint64(len(m.buf)) < m.keep {
 		m.a.reused = false // the recycled bytes not yet exposed are lost
 	}
+	m.reg.release()
+	m.reg = region{b: nb, committed: c}
 	m.buf, m.stale, m.keep = nb, 0, 0
 	return nb
 }
 
 func (m *cappedMemory) Free() {
-	if m.buf != nil && !m.a.fixed {
-		m.a.mu.Lock()
-		m.a.spare, m.a.spareSeq, m.a.spareStale = m.buf, m.seq, max(uint64(len(m.buf)), m.stale)
-		m.a.mu.Unlock()
+	if m.buf == nil {
+		return
 	}
-	m.buf = nil
+	reg := m.reg
+	reg.b = m.buf
+	m.buf, m.reg = nil, region{}
+	m.a.mu.Lock()
+	var old region
+	if m.a.closed {
+		old = reg
+	} else {
+		old = m.a.spare
+		m.a.spare, m.a.spareSeq, m.a.spareStale = reg, m.seq, max(uint64(len(reg.b)), m.stale)
+	}
+	m.a.mu.Unlock()
+	old.release()
 }
 
 // backstopFired reports whether err is the per-run deadline closing the
