@@ -11,8 +11,11 @@
 //
 // Coverage is counted on the same sites for every build: each campaign's
 // queue is replayed on one reference build (dispatch) and the sites hit
-// outside runtime.* are counted. Speed is the campaign's CPU time per
-// execution (the process's, so other load on the machine does not count).
+// outside runtime.* are counted. Speed is the CPU time (the process's,
+// so other load on the machine does not count) per run of a replay of the
+// same inputs on each build, side by side in rounds, and, for the record,
+// each campaign's CPU time per execution (which also depends on the
+// inputs it found).
 // It prints medians with min/max, and Mann-Whitney U p and Vargha-Delaney
 // Â12 of each build against counted (package evalstats).
 //
@@ -50,6 +53,7 @@ func main() {
 	runs := flag.Int64("runs", 3000, "executions per campaign")
 	seeds := flag.Int("seeds", 5, "PRNG seeds per build (1..N)")
 	root := flag.String("root", ".", "the repository's root")
+	rounds := flag.Int("rounds", 8, "replay rounds per build")
 	flag.Parse()
 	ctx := context.Background()
 	cache, err := os.MkdirTemp("", "goskip-cache")
@@ -77,8 +81,11 @@ func main() {
 		cov := make([][]float64, len(builds))
 		cpu := make([][]float64, len(builds))
 		sites := make([]int, len(builds))
+		tgts := make([]*runtime.Target, len(builds))
+		var replaySet [][]byte // the first campaign's queue and the seeds
 		for b, bl := range builds {
 			tgt, sm := compile(ctx, wasm, bl.opts, cache)
+			tgts[b] = tgt
 			sites[b] = len(sm.Sites)
 			for seed := 1; seed <= *seeds; seed++ {
 				st := &queueStore{}
@@ -90,6 +97,9 @@ func main() {
 				c1, _ := cputime.Process()
 				if err != nil {
 					fail(fmt.Errorf("%s %s seed %d: %w", name, bl.name, seed, err))
+				}
+				if replaySet == nil {
+					replaySet = append(append([][]byte(nil), st.inputs...), inputs...)
 				}
 				hit := make([]bool, len(refSM.Sites))
 				for _, in := range append(st.inputs, inputs...) {
@@ -115,23 +125,64 @@ func main() {
 				cpu[b] = append(cpu[b], float64((c1-c0).Microseconds())/float64(sum.Stats.Execs))
 				fmt.Fprintf(os.Stderr, "%s %s seed %d: %d execs, own sites %d, %.1f µs CPU/exec\n", name, bl.name, seed, sum.Stats.Execs, n, cpu[b][len(cpu[b])-1])
 			}
+		}
+		replay := replayCost(ctx, tgts, replaySet, *rounds)
+		for _, tgt := range tgts {
 			tgt.Close(ctx)
 		}
 		refW.Close(ctx)
 		ref.Close(ctx)
 		fmt.Printf("\n%s (%d executions per campaign, seeds 1-%d)\n\n", name, *runs, *seeds)
-		fmt.Println("| build | sites | CPU µs per execution, median (min-max) | program's own sites reached, median (min-max) | p (U), Â12 vs counted: speed | coverage |")
-		fmt.Println("|---|---|---|---|---|---|")
+		fmt.Printf("replay: %d inputs (the first campaign's queue and the seeds) per round, %d rounds, builds in rotating order\n\n", len(replaySet), *rounds)
+		fmt.Println("| build | sites | replay CPU µs per run, median (min-max) | vs counted: ratio, p (U), Â12 | campaign CPU µs per execution, median (min-max) | program's own sites reached, median (min-max) | coverage vs counted: p (U), Â12 |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		base := evalstats.Summarize(replay[0]).Median
 		for b, bl := range builds {
-			sc, sv := evalstats.Summarize(cpu[b]), evalstats.Summarize(cov[b])
-			vs := [2]string{"-", "-"}
+			sr, sc, sv := evalstats.Summarize(replay[b]), evalstats.Summarize(cpu[b]), evalstats.Summarize(cov[b])
+			vs, vr := "-", fmt.Sprintf("%.2f", sr.Median/base)
 			if b > 0 {
-				vs[0] = fmt.Sprintf("%.3f, %.2f", evalstats.MannWhitney(cpu[b], cpu[0]).P, evalstats.A12(cpu[b], cpu[0]))
-				vs[1] = fmt.Sprintf("%.3f, %.2f", evalstats.MannWhitney(cov[b], cov[0]).P, evalstats.A12(cov[b], cov[0]))
+				vs = fmt.Sprintf("%.3f, %.2f", evalstats.MannWhitney(cov[b], cov[0]).P, evalstats.A12(cov[b], cov[0]))
+				vr += fmt.Sprintf(", %.3f, %.2f", evalstats.MannWhitney(replay[b], replay[0]).P, evalstats.A12(replay[b], replay[0]))
 			}
-			fmt.Printf("| %s | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %s | %s |\n", bl.name, sites[b], sc.Median, sc.Min, sc.Max, sv.Median, sv.Min, sv.Max, vs[0], vs[1])
+			fmt.Printf("| %s | %d | %.1f (%.1f-%.1f) | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %s |\n", bl.name, sites[b], sr.Median, sr.Min, sr.Max, vr,
+				sc.Median, sc.Min, sc.Max, sv.Median, sv.Min, sv.Max, vs)
 		}
 	}
+}
+
+// replayCost runs inputs on one worker of each target per round, the
+// targets in an order that rotates with the round, and returns each
+// target's CPU µs per run of every round.
+func replayCost(ctx context.Context, tgts []*runtime.Target, inputs [][]byte, rounds int) [][]float64 {
+	ws := make([]*runtime.Worker, len(tgts))
+	for i, t := range tgts {
+		w, err := t.NewWorker(ctx)
+		if err != nil {
+			fail(err)
+		}
+		defer w.Close(ctx)
+		ws[i] = w
+		for _, in := range inputs { // warm up: first runs grow the heap
+			if _, err := w.Run(ctx, in); err != nil {
+				fail(err)
+			}
+		}
+	}
+	out := make([][]float64, len(tgts))
+	for r := range rounds {
+		for j := range ws {
+			k := (r + j) % len(ws)
+			c0, _ := cputime.Process()
+			for _, in := range inputs {
+				if _, err := ws[k].Run(ctx, in); err != nil {
+					fail(err)
+				}
+			}
+			c1, _ := cputime.Process()
+			out[k] = append(out[k], float64((c1-c0).Nanoseconds())/1e3/float64(len(inputs)))
+		}
+	}
+	return out
 }
 
 func compile(ctx context.Context, wasm []byte, opts instrument.Options, cache string) (*runtime.Target, *instrument.SiteMap) {
@@ -171,7 +222,7 @@ func (s *queueStore) AddEntry(_ context.Context, e *engine.Entry) error {
 	return nil
 }
 func (s *queueStore) AddFailure(context.Context, *engine.Finding) error { return nil }
-func (s *queueStore) WriteStats(context.Context, *engine.Stats) error  { return nil }
+func (s *queueStore) WriteStats(context.Context, *engine.Stats) error   { return nil }
 
 func executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
 	return func(ctx context.Context, _ int) (engine.Executor, error) {
