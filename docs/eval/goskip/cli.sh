@@ -15,16 +15,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for seed in $(seq 1 "$reps"); do
 	for target in gojson gopng goparser; do
-		set -- "before:$WAFER_BEFORE" "after:$WAFER_AFTER" "after-runtime:$WAFER_AFTER --instrument-go-runtime"
+		set -- "before:$WAFER_BEFORE:" "after:$WAFER_AFTER:" "after-runtime:$WAFER_AFTER:--instrument-go-runtime"
 		for k in 0 1 2; do
 			j=$(( (k + seed) % 3 + 1 ))
 			eval "arm=\${$j}"
 			name=${arm%%:*}
-			cmd=${arm#*:}
+			rest=${arm#*:}
+			bin=${rest%%:*}
+			extra=${rest#*:}
 			rm -rf "$tmp/out"
 			# shellcheck disable=SC2086
-			$cmd fuzz --runs "$runs" --seed "$seed" --no-fsync -o "$tmp/out" \
-				examples/$target/$target.wasm examples/$target/seeds 2>"$tmp/err" >/dev/null
+			"$bin" fuzz $extra --runs "$runs" --seed "$seed" --no-fsync -o "$tmp/out" \
+				examples/$target/$target.wasm examples/$target/seeds 2>"$tmp/err" >/dev/null || true
 			line=$(grep '"final":true' "$tmp/err" | tail -1)
 			eps=$(echo "$line" | sed 's/.*"execs_per_sec":\([0-9.]*\).*/\1/')
 			cov=$(echo "$line" | sed 's/.*"coverage":\([0-9]*\).*/\1/')
