@@ -52,9 +52,6 @@ func realVariants() []realVariant {
 		// The Go runtime and libc internals get no counters.
 		{"skip", &instrument.Options{Skip: []string{"runtime.*", "__*"}}},
 		{"all-counted", ptr(instrument.AllCounted(instrument.Options{}))},
-		// Go's resume-point dispatch counted and fuel at its loop header,
-		// as before godispatch.go (the same build as "fuel" for C)
-		{"go-dispatch-counted", &instrument.Options{Fuel: true, CountGoDispatch: true}},
 	}
 }
 
