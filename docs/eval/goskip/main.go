@@ -13,7 +13,9 @@
 // queue is replayed on one reference build (dispatch) and the sites hit
 // outside runtime.* are counted. Speed is the CPU time (the process's,
 // so other load on the machine does not count) per run of a replay of the
-// same inputs on each build, side by side in rounds, and, for the record,
+// same inputs on each build, side by side in rounds (in restore mode, as
+// campaigns run, and in persistent mode beside the original module, the
+// instrumentation's cost without the restore), and, for the record,
 // each campaign's CPU time per execution (which also depends on the
 // inputs it found).
 // It prints medians with min/max, and Mann-Whitney U p and Vargha-Delaney
@@ -130,6 +132,17 @@ func main() {
 		for _, tgt := range tgts {
 			tgt.Close(ctx)
 		}
+		// Persistent mode, beside the original: what instrumentation
+		// costs the target's own code, restore excluded.
+		pers := []*runtime.Target{compilePlain(ctx, wasm, cache)}
+		for _, bl := range builds {
+			tgt, _ := compileWith(ctx, wasm, bl.opts, cache, runtime.Persistent)
+			pers = append(pers, tgt)
+		}
+		persistent := replayCost(ctx, pers, replaySet, *rounds)
+		for _, tgt := range pers {
+			tgt.Close(ctx)
+		}
 		refW.Close(ctx)
 		ref.Close(ctx)
 		fmt.Printf("\n%s (%d executions per campaign, seeds 1-%d)\n\n", name, *runs, *seeds)
@@ -137,6 +150,12 @@ func main() {
 		fmt.Println("| build | sites | replay CPU µs per run, median (min-max) | vs counted: ratio, p (U), Â12 | campaign CPU µs per execution, median (min-max) | program's own sites reached, median (min-max) | coverage vs counted: p (U), Â12 |")
 		fmt.Println("|---|---|---|---|---|---|---|")
 		base := evalstats.Summarize(replay[0]).Median
+		fmt.Println("persistent mode (no restore), CPU µs per run, median (min-max), and ratio to the original:")
+		for b, name := range []string{"original", builds[0].name, builds[1].name, builds[2].name} {
+			sp := evalstats.Summarize(persistent[b])
+			fmt.Printf("  %s %.1f (%.1f-%.1f) %.2f\n", name, sp.Median, sp.Min, sp.Max, sp.Median/evalstats.Summarize(persistent[0]).Median)
+		}
+		fmt.Println()
 		for b, bl := range builds {
 			sr, sc, sv := evalstats.Summarize(replay[b]), evalstats.Summarize(cpu[b]), evalstats.Summarize(cov[b])
 			vs, vr := "-", fmt.Sprintf("%.2f", sr.Median/base)
@@ -186,11 +205,24 @@ func replayCost(ctx context.Context, tgts []*runtime.Target, inputs [][]byte, ro
 }
 
 func compile(ctx context.Context, wasm []byte, opts instrument.Options, cache string) (*runtime.Target, *instrument.SiteMap) {
+	return compileWith(ctx, wasm, opts, cache, runtime.Restore)
+}
+
+// compilePlain compiles the original module, runs persistent.
+func compilePlain(ctx context.Context, wasm []byte, cache string) *runtime.Target {
+	tgt, err := runtime.New(ctx, wasm, nil, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache}) // no backstop: it slows loops 3-6x
+	if err != nil {
+		fail(err)
+	}
+	return tgt
+}
+
+func compileWith(ctx context.Context, wasm []byte, opts instrument.Options, cache string, reset runtime.Reset) (*runtime.Target, *instrument.SiteMap) {
 	out, sm, err := instrument.Instrument(wasm, opts)
 	if err != nil {
 		fail(err)
 	}
-	tgt, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: engine.DefaultMaxLen, CacheDir: cache})
+	tgt, err := runtime.New(ctx, out, sm, runtime.Config{Reset: reset, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache})
 	if err != nil {
 		fail(err)
 	}
