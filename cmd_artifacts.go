@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
 // artifactName is libFuzzer's artifact file name: prefix + kind + "-" +
@@ -23,8 +24,8 @@ func writeArtifact(w io.Writer, prefix, exact, kind string, input []byte) (strin
 	if exact != "" {
 		path = exact
 	}
-	if err := os.WriteFile(path, input, 0o644); err != nil {
-		return "", fileError(path, err)
+	if err := atomicfile.Write(path, input); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(w, "artifact_prefix='%s'; Test unit written to %s\n", prefix, path)
 	return path, nil

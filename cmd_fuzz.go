@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -40,6 +41,12 @@ examples:
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
+  wafer fuzz -o sync -M a --seed 1 t.wasm & wafer fuzz -o sync -S b --seed 2 t.wasm
+
+Live sync (AFL's -M/-S): campaigns under one parent directory (-o
+PARENT -M NAME, or -o PARENT/NAME --sync) poll each other's queues at
+start and every --sync-interval, keep the entries that add coverage, and
+do not save again a crash a peer has saved.
 `
 
 type fuzzFlags struct {
@@ -68,10 +75,15 @@ type fuzzFlags struct {
 	closeFDMask       int
 	noSync            bool
 	sync              bool
+	syncInterval      seconds
+	syncMain          string // AFL's -M NAME
+	syncSecondary     string // AFL's -S NAME
 
 	// libFuzzer actions and exit codes.
 	minimizeCrash   int
 	merge           int
+	fork            int
+	ignoreCrashes   int
 	errorExitcode   int
 	timeoutExitcode int
 	printFinalStats int
@@ -83,7 +95,7 @@ type fuzzFlags struct {
 // reported on stderr as INFO.
 var libfuzzerIgnored = []string{
 	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
-	"entropic", "fork", "ignore_crashes", "ignore_timeouts", "ignore_ooms",
+	"entropic", "ignore_timeouts", "ignore_ooms", "merge_control_file",
 	"report_slow_units", "shrink", "reduce_inputs",
 	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
 	"print_pcs", "print_coverage", "print_corpus_stats", "dump_coverage",
@@ -172,12 +184,18 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
 	fs.StringVar(&f.artifactPrefix, "artifact-prefix", "", "also write each finding to `PREFIX`crash-<sha1> / timeout-<sha1> (libFuzzer)")
 	fs.StringVar(&f.exactArtifactPath, "exact-artifact-path", "", "write the first finding to exactly this `FILE` (libFuzzer)")
-	fs.BoolVar(&f.sync, "sync", false, "at start, import the queues of the sibling campaign directories of -o (AFL's -M/-S layout: -o sync/NAME)")
+	fs.BoolVar(&f.sync, "sync", false, "live sync: at start and every --sync-interval, import the new queue entries of the sibling campaign directories of -o (-o sync/NAME) that add coverage here; their saved crashes count as known")
+	f.syncInterval = seconds(time.Minute)
+	fs.Var(&f.syncInterval, "sync-interval", "period of --sync's polls (seconds or duration)")
+	fs.StringVarP(&f.syncMain, "sync-main", "M", "", "AFL's -M `NAME`: --sync with the campaign in -o's NAME subdirectory (-o is the parent: -o sync -M a is -o sync/a --sync)")
+	fs.StringVarP(&f.syncSecondary, "sync-secondary", "S", "", "AFL's -S `NAME`: the same as -M in wafer (every campaign runs the same search)")
 	fs.BoolVar(&f.noSync, "no-fsync", false, "do not fsync output files: faster early in a campaign, but a machine crash may lose recent files")
 	fs.IntVar(&f.closeFDMask, "close-fd-mask", 0, "1: drop the target's stdout, 2: its stderr, 3: both (libFuzzer)")
 
 	fs.IntVar(&f.minimizeCrash, "minimize-crash", 0, "1: minimise the crash FILE given instead of fuzzing (libFuzzer)")
 	fs.IntVar(&f.merge, "merge", 0, "1: merge the CORPUS_DIRs after the first into the first (libFuzzer)")
+	fs.IntVar(&f.fork, "fork", 0, "libFuzzer's -fork=N: without --workers, N workers (one campaign in this process, not N processes)")
+	fs.IntVar(&f.ignoreCrashes, "ignore-crashes", 0, "libFuzzer's -ignore_crashes=1: --keep-going")
 	fs.IntVar(&f.errorExitcode, "error-exitcode", exitCrash, "exit status after a crash")
 	fs.IntVar(&f.timeoutExitcode, "timeout-exitcode", exitTimeout, "exit status after a hang or timeout")
 	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes; wafer fuzz prints them only when the flag is given, libFuzzer-style runs unless it is 0)")
@@ -204,6 +222,12 @@ func (f *fuzzFlags) parse(args []string) error {
 	if f.jobs > 0 && !f.fs.Changed("workers") {
 		// libFuzzer's rule for -workers=0: min(jobs, cores/2).
 		f.opts.Workers = max(1, min(f.jobs, goruntime.NumCPU()/2))
+	}
+	if f.fork > 0 && !f.fs.Changed("workers") {
+		f.opts.Workers = f.fork
+	}
+	if f.ignoreCrashes != 0 {
+		f.opts.KeepGoing = true
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")
@@ -284,6 +308,15 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 	if out == "" && !lf {
 		out = "wafer-out"
 	}
+	if name, err := f.syncName(); err != nil {
+		return err
+	} else if name != "" {
+		if out == "" {
+			return usagef("-M/-S need -o PARENT (the campaign is PARENT/NAME)")
+		}
+		out = filepath.Join(out, name)
+		f.sync = true
+	}
 	if out != "" {
 		if err := ensureWritableDir(out); err != nil {
 			return err
@@ -318,6 +351,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	dict, err := readDicts(f.dict)
 	if err != nil {
+		if m := dictLineRE.FindStringSubmatch(err.Error()); lf && m != nil {
+			// libFuzzer's words, which ClusterFuzz reports as a bad
+			// dictionary (libFuzzer/engine.py, DICT_PARSING_FAILED_REGEX)
+			fmt.Fprintf(c.stderr, "ParseDictionaryFile: error in line %s\n", m[1])
+		}
 		return err
 	}
 	gen, useGen := generators.Lookup(f.generator)
@@ -347,12 +385,16 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	opts.Output = out
 	opts.NoFsync = f.noSync
 	opts.Sync = f.sync
+	opts.SyncInterval = time.Duration(f.syncInterval)
 	opts.Repro = reproCommand(target, &f.target, false)
 	opts.HangRepro = reproCommand(target, &f.target, true)
 	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
 	opts.Log = c.stderr
 	opts.Status = c.stderr
 	opts.StatusTTY = isTerminal(c.stderr)
+	if lf {
+		opts.Status, opts.StatusTTY = &libFuzzerStatus{w: c.stderr}, false
+	}
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
@@ -379,7 +421,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf {
 		opts.OnStart = func(s campaign.Start) {
 			fmt.Fprintf(c.stderr, "INFO: Seed: %d\n", f.opts.Seed)
-			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters)\n", s.Counters)
+			// with libFuzzer's ": N [...]" tail, which OSS-Fuzz's
+			// bad_build_check greps for the number of edges
+			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters): %d [%s]\n", s.Counters, s.Counters, filepath.Base(target))
 		}
 	}
 	sum, err := tg.Fuzz(ctx, opts)
@@ -387,11 +431,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		if sum != nil {
 			// What was found before the error is still reported (and
 			// written as artifacts in libFuzzer mode).
-			c.reportFindings(f, sum, lf)
+			c.reportFindings(f, sum, lf, c.findingFailures(ctx, tg, sum, lf))
 		}
 		return err
 	}
-	code, err := c.reportFindings(f, sum, lf)
+	code, err := c.reportFindings(f, sum, lf, c.findingFailures(ctx, tg, sum, lf))
 	if err != nil {
 		return err
 	}
@@ -416,6 +460,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	return nil
 }
+
+// dictLineRE finds the line number in readDicts' errors.
+var dictLineRE = regexp.MustCompile(`: line (\d+): `)
 
 // readDicts reads AFL/libFuzzer dictionary files.
 func readDicts(paths []string) ([][]byte, error) {
@@ -448,17 +495,16 @@ func (f *fuzzFlags) findingKind(o campaign.Outcome, kind campaign.Kind) (string,
 // reportFindings prints each unique failure (libFuzzer's ERROR/SUMMARY
 // lines in lf mode), writes libFuzzer artifacts when asked, and returns the
 // exit status: crash beats out-of-memory beats hang.
-func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int, error) {
+func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool, fails []*campaign.Failure) (int, error) {
 	code := exitOK
-	for _, fd := range sum.Findings {
+	for i, fd := range sum.Findings {
 		art, status := f.findingKind(fd.Outcome, fd.Kind)
 		if lf {
-			what := map[string]string{"crash": "deadly signal", "timeout": "timeout", "oom": "out-of-memory"}[art]
-			fmt.Fprintf(c.stderr, "==%d== ERROR: libFuzzer: %s (wafer: %s)\n", os.Getpid(), what, fd.Identity)
-			if fd.Report != "" {
-				fmt.Fprint(c.stderr, indent(fd.Report))
+			var fl *campaign.Failure
+			if i < len(fails) {
+				fl = fails[i]
 			}
-			fmt.Fprintf(c.stderr, "SUMMARY: libFuzzer: %s\n", what)
+			printLibFuzzerFailure(c.stderr, art, fl, fd.Identity, fd.Report)
 		} else {
 			fmt.Fprintf(c.stdout, "found %s: %s\n", fd.Outcome, fd.Identity)
 		}
@@ -472,6 +518,33 @@ func (c *cli) reportFindings(f *fuzzFlags, sum *campaign.Summary, lf bool) (int,
 		}
 	}
 	return code, nil
+}
+
+// findingFailures re-runs each finding of a libFuzzer-style campaign once
+// for its failure with the Wasm stack's files and lines (the campaign's
+// findings carry it as text); nil where that run did not fail the same
+// way. Nil outside lf mode.
+func (c *cli) findingFailures(ctx context.Context, tg *campaign.Target, sum *campaign.Summary, lf bool) []*campaign.Failure {
+	if !lf || len(sum.Findings) == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // an interrupted campaign still reports what it found
+	maxLen := 0
+	for _, fd := range sum.Findings {
+		maxLen = max(maxLen, len(fd.Input))
+	}
+	rp, err := tg.NewReproducer(ctx, campaign.ReproOptions{MaxInputLen: maxLen})
+	if err != nil {
+		return nil
+	}
+	defer rp.Close()
+	fails := make([]*campaign.Failure, len(sum.Findings))
+	for i, fd := range sum.Findings {
+		if r, err := rp.Run(ctx, fd.Input); err == nil && r.Identity == fd.Identity {
+			fails[i] = r.Failure
+		}
+	}
+	return fails
 }
 
 // stopNames are the words the summary line gives the stop reasons, named
@@ -603,4 +676,23 @@ func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error
 		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
 	}
 	return gen, true, nil
+}
+
+// syncName returns the campaign name of AFL's -M or -S (empty without
+// either): a plain directory name, as afl-fuzz requires.
+func (f *fuzzFlags) syncName() (string, error) {
+	name, flag := f.syncMain, "-M"
+	if f.syncSecondary != "" {
+		if name != "" {
+			return "", usagef("-M and -S exclude each other (one campaign name)")
+		}
+		name, flag = f.syncSecondary, "-S"
+	}
+	if f.syncMain == "" && f.syncSecondary == "" {
+		return "", nil
+	}
+	if name == "." || name == ".." || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\`) {
+		return "", usagef("%s: expected a campaign name (letters, digits, -, _; no path and no leading dot), got %q", flag, name)
+	}
+	return name, nil
 }

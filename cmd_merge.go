@@ -104,7 +104,9 @@ func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target 
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
-	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d new files with %d new features added; %d features in the initial corpus\n",
-		len(res.Keep), res.NewFeatures, res.BaseFeatures)
+	// libFuzzer's last merge line, which ClusterFuzz parses
+	// (bot/fuzzers/libFuzzer/stats.py, LIBFUZZER_MERGE_LOG_STATS_REGEX)
+	fmt.Fprintf(c.stderr, "MERGE-OUTER: %d new files with %d new features added; %d new coverage edges (%d features in the initial corpus)\n",
+		len(res.Keep), res.NewFeatures, res.NewEdges, res.BaseFeatures)
 	return nil
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wafer-fuzz/wafer/campaign"
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
 const minimizeHelp = `usage: wafer minimize [flags] TARGET.wasm CRASH_FILE
@@ -94,8 +94,8 @@ func (c *cli) runMinimize(ctx context.Context, f *fuzzFlags, wasm []byte, crash 
 	if out == "" {
 		out = artifactName(f.artifactPrefix, "minimized-from", orig)
 	}
-	if err := os.WriteFile(out, m.Input, 0o644); err != nil {
-		return fileError(out, err)
+	if err := atomicfile.Write(out, m.Input); err != nil {
+		return err
 	}
 	fmt.Fprintf(c.stderr, "CRASH_MIN: minimized %d bytes to %d in %d runs; written to %s\n", len(orig), len(m.Input), m.Runs, out)
 	return nil
@@ -120,8 +120,8 @@ func (c *cli) minimizeInput(ctx context.Context, f *minimizeFlags, wasm []byte, 
 	if out == "" {
 		out = filepath.Join(filepath.Dir(crash), artifactName("", "minimized-from", orig)) // next to the input, as the help says
 	}
-	if err := os.WriteFile(out, m.Input, 0o644); err != nil {
-		return fileError(out, err)
+	if err := atomicfile.Write(out, m.Input); err != nil {
+		return err
 	}
 	state := "local minimum"
 	if !m.Done {

@@ -2,7 +2,7 @@
 //
 // It has two front ends over the same machinery:
 //
-//   - subcommands: wafer fuzz|repro|minimize|merge|instrument|version|help,
+//   - subcommands: wafer fuzz|repro|minimize|merge|instrument|wrap|...,
 //     with GNU-style flags (--max-total-time 60s);
 //   - a libFuzzer-compatible invocation, wafer TARGET.wasm [CORPUS_DIR...]
 //     -runs=N -max_total_time=S ..., with libFuzzer's exit codes, artifact
@@ -78,7 +78,13 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := doMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	if module, ok := wrappedModule(); ok {
+		// a fuzz target written by 'wafer wrap': the libFuzzer invocation
+		// on the module beside it
+		args = append([]string{module}, args...)
+	}
+	code := doMain(ctx, args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -138,6 +144,7 @@ func commands() []command {
 		{"instrument", "write the instrumented module and its site map", instrumentHelp, (*cli).instrument},
 		{"cov", "replay a corpus and write its coverage report (HTML, lcov)", covHelp, (*cli).cov},
 		{"plot", "draw campaigns' plot_data (coverage, execs/s, ...) as SVG or PNG", plotHelp, (*cli).plot},
+		{"wrap", "write a libFuzzer-style fuzz target (OSS-Fuzz, ClusterFuzzLite) for a module", wrapHelp, (*cli).wrap},
 		{"compare", "run strategies on seeds 1..N with equal budgets and compare them", compareHelp, (*cli).compare},
 		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
 		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
@@ -232,6 +239,8 @@ func (cmd command) flags() string {
 		fs = newPlotFlags().fs
 	case "compare":
 		fs = newCompareFlags().fs
+	case "wrap":
+		fs = newWrapFlags().fs
 	default:
 		return ""
 	}

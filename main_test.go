@@ -534,7 +534,8 @@ func TestResumeAfterCrash(t *testing.T) {
 
 // TestUnknownLibFuzzerFlags: as libFuzzer, a flag wafer does not know is
 // warned about and the run goes on (runners pass flags of newer libFuzzer
-// versions, as ClusterFuzz's -merge_control_file); short flags still work.
+// versions); ClusterFuzz's -merge_control_file is known and has no
+// effect; short flags still work.
 func TestUnknownLibFuzzerFlags(t *testing.T) {
 	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
 	tmp := t.TempDir()
@@ -543,7 +544,7 @@ func TestUnknownLibFuzzerFlags(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("expected exit 0, got %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"WARNING: unrecognized flag '-merge_control_file=/nonexistent/cf'", "WARNING: unrecognized flag '-shuffle=1'"} {
+	for _, want := range []string{"INFO: -merge_control_file has no effect", "WARNING: unrecognized flag '-shuffle=1'"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("expected %q in stderr:\n%s", want, r.stderr)
 		}
@@ -864,6 +865,35 @@ func TestFuzzResumeAndSync(t *testing.T) {
 	}
 }
 
+// TestFuzzSyncNames: AFL's -M/-S NAME put the campaign in -o's NAME
+// subdirectory with sync on (the second imports the first's queue); both
+// at once, or a name that is a path, are usage errors.
+func TestFuzzSyncNames(t *testing.T) {
+	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	tmp := t.TempDir()
+	par := filepath.Join(tmp, "par")
+	r := wafer(t, tmp, "fuzz", "--runs", "300", "--keep-going", "--no-fsync", "-o", par, "-M", "main", tlv)
+	if r.code != 0 && r.code != 77 {
+		t.Fatalf("-M: expected exit 0 or 77, got %d: %s", r.code, tail(r.stderr))
+	}
+	if _, err := os.Stat(filepath.Join(par, "main", "queue")); err != nil {
+		t.Fatalf("-M main: expected the campaign in %s/main: %v", par, err)
+	}
+	r = wafer(t, tmp, "fuzz", "--runs", "300", "--keep-going", "--no-fsync", "--seed", "2", "-o", par, "-S", "s1", tlv)
+	if r.code != 0 && r.code != 77 {
+		t.Fatalf("-S: expected exit 0 or 77, got %d: %s", r.code, tail(r.stderr))
+	}
+	if !strings.Contains(r.stderr, "INFO: sync: ") || strings.Contains(r.stderr, "INFO: sync: 0 entries") {
+		t.Errorf("-S s1: expected entries imported from main, got %s", tail(r.stderr))
+	}
+	for _, args := range [][]string{{"-M", "a", "-S", "b"}, {"-S", "../x"}, {"-M", ".hidden"}} {
+		r := wafer(t, tmp, append(append([]string{"fuzz", "--runs", "1", "-o", par}, args...), tlv)...)
+		if r.code != 2 {
+			t.Errorf("%q: expected exit 2 (usage), got %d: %s", args, r.code, tail(r.stderr))
+		}
+	}
+}
+
 // TestGeneratorExamples fuzzes every structured example with its
 // generator for a few hundred executions. The Go targets take seconds to
 // instrument and compile on a cold cache, so this runs with WAFER_FULL=1.
@@ -970,8 +1000,9 @@ func TestInterrupt(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Interrupt once the campaign runs: its first stats line is out.
-			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), `"execs"`); {
+			// Interrupt once the campaign runs: its first stats line is out
+			// (JSON, or libFuzzer's INITED line in the libFuzzer invocation).
+			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(stderr.String(), `"execs"`) && !strings.Contains(stderr.String(), "\tINITED "); {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("no stats line within 60 s: %s", tail(stderr.String()))

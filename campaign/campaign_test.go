@@ -96,6 +96,9 @@ func TestMinimizeReproduce(t *testing.T) {
 
 // TestMerge: of two copies of an input one is kept, a crash is left out
 // and counted, and candidates that add nothing to the base are dropped.
+// NewEdges (libFuzzer's "new coverage edges") is at most NewFeatures (a
+// new site brings at least one new feature), 0 when the base covers all,
+// and smaller when the base covers part.
 func TestMerge(t *testing.T) {
 	ctx := context.Background()
 	tg := loadTLV(t)
@@ -108,11 +111,22 @@ func TestMerge(t *testing.T) {
 	if len(m.Keep) != 1 || m.Failed != 1 || m.NewFeatures == 0 {
 		t.Fatalf("expected one input kept with new features and one crash left out, got %d kept, %d failed, %d features", len(m.Keep), m.Failed, m.NewFeatures)
 	}
+	if m.NewEdges == 0 || m.NewEdges > m.NewFeatures {
+		t.Errorf("new edges: expected 1..%d (the new features), got %d", m.NewFeatures, m.NewEdges)
+	}
+	allEdges := m.NewEdges
+	m, err = tg.Merge(ctx, []corpus.Seed{{Path: "empty", Data: []byte{}}}, []corpus.Seed{{Path: "a", Data: valid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NewEdges == 0 || m.NewEdges >= allEdges {
+		t.Errorf("new edges over a base with the empty input: expected 1..%d, got %d", allEdges-1, m.NewEdges)
+	}
 	m, err = tg.Merge(ctx, []corpus.Seed{{Path: "a", Data: valid}}, []corpus.Seed{{Path: "b", Data: bytes.Clone(valid)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Keep) != 0 || m.NewFeatures != 0 || m.BaseFeatures == 0 {
-		t.Fatalf("a candidate the base covers: expected nothing kept, got %d kept, %d new of %d base features", len(m.Keep), m.NewFeatures, m.BaseFeatures)
+	if len(m.Keep) != 0 || m.NewFeatures != 0 || m.BaseFeatures == 0 || m.NewEdges != 0 {
+		t.Fatalf("a candidate the base covers: expected nothing kept, got %d kept, %d new of %d base features, %d new edges", len(m.Keep), m.NewFeatures, m.BaseFeatures, m.NewEdges)
 	}
 }

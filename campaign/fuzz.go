@@ -125,9 +125,16 @@ type Options struct {
 	Output string
 	// NoFsync skips fsync of the output files.
 	NoFsync bool
-	// Sync imports, at start, the queues of the sibling campaigns of
-	// Output (AFL's -M/-S layout).
+	// Sync imports the new queue entries of the sibling campaigns of
+	// Output (AFL's -M/-S layout: Output is PARENT/NAME, the siblings
+	// PARENT/*), at start and every SyncInterval while the campaign runs,
+	// keeping those that add coverage here; the siblings' saved failures
+	// count as known (not saved again). Ignored without Output, and with
+	// SeedsOnly (which runs this campaign's own inputs only).
 	Sync bool
+	// SyncInterval is the period of Sync's polls; zero means
+	// engine.DefaultSyncInterval (a minute).
+	SyncInterval time.Duration
 	// CorpusDir is a flat corpus directory (libFuzzer's) that gets each
 	// new input under its SHA-1: as found without Output, at the end with
 	// it.
@@ -221,9 +228,9 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		logw = io.Discard
 	}
 	// The output directory first: the input buffer must hold every input
-	// the campaign replays (seeds, the resumed queue, peers' queues).
+	// the campaign replays (seeds, the resumed queue; peers' entries that
+	// do not fit are left out, see syncImporter).
 	var dir *corpus.Dir
-	var peers [][]byte
 	var syncer *corpus.Syncer
 	if opts.Output != "" {
 		unlock, err := lockOutput(opts.Output)
@@ -231,7 +238,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 			return nil, err
 		}
 		defer unlock()
-		if dir, peers, syncer, err = openOutput(ctx, logw, &opts); err != nil {
+		if dir, syncer, err = openOutput(ctx, logw, &opts); err != nil {
 			return nil, err
 		}
 		defer dir.Close()
@@ -246,9 +253,6 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	for _, e := range resumed {
 		maxIn = max(maxIn, len(e.Input))
-	}
-	for _, p := range peers {
-		maxIn = max(maxIn, len(p))
 	}
 	useGen := opts.Generator != nil
 	// Input-to-state mutation (raw mode): a second build logs comparisons.
@@ -297,6 +301,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		MaxTotalTime:  opts.MaxTotalTime,
 		KeepGoing:     opts.KeepGoing,
 		MaxLen:        opts.MaxLen,
+		SyncInterval:  opts.SyncInterval,
 		Dict:          opts.Dict,
 		Runs:          max(0, opts.Runs),
 		Conditionals:  sm.Conditionals(),
@@ -338,13 +343,15 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	switch {
 	case dir != nil:
-		deps.Seeds = append(deps.Seeds, peers...)
 		deps.Store = newStore(&opts, dir, t.name, sm, &deps)
+		if syncer != nil && !opts.SeedsOnly {
+			deps.Importer = &syncImporter{s: syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
+		}
 	case opts.CorpusDir != "":
 		deps.Store = flatStore{dir: corpus.Flat{Path: opts.CorpusDir}}
 	}
-	// The engine replays the resumed queue, then the seeds and peers'
-	// entries, before it mutates anything.
+	// The engine replays the resumed queue, then the seeds, then the
+	// peers' entries (its first sync poll), before it mutates anything.
 	replays := int64(len(resumed) + len(deps.Seeds))
 	if opts.SeedsOnly {
 		cfg.Runs = max(1, replays)
@@ -362,12 +369,6 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		return summary(es, time.Since(start), nil, ""), fmt.Errorf("campaign: %w", err)
 	}
 	elapsed := time.Since(start)
-	if syncer != nil && es.Stats.Execs >= replays {
-		// The peers' entries have run: not imported again on resume.
-		if err := syncer.Commit(); err != nil {
-			return nil, fmt.Errorf("sync: %w", err)
-		}
-	}
 	sum := summary(es, elapsed, dir, opts.Output)
 	if dir != nil && opts.CorpusDir != "" {
 		// With Output the store is the campaign directory; the flat corpus
@@ -410,37 +411,19 @@ func summary(es *engine.Summary, elapsed time.Duration, dir *corpus.Dir, out str
 	return sum
 }
 
-// openOutput opens the campaign directory and, with Sync, reads the
-// sibling campaigns' queues: their inputs, or with a Generator their
-// choice sequences (entries without one are left out). The Syncer's
-// Commit records them as imported once they have run.
-func openOutput(ctx context.Context, logw io.Writer, opts *Options) (*corpus.Dir, [][]byte, *corpus.Syncer, error) {
+// openOutput opens the campaign directory and, with Sync, its Syncer
+// (the engine polls it through a syncImporter: at start and every
+// SyncInterval).
+func openOutput(ctx context.Context, logw io.Writer, opts *Options) (*corpus.Dir, *corpus.Syncer, error) {
 	dir, skipped, err := corpus.Open(ctx, opts.Output, corpus.Options{NoSync: opts.NoFsync})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("output directory: %w", err)
+		return nil, nil, fmt.Errorf("output directory: %w", err)
 	}
 	logSkipped(logw, "", skipped)
 	if !opts.Sync {
-		return dir, nil, nil, nil
+		return dir, nil, nil
 	}
-	syncer := dir.Syncer()
-	entries, skipped, err := syncer.Poll(ctx)
-	if err != nil {
-		dir.Close()
-		return nil, nil, nil, fmt.Errorf("sync: %w", err)
-	}
-	logSkipped(logw, "sync: ", skipped)
-	var peers [][]byte
-	for _, e := range entries {
-		switch {
-		case opts.Generator == nil:
-			peers = append(peers, e.Input)
-		case e.Choices != nil:
-			peers = append(peers, e.Choices)
-		}
-	}
-	fmt.Fprintf(logw, "INFO: sync: %d entries from peer campaigns next to %s\n", len(peers), opts.Output)
-	return dir, peers, syncer, nil
+	return dir, dir.Syncer(), nil
 }
 
 func logSkipped(w io.Writer, prefix string, skipped error) {

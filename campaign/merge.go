@@ -16,6 +16,9 @@ type Merged struct {
 	// NewFeatures is the coverage (site × hit-count bucket) they add;
 	// BaseFeatures the base's.
 	NewFeatures, BaseFeatures int
+	// NewEdges is the number of sites (edges) the candidates reach that
+	// the base does not: libFuzzer's "new coverage edges".
+	NewEdges int
 	// Failed counts the inputs that crashed or hung: left out, as
 	// libFuzzer's merge does (they cover nothing a corpus should keep).
 	Failed int
@@ -40,6 +43,13 @@ func (t *Target) Merge(ctx context.Context, base, cands []corpus.Seed) (Merged, 
 	}
 	defer w.Close(context.WithoutCancel(ctx))
 	var m Merged
+	// the sites each side reaches, for NewEdges: an input is the base's
+	// when its bytes are (a candidate equal to a base input adds nothing)
+	inBase := map[string]bool{}
+	for _, s := range base {
+		inBase[string(s.Data)] = true
+	}
+	baseSites, allSites := map[int]bool{}, map[int]bool{}
 	cover := func(ctx context.Context, input []byte) ([]uint32, error) {
 		r, err := w.Run(ctx, input)
 		if err != nil {
@@ -49,6 +59,14 @@ func (t *Target) Merge(ctx context.Context, base, cands []corpus.Seed) (Merged, 
 			m.Failed++
 			return nil, nil
 		}
+		for i, c := range r.Counters {
+			if c != 0 {
+				allSites[i] = true
+				if inBase[string(input)] {
+					baseSites[i] = true
+				}
+			}
+		}
 		return engine.CountersFeatures(r.Counters), nil
 	}
 	res, err := corpus.Merge(ctx, base, cands, cover)
@@ -56,5 +74,6 @@ func (t *Target) Merge(ctx context.Context, base, cands []corpus.Seed) (Merged, 
 		return m, fmt.Errorf("merge: %w", err)
 	}
 	m.Keep, m.NewFeatures, m.BaseFeatures = res.Keep, res.NewFeatures, res.BaseFeatures
+	m.NewEdges = len(allSites) - len(baseSites)
 	return m, nil
 }

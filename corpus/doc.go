@@ -73,6 +73,12 @@
 // Campaigns that share a parent directory (OUT/<name>/) import each
 // other's queue entries with Dir.Syncer: lock-free, through atomic
 // renames, remembering per peer what was imported in OUT/<name>/.synced/.
+// Syncer.Poll reads only entries renamed into place (temporary names
+// start with a dot and are skipped; a sidecar is renamed before its
+// input), so on NFS, where rename is the only atomic operation, a peer
+// killed mid-write leaves nothing half-read. Syncer.Failures returns the
+// peers' saved failures, each once, so their identities count as known.
+// When to poll is the engine's decision (engine.Importer).
 //
 // # What it does not do
 //

@@ -223,3 +223,60 @@ func FuzzOpen(f *testing.F) {
 		d.Close()
 	})
 }
+
+// FuzzSyncPeer reads fuzz-built sibling campaigns of "b" (queues,
+// failures, sidecars) and b's .synced records of them: Poll returns only
+// inputs that are files of a peer's queue, nothing again on a second Poll, and
+// Failures only failures with an identity, each once.
+func FuzzSyncPeer(f *testing.F) {
+	var b bytes.Buffer
+	s := sampleMeta()
+	fmt.Fprintf(&b, "a/queue/id:000003,src:000004+000005,op:zest,+cov\x00in\x01a/.wafer/meta/queue/id:000003,src:000004+000005,op:zest,+cov\x00%s\x01", s[0])
+	fmt.Fprintf(&b, "a/crashes/id:000001,kind:oob\x00in\x01a/.wafer/meta/crashes/id:000001,kind:oob\x00%s\x01", s[1])
+	b.WriteString("a/queue/id:000000\x00x\x01a/queue/id:000009,op:havoc\x00y\x01b/.synced/a\x000 5 7\n\x01")
+	f.Add(b.Bytes())
+	f.Add([]byte("b/.synced/a\x00-1 x 3\x01a/queue/id:000001\x00q\x01a/queue/.tmp-id:000002.1\x00half\x01"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := memTree("/r", data)
+		d, _, err := Open(context.Background(), "/r/b", Options{FS: m})
+		if err != nil {
+			return
+		}
+		defer d.Close()
+		queue := map[string]bool{}
+		for p, content := range m.files {
+			if rel, ok := strings.CutPrefix(p, "/r/"); ok && !strings.HasPrefix(rel, "b/") && strings.Contains(rel, "/queue/id:") {
+				queue[string(content)] = true
+			}
+		}
+		ctx := context.Background()
+		s := d.Syncer()
+		got, _, err := s.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range got {
+			if !queue[string(e.Input)] {
+				t.Fatalf("Poll returned %q, no file of a peer's queue", e.Input)
+			}
+		}
+		if again, _, _ := s.Poll(ctx); len(again) != 0 {
+			t.Fatalf("second Poll returned %d entries again", len(again))
+		}
+		fails, _, err := s.Failures(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fl := range fails {
+			if fl.Identity == "" {
+				t.Fatal("peer failure without identity")
+			}
+		}
+		if again, _, _ := s.Failures(ctx); len(again) != 0 {
+			t.Fatalf("second Failures returned %d again", len(again))
+		}
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

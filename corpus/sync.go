@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // Syncer imports the queue entries of the other campaigns that share this
@@ -29,6 +31,9 @@ type Syncer struct {
 	self    string
 	peers   map[string]*peerState
 	unsaved map[string]bool // peers whose state Commit has not written
+	// failSeen: the peers' failure files (peer/sub/name) Failures has
+	// read or skipped.
+	failSeen map[string]bool
 }
 
 // peerState is what a Syncer knows of one peer. A directory listing is not
@@ -48,12 +53,82 @@ type peerState struct {
 // of d.Path().
 func (d *Dir) Syncer() *Syncer {
 	return &Syncer{
-		d:       d,
-		root:    filepath.Dir(filepath.Clean(d.path)),
-		self:    filepath.Base(filepath.Clean(d.path)),
-		peers:   map[string]*peerState{},
-		unsaved: map[string]bool{},
+		d:        d,
+		root:     filepath.Dir(filepath.Clean(d.path)),
+		self:     filepath.Base(filepath.Clean(d.path)),
+		peers:    map[string]*peerState{},
+		unsaved:  map[string]bool{},
+		failSeen: map[string]bool{},
 	}
+}
+
+// Failures returns the failures the peers saved (crashes/ and hangs/ of
+// every sibling directory) that an earlier call did not return: their
+// kind, message and frames, so the caller can tell their identities, and
+// their inputs. A failure file is listed only once renamed into place,
+// after its sidecar (Dir.AddFailure's order), so a listed failure is
+// complete; files without a wafer sidecar (an AFL++ peer's) carry no
+// identity and are left out. skipped reports unreadable sidecars; err is
+// non-nil only when ctx is done.
+func (s *Syncer) Failures(ctx context.Context) (fails []Failure, skipped error, err error) {
+	var sk skips
+	des, err := s.d.fs.ReadDir(s.root)
+	if err != nil {
+		sk.add(s.root, err)
+		return nil, sk.err(), nil
+	}
+	for _, de := range des {
+		peer := de.Name()
+		if peer == s.self || strings.HasPrefix(peer, ".") || !de.IsDir() {
+			continue
+		}
+		for _, sub := range []string{CrashesDir, HangsDir} {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			dir := filepath.Join(s.root, peer, sub)
+			names, err := s.d.fs.ReadDir(dir)
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					sk.add(dir, err)
+				}
+				continue
+			}
+			for _, n := range names {
+				name := n.Name()
+				key := peer + "/" + sub + "/" + name
+				if strings.HasPrefix(name, ".") || n.IsDir() || s.failSeen[key] {
+					continue
+				}
+				if _, ok := ParseID(name); !ok {
+					continue
+				}
+				s.failSeen[key] = true
+				mpath := filepath.Join(s.root, peer, waferDir, "meta", sub, name)
+				data, err := s.d.fs.ReadFile(mpath)
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				var m *meta
+				if err == nil {
+					m, err = decodeMeta(data)
+				}
+				if err == nil && !m.failure {
+					err = errors.New("expected a failure sidecar, got a queue sidecar")
+				}
+				if err != nil {
+					sk.add(mpath, err)
+					continue
+				}
+				f := m.Failure
+				f.Input = m.input
+				f.Hang = sub == HangsDir
+				f.Identity = failureid.Key(f.Kind, f.Message, f.Frames, s.d.nfr)
+				fails = append(fails, f)
+			}
+		}
+	}
+	return fails, sk.err(), nil
 }
 
 // Poll returns the peers' queue entries added since the last Poll, in peer

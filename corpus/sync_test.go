@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,5 +191,50 @@ func TestSyncMissedListing(t *testing.T) {
 	rec, _ := os.ReadFile(filepath.Join(root, "b", ".synced", "a"))
 	if string(rec) != "4\n" {
 		t.Fatalf("expected watermark 4 past the gap, got %q", rec)
+	}
+}
+
+// TestSyncFailures: Failures returns each failure a peer saved once, with
+// the identity the peer's own directory gives it; a name still being
+// written (temporary), a file without a wafer sidecar (AFL++'s) and a
+// corrupt sidecar are left out, the corrupt one reported by path.
+func TestSyncFailures(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	a := openT(t, filepath.Join(root, "a"), Options{NoSync: true})
+	b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	s := b.Syncer()
+	if got, sk, err := s.Failures(ctx); err != nil || sk != nil || len(got) != 0 {
+		t.Fatalf("expected no failures yet, got %d, %v, %v", len(got), sk, err)
+	}
+	a.AddFailure(ctx, Failure{Entry: Entry{Input: []byte("boom")}, Kind: "panic", Message: "boom at 0x1234", Frames: []string{"f", "g"}})
+	a.AddFailure(ctx, Failure{Entry: Entry{Input: []byte("spin")}, Kind: "hang", Hang: true, Message: "timeout", Frames: []string{"loop"}})
+	got, sk, err := s.Failures(ctx)
+	if err != nil || sk != nil || len(got) != 2 {
+		t.Fatalf("expected a's crash and hang, got %d, %v, %v", len(got), sk, err)
+	}
+	saved := a.Failures()
+	for i, f := range got {
+		if f.Identity != saved[i].Identity || f.Hang != saved[i].Hang || string(f.Input) != string(saved[i].Input) {
+			t.Errorf("failure %d: expected identity %q (hang %v, input %q), got %q (hang %v, input %q)",
+				i, saved[i].Identity, saved[i].Hang, saved[i].Input, f.Identity, f.Hang, f.Input)
+		}
+	}
+	crashes := filepath.Join(root, "a", CrashesDir)
+	os.WriteFile(filepath.Join(crashes, ".tmp-id:000009,kind:panic.1"), []byte("half"), 0o644)
+	os.WriteFile(filepath.Join(crashes, "id:000007,sig:06,src:000001,op:havoc"), []byte("afl"), 0o644)
+	os.WriteFile(filepath.Join(crashes, "id:000008,kind:panic"), []byte("x"), 0o644)
+	bad := filepath.Join(root, "a", waferDir, "meta", CrashesDir, "id:000008,kind:panic")
+	os.WriteFile(bad, []byte("not a sidecar"), 0o644)
+	got, sk, err = s.Failures(ctx)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("expected no new failure, got %d, %v", len(got), err)
+	}
+	if sk == nil || !strings.Contains(sk.Error(), "id:000008,kind:panic") {
+		t.Errorf("expected the corrupt sidecar reported, got %v", sk)
+	}
+	a.AddFailure(ctx, Failure{Entry: Entry{Input: []byte("other")}, Kind: "oob", Message: "out of bounds", Frames: []string{"h"}})
+	if got, _, _ = s.Failures(ctx); len(got) != 1 || got[0].Kind != "oob" {
+		t.Errorf("expected only the new oob failure, got %+v", got)
 	}
 }

@@ -87,7 +87,16 @@ type Config struct {
 	// StatsInterval is the period of the status line, JSON stats and
 	// fuzzer_stats/plot_data updates; zero means one second.
 	StatsInterval time.Duration
+	// SyncInterval is how often the coordinator polls Deps.Importer while
+	// the campaign runs (it also polls once before the first execution);
+	// zero means DefaultSyncInterval. Unused without an Importer.
+	SyncInterval time.Duration
 }
+
+// DefaultSyncInterval is Config.SyncInterval's default: AFL++'s own
+// period between syncs is of this order (minutes), and a poll lists every
+// peer's queue directory, which on a shared filesystem is not free.
+const DefaultSyncInterval = time.Minute
 
 // Deps are what Fuzz runs against. Only NewExecutor is required.
 type Deps struct {
@@ -130,6 +139,10 @@ type Deps struct {
 	// input (valid only during the call): a recorder for debugging and
 	// determinism tests. It must be safe for concurrent use.
 	OnRun func(job uint64, child int, input []byte)
+	// Importer, when set, brings other campaigns' inputs and failure
+	// identities into this one (live sync, sync.go): polled before the
+	// first execution and every Config.SyncInterval. Nil: none.
+	Importer Importer
 }
 
 // Store persists a campaign. The corpus package's directory is adapted to
@@ -212,6 +225,9 @@ func (c Config) withDefaults(hasGen bool) Config {
 	}
 	if c.StatsInterval <= 0 {
 		c.StatsInterval = time.Second
+	}
+	if c.SyncInterval <= 0 {
+		c.SyncInterval = DefaultSyncInterval
 	}
 	return c
 }
@@ -358,7 +374,7 @@ type Op string
 
 // The Ops that are not a strategy's name.
 const (
-	OpSeed         Op = "seed"    // a seed input, a resumed queue entry or a peer's entry, run as given
+	OpSeed         Op = "seed"    // a seed input or a resumed queue entry, run as given
 	OpInputToState Op = "i2s"     // a child of the input-to-state stage (compares.go)
 	OpChecked      Op = "checked" // a queue entry's failure on the comparer's build, which checks what the campaign's may not
 )

@@ -40,6 +40,7 @@ type CorpusStore struct {
 	lastCrash time.Time
 	lastHang  time.Time
 	found     int
+	imported  int // entries kept from other campaigns (corpus_imported)
 }
 
 // stateMagic starts the engine state kept in corpus checkpoints, followed
@@ -125,7 +126,9 @@ func (s *CorpusStore) AddEntry(ctx context.Context, e *Entry) error {
 		s.ids = append(s.ids, -1)
 	}
 	s.ids[e.ID] = id
-	if !dup && e.Op != OpSeed {
+	if !dup && e.Imported {
+		s.imported++
+	} else if !dup && e.Op != OpSeed {
 		s.found++
 		s.lastFind = time.Now()
 	}
@@ -215,38 +218,39 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 	now := time.Now()
 	execs := s.resumed.Execs + uint64(st.Execs)
 	fs := corpus.Stats{
-		Start:        s.start,
-		LastUpdate:   now,
-		RunTime:      s.elapsed(),
-		PID:          os.Getpid(),
-		Cycles:       uint64(st.Cycles),
-		Execs:        execs,
-		ExecsPerSec:  st.ExecsPerSec,
-		CorpusCount:  st.Queue,
-		CorpusFound:  s.found,
-		SavedCrashes: st.Crashes,
-		SavedHangs:   st.Hangs,
-		CrashSites:   s.Dir.CrashSites(),
-		FlakyCrashes: st.Flaky,
-		LastFind:     s.lastFind,
-		LastCrash:    s.lastCrash,
-		LastHang:     s.lastHang,
-		EdgesFound:   st.Coverage,
-		TotalEdges:   s.TotalEdges,
-		ValidEdges:   st.ValidCoverage,
-		UniqueTraces: uint64(st.UniqueTraces),
-		ValidPct:     st.ValidPct,
-		B0:           st.B0,
-		B1:           st.B1,
-		B2:           st.B2,
-		MutatePct:    100 * st.MutateShare,
-		GeneratePct:  100 * st.GenerateShare,
-		ExecutePct:   100 * st.ExecuteShare,
-		HandlePct:    100 * st.BookShare,
-		Banner:       s.Banner,
-		Version:      "wafer",
-		TargetMode:   st.Strategy,
-		CommandLine:  s.CommandLine,
+		Start:          s.start,
+		LastUpdate:     now,
+		RunTime:        s.elapsed(),
+		PID:            os.Getpid(),
+		Cycles:         uint64(st.Cycles),
+		Execs:          execs,
+		ExecsPerSec:    st.ExecsPerSec,
+		CorpusCount:    st.Queue,
+		CorpusFound:    s.found,
+		CorpusImported: s.imported,
+		SavedCrashes:   st.Crashes,
+		SavedHangs:     st.Hangs,
+		CrashSites:     s.Dir.CrashSites(),
+		FlakyCrashes:   st.Flaky,
+		LastFind:       s.lastFind,
+		LastCrash:      s.lastCrash,
+		LastHang:       s.lastHang,
+		EdgesFound:     st.Coverage,
+		TotalEdges:     s.TotalEdges,
+		ValidEdges:     st.ValidCoverage,
+		UniqueTraces:   uint64(st.UniqueTraces),
+		ValidPct:       st.ValidPct,
+		B0:             st.B0,
+		B1:             st.B1,
+		B2:             st.B2,
+		MutatePct:      100 * st.MutateShare,
+		GeneratePct:    100 * st.GenerateShare,
+		ExecutePct:     100 * st.ExecuteShare,
+		HandlePct:      100 * st.BookShare,
+		Banner:         s.Banner,
+		Version:        "wafer",
+		TargetMode:     st.Strategy,
+		CommandLine:    s.CommandLine,
 	}
 	if err := s.Dir.WriteStats(ctx, fs); err != nil {
 		return err

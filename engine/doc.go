@@ -153,6 +153,28 @@
 // set of such sites, so the rule does not depend on which worker ran it
 // (timeouts.go).
 //
+// # Live sync
+//
+// With Deps.Importer (sync.go), other campaigns' inputs come in as AFL++'s
+// sync brings them: the coordinator polls before the first execution and
+// every Config.SyncInterval, the later polls on a goroutine of their own
+// so a slow shared filesystem never holds up a merge; each polled input
+// goes out, ahead of the strategy's jobs, as a replay job marked imported,
+// and joins the queue only when it adds coverage here (a new branch or
+// hit-count bucket: has_new_bits), under the importer's Op. The failure
+// identities a poll brings join the known set, which is replaced, never
+// written, once workers run (each batch carries the set it was made
+// with): no lock on the search path. Importer.Commit is called only when
+// every polled input has been merged after running, so a kill leaves the
+// unrun ones to the next session. One path for the start and the live
+// polls; without an Importer nothing of it runs, and the executions are
+// those of a campaign without sync. With one, the course depends on what
+// the peers wrote and when: not reproducible from the seed. Decision: a timer rather than a poll
+// per merge or a file watch: AFL++'s, portable to NFS, and a poll costs a
+// directory listing per peer. Figure (docs/EVALUATION.md): on czstd, two
+// processes with live sync against one process with two workers and two
+// without sync.
+//
 // # Wiring
 //
 // The engine runs targets only through the Executor and Comparer

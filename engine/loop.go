@@ -96,6 +96,9 @@ type jobResult struct {
 type batch struct {
 	seq  uint64 // batch number in issue order, from 0
 	jobs []*Job
+	// known is the coordinator's set of known failure identities when the
+	// batch was made (read-only: a sync that learns more makes a new set).
+	known map[string]bool
 }
 
 // batchResult is what a worker sends back for a batch: one jobResult per
@@ -186,6 +189,7 @@ func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<-
 func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 	br := &batchResult{b: b, jobs: make([]*jobResult, len(b.jobs))}
 	w.halted = false
+	w.known = b.known
 	for i, j := range b.jobs {
 		br.jobs[i] = w.runJob(ctx, j)
 	}
@@ -524,7 +528,7 @@ type coordinator struct {
 
 	failures map[string]*Finding
 	verify   *verifier       // reruns new crashes before they are saved (verify.go)
-	known    map[string]bool // Deps.KnownFailures
+	known    map[string]bool // Deps.KnownFailures and the peers' (sync); replaced, never written, once workers run
 	findings []*Finding
 	crashes  int
 	hangs    int
@@ -537,6 +541,8 @@ type coordinator struct {
 	lastT   time.Time
 	lastX   int64
 	cycleOf func() int
+	// sync is live sync's state (sync.go); nil without Deps.Importer.
+	sync *syncState
 }
 
 // run is a campaign's passes: set up the coordinator and its seeds
@@ -630,7 +636,13 @@ func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) 
 		}
 	}
 	c.seeds = append(c.seeds, deps.Seeds...)
-	if len(c.seeds) == 0 {
+	if deps.Importer != nil {
+		c.sync = &syncState{imp: deps.Importer, every: cfg.SyncInterval, done: make(chan syncResult, 1)}
+		if err := c.firstPoll(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.seeds) == 0 && !c.importing() {
 		if deps.Generator == nil {
 			c.seeds = [][]byte{{}}
 		} else {
@@ -709,6 +721,12 @@ func (c *coordinator) serve(ctx, sctx context.Context, lag int, batches chan<- *
 	c.lastT = c.start
 	tick := time.NewTicker(c.cfg.StatsInterval)
 	defer tick.Stop()
+	var syncTick, syncDone = (<-chan time.Time)(nil), (<-chan syncResult)(nil)
+	if c.sync != nil {
+		t := time.NewTicker(c.sync.every)
+		defer t.Stop()
+		syncTick, syncDone = t.C, c.sync.done
+	}
 	var deadline <-chan time.Time
 	if c.cfg.MaxTotalTime > 0 {
 		tm := time.NewTimer(c.cfg.MaxTotalTime)
@@ -760,6 +778,11 @@ func (c *coordinator) serve(ctx, sctx context.Context, lag int, batches chan<- *
 			}
 		case <-tick.C:
 			c.report(sctx, false)
+		case <-syncTick:
+			c.startPoll(ctx, sctx)
+		case r := <-syncDone:
+			c.pollDone(ctx, r)
+			fill()
 		case <-done:
 			c.halt("canceled")
 			done = nil
@@ -780,6 +803,11 @@ func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 		c.stop = "runs"
 	}
 	c.end = time.Now()
+	if c.sync != nil {
+		if err := c.endSync(sctx); err != nil && c.err == nil {
+			c.err, c.stop = err, "error"
+		}
+	}
 	c.shrinkAll(ctx)
 	stats := c.report(sctx, true)
 	if c.store != nil {
@@ -831,6 +859,8 @@ func (c *coordinator) next() *Job {
 		j.N = 1
 		j.replay = true
 		c.seeds = c.seeds[1:]
+	} else if c.importing() {
+		c.takeImport(j)
 	} else {
 		if c.left <= 0 {
 			c.cur, c.left, c.param = c.strat.Next(&c.st)
@@ -920,7 +950,7 @@ func (c *coordinator) nextBatch() *batch {
 			break
 		}
 		if b == nil {
-			b = &batch{seq: c.batches}
+			b = &batch{seq: c.batches, known: c.known}
 			c.batches++
 		}
 		b.jobs = append(b.jobs, j)
@@ -958,6 +988,9 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	c.crashR += r.crashes
 	c.hangR += r.hangs
 	c.tmoR += r.timeouts
+	if r.job.imported {
+		c.importMerged(r)
+	}
 	if r.err != nil {
 		c.setErr(r.err)
 	}
@@ -1001,6 +1034,12 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				continue
 			}
 		}
+		if r.job.imported {
+			// AFL++'s sync keeps a peer's entry only if it adds coverage
+			// here (has_new_bits: a new branch or hit-count bucket),
+			// whatever the strategy's own rule.
+			save = fb.NewBranch || fb.NewValidBranch || fb.NewBucket
+		}
 		if r.job.replay && len(c.st.Queue) == 0 {
 			save = true
 		}
@@ -1014,7 +1053,9 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
 				Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
-			if r.job.replay {
+			if r.job.imported {
+				e.Op, e.Imported = r.job.importOp, true
+			} else if r.job.replay {
 				e.Op = OpSeed
 			} else if r.job.stage {
 				e.Op, e.Parent = opInputToState, r.job.Parent.ID
@@ -1062,6 +1103,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		switch {
 		case ch.checked:
 			fd.Op = opChecked
+		case job.imported:
+			fd.Op = job.importOp
 		case job.replay:
 			fd.Op = OpSeed
 		case job.stage:

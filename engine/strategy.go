@@ -45,6 +45,9 @@ type Entry struct {
 	// fresh sequences; Op names how (OpSeed, or the strategy's name).
 	Parent int
 	Op     Op
+	// Imported: another campaign's input (Deps.Importer), kept because it
+	// added coverage here.
+	Imported bool
 	// Execs is the campaign's execution count when it was merged.
 	Execs int64
 	// Fuel is the fuel its run used (FuelExecutor; 0 otherwise): its
@@ -77,8 +80,12 @@ type Job struct {
 	Queue []*Entry
 	// Param is strategy-specific data for the mutator (nil for the built-ins).
 	Param any
-	// replay runs Parent's own choices unchanged (seeds, resume).
+	// replay runs Parent's own choices unchanged (seeds, resume, imports).
 	replay bool
+	// imported: a replay of another campaign's input (Importer), kept
+	// only when it adds coverage; importOp is the queue entry's Op.
+	imported bool
+	importOp Op
 	// chain: a dependent job (Dependent), never cut by Config.JobSize;
 	// its Mutator may end it early (Ender).
 	chain bool

@@ -32,6 +32,7 @@ reactor depth/nest.wasm depth/nest.c
 reactor heapguard/guard.wasm heapguard/guard.c
 reactor heapcheck/check.wasm heapcheck/check.c
 reactor findings/findings.wasm findings/findings.c
+reactor sync/gate.wasm sync/gate.c
 reactor heapcheck/first.wasm heapcheck/check.c --export=malloc,--export=LLVMFuzzerTestOneInput,--stack-first
 CC="$CC -mbulk-memory" reactor heapcheck/bulk.wasm heapcheck/check.c
 reactor stack/first.wasm stack/stack.c --export=malloc,--export=LLVMFuzzerTestOneInput,--stack-first

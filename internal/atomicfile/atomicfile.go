@@ -14,7 +14,11 @@ import (
 // Write writes data to path atomically, with mode 0644. On error the
 // temporary file is removed and path is left as it was; the error names
 // path.
-func Write(path string, data []byte) error {
+func Write(path string, data []byte) error { return WriteMode(path, data, 0o644) }
+
+// WriteMode is Write with the file's permission bits given (0755 for an
+// executable); the umask does not apply, as with chmod.
+func WriteMode(path string, data []byte, mode os.FileMode) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -28,7 +32,7 @@ func Write(path string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, mode.Perm())
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)

@@ -31,3 +31,21 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("expected an error naming %s, got %v", bad, err)
 	}
 }
+
+// TestWriteMode: the mode given is the file's, whatever the umask, and an
+// overwrite with another mode changes it.
+func TestWriteMode(t *testing.T) {
+	if os.PathSeparator != '/' {
+		t.Skip("permission bits are POSIX's")
+	}
+	path := filepath.Join(t.TempDir(), "run")
+	for _, mode := range []os.FileMode{0o755, 0o600} {
+		if err := WriteMode(path, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil || st.Mode().Perm() != mode {
+			t.Fatalf("mode %v, %v; expected %v", st.Mode().Perm(), err, mode)
+		}
+	}
+}
