@@ -232,6 +232,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	// do not fit are left out, see syncImporter).
 	var dir *corpus.Dir
 	var syncer *corpus.Syncer
+	var flat flatStore // without Output: the CorpusDir's writer
 	if opts.Output != "" {
 		unlock, err := lockOutput(opts.Output)
 		if err != nil {
@@ -348,7 +349,8 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 			deps.Importer = &syncImporter{s: syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
 		}
 	case opts.CorpusDir != "":
-		deps.Store = flatStore{dir: corpus.Flat{Path: opts.CorpusDir}}
+		flat = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
+		deps.Store = flat
 	}
 	// The engine replays the resumed queue, then the seeds, then the
 	// peers' entries (its first sync poll), before it mutates anything.
@@ -361,6 +363,11 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	start := time.Now()
 	es, err := engine.Fuzz(ctx, cfg, deps)
+	if flat.w != nil {
+		if werr := flat.w.Wait(); werr != nil && err == nil {
+			err = fmt.Errorf("corpus: %w", werr)
+		}
+	}
 	if err != nil {
 		if es == nil {
 			return nil, fmt.Errorf("campaign: %w", err)
@@ -373,11 +380,12 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	if dir != nil && opts.CorpusDir != "" {
 		// With Output the store is the campaign directory; the flat corpus
 		// directory still gets the new inputs.
-		flat := corpus.Flat{Path: opts.CorpusDir}
+		w := corpus.Flat{Path: opts.CorpusDir}.Writer(0)
 		for _, in := range sum.NewInputs {
-			if _, err := flat.Write(context.WithoutCancel(ctx), "", in); err != nil {
-				return sum, fmt.Errorf("corpus: %w", err)
-			}
+			w.Write(context.WithoutCancel(ctx), "", in)
+		}
+		if err := w.Wait(); err != nil {
+			return sum, fmt.Errorf("corpus: %w", err)
 		}
 	}
 	return sum, nil
@@ -466,9 +474,11 @@ func savedIdentity(fl corpus.Failure) string {
 
 // flatStore is the engine Store of a campaign without Output but with a
 // CorpusDir: like libFuzzer, it writes each new input, as it is found,
-// into the directory under its SHA-1. Failures and stats live only in the
-// process.
-type flatStore struct{ dir corpus.Flat }
+// into the directory under its SHA-1, several at once (a campaign's first
+// seconds find inputs faster than one writer fsyncs them, and a runner
+// that stops the campaign waits only so long). Failures and stats live
+// only in the process.
+type flatStore struct{ w *corpus.FlatWriter }
 
 func (s flatStore) Load(context.Context) ([][]byte, error) { return nil, nil }
 
@@ -476,8 +486,8 @@ func (s flatStore) AddEntry(ctx context.Context, e *engine.Entry) error {
 	if e.Op == OpSeed {
 		return nil
 	}
-	_, err := s.dir.Write(ctx, "", e.Input)
-	return err
+	s.w.Write(context.WithoutCancel(ctx), "", e.Input)
+	return nil
 }
 
 func (s flatStore) AddFailure(context.Context, *engine.Finding) error { return nil }

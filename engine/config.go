@@ -199,9 +199,10 @@ type Summary struct {
 	// order.
 	Queue    []*Entry
 	Failures []*Finding
-	// waited is the workers' total time waiting for work (benchmarks:
-	// the share of worker time the coordination leaves idle).
-	waited time.Duration
+	// Waited is the workers' total time waiting for a batch: over
+	// Workers × Stats.Elapsed, the share of worker time the coordination
+	// leaves idle (what benchmarks report as wait%).
+	Waited time.Duration
 }
 
 func (c Config) withDefaults(hasGen bool) Config {

@@ -114,16 +114,29 @@ type batchResult struct {
 }
 
 type worker struct {
-	id        int
-	exec      Executor
-	cmp       Comparer // nil: no input-to-state mutation
-	gen       Generator
-	sgen      StructuredGenerator // gen, when structured
-	reuse     bool                // the mutator keeps execution indexes
-	mut       Mutator
-	sc        *scanner
-	rng       *pcgRand
-	buf       []byte
+	id    int
+	exec  Executor
+	cmp   Comparer // nil: no input-to-state mutation
+	gen   Generator
+	sgen  StructuredGenerator // gen, when structured
+	reuse bool                // the mutator keeps execution indexes
+	mut   Mutator
+	sc    *scanner
+	rng   *pcgRand
+	buf   []byte
+	// arena holds the choices, trace and input of the batch's children
+	// sent to the coordinator, each a capped slice of it: one allocation
+	// per batch, not per child. A batch's arena is never written again
+	// once sent (the next batch starts a new one), so what the
+	// coordinator keeps of it stays valid; it copies what it keeps for
+	// long (queue entries, findings) so a batch's arena is not held by
+	// them. arenaHint is the last batch's use, and an eighth.
+	arena     []byte
+	arenaHint int
+	// kidsHint is the last batch's number of children sent (and an
+	// eighth): the batch's jobs share one backing array of that size
+	// for their children (runBatch).
+	kidsHint  int
 	seed      uint64
 	maxLen    int
 	keepGoing bool
@@ -188,13 +201,32 @@ func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<-
 // Mutator.Done is still called).
 func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 	br := &batchResult{b: b, jobs: make([]*jobResult, len(b.jobs))}
+	res := make([]jobResult, len(b.jobs)) // one allocation for the batch
+	w.arena = make([]byte, 0, w.arenaHint)
 	w.halted = false
 	w.known = b.known
+	// The jobs' children share one array: each job appends after the
+	// previous one's (a job that outgrows it gets its own), and is capped
+	// at its length.
+	kids := make([]childResult, w.kidsHint)
+	used, sent := 0, 0
 	for i, j := range b.jobs {
-		br.jobs[i] = w.runJob(ctx, j)
+		res[i].job = j
+		res[i].children = kids[used:used]
+		br.jobs[i] = &res[i]
+		w.runJob(ctx, &res[i])
+		ch := res[i].children
+		if n := len(ch); n > 0 && n <= len(kids)-used && &ch[0] == &kids[used] {
+			used += n
+		}
+		res[i].children = ch[:len(ch):len(ch)]
+		sent += len(ch)
 	}
+	w.kidsHint = min(sent+sent/8, maxKidsHint)
 	br.hitSites, br.hitCount = w.sc.flushHits()
 	br.times = w.takeTimes()
+	w.arenaHint = min(len(w.arena)+len(w.arena)/8, maxArenaHint)
+	w.arena = nil // the coordinator's now
 	return br
 }
 
@@ -202,7 +234,8 @@ func (w *worker) runBatch(ctx context.Context, b *batch) *batchResult {
 // the hit counts and time shares folded in (tests).
 func (w *worker) run(ctx context.Context, j *Job) *jobResult {
 	w.halted = false
-	res := w.runJob(ctx, j)
+	res := &jobResult{job: j}
+	w.runJob(ctx, res)
 	w.sc.flushHits()
 	w.takeTimes()
 	return res
@@ -226,8 +259,8 @@ func (w *worker) takeTimes() (t [tSlots]time.Duration) {
 // (stage jobs), then for each child making it (makeChild), generating its
 // input (generate), executing it (exec1) and recording the result
 // (record), and last the Mutator's note.
-func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
-	res := &jobResult{job: j}
+func (w *worker) runJob(ctx context.Context, res *jobResult) {
+	j := res.job
 	var rs []replacement
 	if j.stage && !w.halted {
 		rs = w.stagePass(ctx, j, res)
@@ -301,7 +334,6 @@ func (w *worker) runJob(ctx context.Context, j *Job) *jobResult {
 	if !j.stage {
 		res.note = w.mut.Done(j)
 	}
-	return res
 }
 
 // more asks the Mutator of a dependent job whether the job makes another
@@ -407,22 +439,24 @@ func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input,
 		c := childResult{
 			seq:     seq,
 			index:   i,
-			choices: slices.Clone(used),
 			outcome: r.Outcome,
 			hash:    hash,
-			trace:   slices.Clone(w.sc.trace),
 			failure: r.Failure.clone(),
 			fuel:    r.Fuel,
 			timeout: timeout,
 			covered: !w.sc.newCov,
 		}
-		if c.choices == nil {
-			c.choices = []byte{}
+		// The choices, the trace and (generator mode) the input go into
+		// the batch's arena, each capped at its length (never nil: the
+		// choices and input of an empty child are empty, not nil).
+		c.choices = w.keep(used)
+		if w.sc.trace != nil {
+			c.trace = w.keep(w.sc.trace)
 		}
 		if w.gen == nil {
 			c.input = c.choices
-		} else if c.input = slices.Clone(input); c.input == nil {
-			c.input = []byte{}
+		} else {
+			c.input = w.keep(input)
 		}
 		res.children = append(res.children, c)
 	}
@@ -436,6 +470,24 @@ func (w *worker) record(res *jobResult, j *Job, i int, r Result, timeout, input,
 		w.mut.Observe(j, l)
 	}
 	return true
+}
+
+// maxKidsHint caps the children's array a batch starts with.
+const maxKidsHint = 1024
+
+// maxArenaHint caps the arena a batch starts with (a batch that needed
+// more grows its own).
+const maxArenaHint = 1 << 20
+
+// keep copies b to the batch's arena and returns the copy, capped at its
+// length.
+func (w *worker) keep(b []byte) []byte {
+	if w.arena == nil {
+		w.arena = make([]byte, 0, max(w.arenaHint, 4096)) // run and record outside a batch (tests)
+	}
+	n := len(w.arena)
+	w.arena = append(w.arena, b...)
+	return w.arena[n:len(w.arena):len(w.arena)]
 }
 
 // exec1 runs one child. A mutated child of a fuel-counting executor gets
@@ -493,6 +545,10 @@ type coordinator struct {
 	st    State
 	cov   *Coverage
 	rng   *rand.Rand
+	// fb is the Feedback of the child being merged, reused (Save and
+	// Learn get a pointer to it, valid during the call): one allocation
+	// less per merged child.
+	fb Feedback
 
 	seeds [][]byte // to replay, in order
 	// staged[id]: entry id had its input-to-state stage (stageJobs: there
@@ -816,7 +872,7 @@ func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, waited: c.waited}
+	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, Waited: c.waited}
 	return sum, c.err
 }
 
@@ -1006,19 +1062,20 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 		if ch.timeout != nil && (!c.tmo.add(ch.timeout) || ch.dropped) {
 			continue
 		}
-		fb := c.cov.classify(ch.outcome, ch.hash, ch.trace, ch.covered)
+		fb := &c.fb
+		*fb = c.cov.classify(ch.outcome, ch.hash, ch.trace, ch.covered)
 		fb.Index, fb.Note, fb.Choices, fb.Seq = ch.index, r.note, ch.choices, ch.seq
 		// Which not-new children a worker's filter lets through depends on
 		// scheduling; Learn sees only those new in something (and
 		// failures), so its calls are a function of the seed.
 		learn := fb.NewBranch || fb.NewValidBranch || fb.NewBucket || fb.NewTrace || fb.NewValidTrace
 		if ch.outcome.Failed() {
-			c.strat.Learn(&c.st, r.job, &fb)
-			c.cov.merge(&fb)
+			c.strat.Learn(&c.st, r.job, fb)
+			c.cov.merge(fb)
 			c.failure(ctx, r.job, ch)
 			continue
 		}
-		save := c.strat.Save(&c.st, &fb)
+		save := c.strat.Save(&c.st, fb)
 		if r.job.stage || ch.timeout != nil {
 			// An input-to-state child joins the queue only for a branch
 			// never covered before: one that only changes hit counts
@@ -1044,12 +1101,13 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			save = true
 		}
 		if learn {
-			c.strat.Learn(&c.st, r.job, &fb)
+			c.strat.Learn(&c.st, r.job, fb)
 		}
 		if save {
+			choices, input, trace := ownCopies(ch)
 			e := &Entry{
-				ID: len(c.st.Queue), Choices: ch.choices, Input: ch.input,
-				Outcome: ch.outcome, Trace: ch.trace, Branches: fb.Branches,
+				ID: len(c.st.Queue), Choices: choices, Input: input,
+				Outcome: ch.outcome, Trace: trace, Branches: fb.Branches,
 				Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
 				Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 			}
@@ -1070,11 +1128,37 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 				}
 			}
 		}
-		c.cov.merge(&fb)
+		c.cov.merge(fb)
 	}
+	c.fb = Feedback{} // nothing of the batch kept alive through it
 	if !r.job.stage {
 		c.strat.JobDone(&c.st, r.job, r.note)
 	}
+}
+
+// ownCopies copies a child's choices, input and trace out of its batch's
+// arena (worker.keep) into one buffer of their own, for what is kept
+// beyond the merge: the input is the choices in raw mode, as in ch.
+func ownCopies(ch *childResult) (choices, input, trace []byte) {
+	nc, ni, nt := len(ch.choices), len(ch.input), len(ch.trace)
+	raw := len(ch.choices) == len(ch.input) && (nc == 0 || &ch.choices[0] == &ch.input[0])
+	if raw {
+		ni = 0
+	}
+	buf := make([]byte, nc+ni+nt)
+	choices = buf[:nc:nc]
+	copy(choices, ch.choices)
+	if raw {
+		input = choices
+	} else {
+		input = buf[nc : nc+ni : nc+ni]
+		copy(input, ch.input)
+	}
+	if ch.trace != nil {
+		trace = buf[nc+ni:]
+		copy(trace, ch.trace)
+	}
+	return choices, input, trace
 }
 
 func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
@@ -1099,7 +1183,8 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		if rid != id {
 			f, id = ch.failure, rid
 		}
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
+		choices, input, _ := ownCopies(ch)
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
 		switch {
 		case ch.checked:
 			fd.Op = opChecked

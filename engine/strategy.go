@@ -206,7 +206,9 @@ type Strategy interface {
 	// The coordinator may cut n into several jobs, unless param is a
 	// Dependent; n == Wait issues nothing for now (see Dependent).
 	Next(s *State) (parent *Entry, n int, param any)
-	// Save decides whether a non-failing child enters the queue.
+	// Save decides whether a non-failing child enters the queue. fb (and
+	// the slices it holds) is valid during the call only: the coordinator
+	// reuses it, so a strategy copies what it keeps (as for Learn).
 	Save(s *State, fb *Feedback) bool
 	// Learn sees the feedback of every failing child and of every child
 	// new in something (branch, valid branch, bucket, trace, valid trace),

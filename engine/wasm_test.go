@@ -158,7 +158,7 @@ func BenchmarkLoop(b *testing.B) {
 				// Worker time spent waiting for a batch: what the
 				// coordination costs the workers (0 when they never
 				// starve), apart from the machine's load.
-				b.ReportMetric(100*sum.waited.Seconds()/(float64(tc.workers)*sum.Stats.Elapsed.Seconds()), "wait%")
+				b.ReportMetric(100*sum.Waited.Seconds()/(float64(tc.workers)*sum.Stats.Elapsed.Seconds()), "wait%")
 			})
 		}
 	}

@@ -7,6 +7,9 @@
 //
 //	go run ./internal/evaltable -base zest DIR
 //
+// -metrics picks other columns (comma-separated FIELD=HEADING, e.g.
+// "cov_branches=branches,execs=execs"); then every column gets its Â12.
+//
 // It reads nothing but DIR and writes only to stdout.
 package main
 
@@ -25,7 +28,7 @@ import (
 // metric is one column: its JSON field and heading.
 type metric struct{ field, head string }
 
-var metrics = []metric{
+var defaultMetrics = []metric{
 	{"valid_coverage", "valid cov"},
 	{"coverage", "all cov"},
 	{"valid_pct", "valid %"},
@@ -39,12 +42,22 @@ var metrics = []metric{
 
 func main() {
 	base := flag.String("base", "zest", "configuration the others are compared against")
+	cols := flag.String("metrics", "", "columns as comma-separated FIELD=HEADING (default: the generator evaluation's)")
 	flag.Parse()
 	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: evaltable [-base CONFIG] DIR")
+		fmt.Fprintln(os.Stderr, "usage: evaltable [-base CONFIG] [-metrics FIELD=HEADING,...] DIR")
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, flag.Arg(0), *base); err != nil {
+	metrics, tested := defaultMetrics, 7
+	if *cols != "" {
+		var err error
+		if metrics, err = parseMetrics(*cols); err != nil {
+			fmt.Fprintln(os.Stderr, "evaltable: -metrics:", err)
+			os.Exit(2)
+		}
+		tested = len(metrics)
+	}
+	if err := run(os.Stdout, flag.Arg(0), *base, metrics, tested); err != nil {
 		fmt.Fprintln(os.Stderr, "evaltable:", err)
 		os.Exit(1)
 	}
@@ -53,7 +66,24 @@ func main() {
 // runs[target][config] is one value list per metric, over the seeds.
 type runs map[string]map[string]map[string][]float64
 
-func load(dir string) (runs, []string, error) {
+// parseMetrics reads "FIELD=HEADING,..." (a field alone is its own
+// heading).
+func parseMetrics(s string) ([]metric, error) {
+	var out []metric
+	for _, kv := range strings.Split(s, ",") {
+		f, h, ok := strings.Cut(kv, "=")
+		if !ok {
+			h = f
+		}
+		if f == "" || h == "" {
+			return nil, fmt.Errorf("expected FIELD=HEADING, got %q", kv)
+		}
+		out = append(out, metric{f, h})
+	}
+	return out, nil
+}
+
+func load(dir string, metrics []metric) (runs, []string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return nil, nil, err
@@ -94,8 +124,10 @@ func load(dir string) (runs, []string, error) {
 	return r, order, nil
 }
 
-func run(w io.Writer, dir, base string) error {
-	r, order, err := load(dir)
+// run writes the tables of dir's campaigns: metrics' columns, the first
+// tested of them also against base.
+func run(w io.Writer, dir, base string, metrics []metric, tested int) error {
+	r, order, err := load(dir, metrics)
 	if err != nil {
 		return err
 	}
@@ -126,7 +158,7 @@ func run(w io.Writer, dir, base string) error {
 	for _, t := range targets {
 		n := 0
 		for _, c := range configs(t) {
-			n = max(n, len(r[t][c]["coverage"]))
+			n = max(n, len(r[t][c][metrics[0].field]))
 		}
 		fmt.Fprintf(w, "\n**%s** (median [min–max] over %d seeds)\n\n| config |", t, n)
 		for _, m := range metrics {
@@ -147,16 +179,16 @@ func run(w io.Writer, dir, base string) error {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s against %s: Â12 (p, two-sided Mann-Whitney U)\n\n| config |", t, base)
-		for _, m := range metrics[:7] {
+		for _, m := range metrics[:tested] {
 			fmt.Fprintf(w, " %s |", m.head)
 		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", 7))
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", tested))
 		for _, c := range configs(t) {
 			if c == base {
 				continue
 			}
 			fmt.Fprintf(w, "| %s |", c)
-			for _, m := range metrics[:7] {
+			for _, m := range metrics[:tested] {
 				x, y := r[t][c][m.field], bv[m.field]
 				fmt.Fprintf(w, " %.2f (%.3f) |", a12(x, y), mannWhitneyP(x, y))
 			}
