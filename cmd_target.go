@@ -31,6 +31,7 @@ type targetFlags struct {
 	mallocMB    int
 	reset       string
 	skip        []string
+	goRuntime   bool
 	warmUp      []string
 	heapMB      int
 	heapGuard   bool
@@ -53,6 +54,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&t.mallocMB, "malloc-limit-mb", 0, "a single allocation larger than this many MiB is a finding (malloc-limit) at the allocating call, for reactors (libFuzzer's name; 0: the --rss-limit-mb)")
 	fs.StringVar(&t.reset, "reset", "", "state between runs: restore (default), fresh, persistent")
 	fs.StringArrayVar(&t.skip, "skip", nil, "no coverage in functions matching `PATTERN` (path.Match on names; repeatable)")
+	fs.BoolVar(&t.goRuntime, "instrument-go-runtime", false, "count the branches of a Go target's runtime (runtime.*), which get no counters by default")
 	fs.IntVar(&t.heapMB, "heap-reserve-mb", campaign.DefaultHeapReserveMB, "free heap in MiB a libFuzzer-style target with malloc and free gets before its snapshot (free(malloc(n))), so runs that allocate less never grow memory, which costs restore mode a new instance (0: none)")
 	fs.BoolVar(&t.heapGuard, "heap-guard", true, "give a C target's heap blocks (malloc, free and kin, found by name) a header and redzone, so writes past a block and double frees crash when the block is freed (--heap-guard=false: off)")
 	fs.IntVar(&t.heapCheck, "heap-check", defaultHeapCheck, "with the heap guard, run one input in `N` (chosen by a hash of its bytes) on a build that checks every load and store of a C target against a shadow of its heap, as AddressSanitizer does: reads and writes past a block or into a freed one crash where they happen (that build runs 1.5-3.5x slower; 1: every input, 0: none)")
@@ -86,6 +88,7 @@ func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, erro
 		}
 	}
 	o.Skip = t.skip
+	o.GoRuntimeCounters = t.goRuntime
 	o.Malloc = t.malloc
 	o.Args = t.args
 	for _, c := range t.invalidExit {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -125,6 +126,13 @@ type TargetOptions struct {
 	// Skip are path.Match patterns of function names that get no
 	// coverage counters.
 	Skip []string
+	// GoRuntimeCounters gives a Go module's runtime (functions matching
+	// GoRuntimeSkip) coverage counters. Zero: a Go module's runtime gets
+	// none, as if Skip held GoRuntimeSkip (docs/PERFORMANCE.md, "Go
+	// targets: resume-point dispatch and the runtime's counters": the
+	// runtime's branches are half a Go target's sites and run on every
+	// input, whatever it is). Other modules are not affected.
+	GoRuntimeCounters bool
 	// WarmUp are inputs run once per instance before its snapshot, so
 	// first-use caches start warm (reactors).
 	WarmUp [][]byte
@@ -307,7 +315,7 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 	}
 	steps := runtime.Preparation(t.wasm, cfg)
 	if b != buildPlain {
-		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.Skip,
+		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.skip(t.wasm),
 			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, Malloc: o.Malloc, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
 			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
 	}
@@ -357,4 +365,19 @@ func fileError(path string, err error) error {
 		return fmt.Errorf("%s: %w", path, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", path, err)
+}
+
+// GoRuntimeSkip is the Skip pattern of the Go runtime's functions, which
+// a Go module's campaign leaves uncounted unless
+// TargetOptions.GoRuntimeCounters is set.
+const GoRuntimeSkip = "runtime.*"
+
+// skip is the Skip patterns a build of wasm uses: o.Skip, and for a
+// module Go's toolchain built (its "go:buildid" section) GoRuntimeSkip
+// unless o.GoRuntimeCounters.
+func (o *TargetOptions) skip(wasm []byte) []string {
+	if o.GoRuntimeCounters || !instrument.HasCustomSection(wasm, "go:buildid") {
+		return o.Skip
+	}
+	return append(slices.Clip(o.Skip), GoRuntimeSkip)
 }

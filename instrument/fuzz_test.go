@@ -27,6 +27,10 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(branchesWasm, uint8(3))
 	f.Add(callPairsWasm, uint8(128+3))
 	f.Add(dwWasm, uint8(1))
+	// Go's resume-point dispatch (godispatch.go): mutations of its shape
+	// must be recognised exactly or left as any other code
+	f.Add(asGoModule(goDispatchWasm), uint8(3))
+	f.Add(asGoModule(goDispatchWasm), uint8(4+1))
 	if b, err := os.ReadFile("../testdata/heapguard/guard.wasm"); err == nil {
 		f.Add(b, uint8(16+3)) // a C allocator for the heap guard and check
 		f.Add(b, uint8(16+2)) // the guard alone (the check needs fuel's flag)

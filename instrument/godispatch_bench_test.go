@@ -18,7 +18,7 @@ var goReactors = []struct {
 }{
 	{"gojson", "../examples/gojson/gojson.wasm", "../examples/gojson/seeds/object.json", 200},
 	{"gopng", "../examples/gopng/gopng.wasm", "../examples/gopng/seeds/2x1.png", 20},
-	{"goparser", "../examples/goparser/goparser.wasm", "../examples/goparser/seeds/types.go", 50},
+	{"goparser", "../examples/goparser/goparser.wasm", "../examples/goparser/seeds/types.src", 50},
 }
 
 // BenchmarkGoDispatch measures what Go's resume-point dispatch and the Go

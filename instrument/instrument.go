@@ -387,7 +387,7 @@ func (rw *rewriter) countCode(names []string) counted {
 	goMod := !rw.opts.CountGoDispatch && goModule(m, names)
 	for i := range m.Code {
 		rw.dispatch[i] = noDispatch
-		if goMod && !rw.skip[i] && int(m.Funcs[i]) < len(m.Types) {
+		if goMod && int(m.Funcs[i]) < len(m.Types) {
 			if ps := m.Types[m.Funcs[i]].Params; len(ps) > 0 && ps[0] == TI32 {
 				rw.dispatch[i] = findGoDispatch(&m.Code[i].Body)
 			}
