@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -426,6 +428,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters): %d [%s]\n", s.Counters, s.Counters, filepath.Base(target))
 		}
 	}
+	if c.startMemoryLimit > 0 {
+		lift := c.limitStartMemory()
+		defer lift()
+		onStart := opts.OnStart
+		opts.OnStart = func(s campaign.Start) {
+			lift()
+			if onStart != nil {
+				onStart(s)
+			}
+		}
+	}
 	sum, err := tg.Fuzz(ctx, opts)
 	if err != nil {
 		if sum != nil {
@@ -695,4 +708,20 @@ func (f *fuzzFlags) syncName() (string, error) {
 		return "", usagef("%s: expected a campaign name (letters, digits, -, _; no path and no leading dot), got %q", flag, name)
 	}
 	return name, nil
+}
+
+// limitStartMemory sets the soft limit of Go's memory to
+// c.startMemoryLimit for a campaign's start (instrumenting and compiling)
+// and returns the function that puts back the previous limit and hands
+// the start's garbage back to the system; it does so once, however often
+// it is called.
+func (c *cli) limitStartMemory() (lift func()) {
+	prev := debug.SetMemoryLimit(c.startMemoryLimit)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			debug.SetMemoryLimit(prev)
+			debug.FreeOSMemory()
+		})
+	}
 }

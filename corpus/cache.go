@@ -18,6 +18,9 @@ import (
 // maxDecoded caps what one zstd blob may expand to (1 GiB).
 const maxDecoded = 1 << 30
 
+// encoderWindow is the zstd encoder's window (zcodec).
+const encoderWindow = 1 << 20
+
 // zcodec holds a lazily created zstd encoder and decoder; both are safe
 // for concurrent use once created.
 type zcodec struct {
@@ -29,7 +32,11 @@ type zcodec struct {
 
 func (z *zcodec) init() error {
 	z.once.Do(func() {
-		z.enc, z.err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		// A 1 MiB window: the encoder keeps a history buffer for as long
+		// as it lives, twice the window at the default 8 MiB (16 MB of a
+		// campaign's heap, the coverage index's); what it compresses are
+		// chunks of up to covFlushSize and SiteMaps of a few MB.
+		z.enc, z.err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(encoderWindow), zstd.WithLowerEncoderMem(true))
 		if z.err != nil {
 			return
 		}

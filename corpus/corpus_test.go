@@ -325,7 +325,12 @@ func TestIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 10 {
-		d.AddEntry(ctx, Entry{Input: []byte{byte(i)}, Coverage: []uint32{uint32(i)}})
+		cov := []uint32{uint32(i)}
+		d.AddEntry(ctx, Entry{Input: []byte{byte(i)}, Coverage: cov})
+		cov[0] = 1 << 20 // the index holds what AddEntry was given
+	}
+	if es := d.Entries(); len(es) != 10 || es[3].Coverage != nil {
+		t.Fatalf("expected 10 entries without coverage in memory, got %+v", es)
 	}
 	d.Close()
 	// Two more entries the index does not have (killed before a flush).
