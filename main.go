@@ -86,16 +86,18 @@ const gcPercent = 50
 
 // startupMemoryLimit is the soft limit of Go's memory while a fuzz
 // campaign instruments and compiles its builds (cli.startMemoryLimit),
-// unless the environment sets GOMEMLIMIT. The start's garbage is most of
+// unless the environment sets GOMEMLIMIT. The start's garbage was most of
 // a large module's peak: instrumenting gojson's 3.3 MB module and
 // decoding its 6 MB build hold 70-100 MB live, and the collector, pacing
-// on what was live before, let the heap reach 130-170 MB. With the limit
-// the collector runs as the heap nears it instead: `--runs 0` peaks at
-// 125 MB instead of 225 on gojson, 143 instead of 190 on csqlite, for
-// 0.0-0.6 s more CPU once (docs/PERFORMANCE.md, "campaign: memory"). It
-// is lifted once the builds are compiled: the loop's heap then grows
-// and shrinks with the queue, and a limit below it would make the
-// collector run without end.
+// on what was live before, let the heap reach 130-170 MB. Under the
+// limit the collector runs as the heap nears it instead: `--runs 0`
+// peaks at 120-124 MB instead of 226-241 on gojson, 133-137 instead of
+// 184-201 on csqlite, for 0.5-0.7 s more CPU once; 60-second campaigns
+// (1 and 2 workers, with the corpus changes of the same round) peak at
+// 150/146 MB instead of 226/227 on gojson, 182/172 instead of 205/214 on
+// csqlite (docs/PERFORMANCE.md, "campaign: memory"). It is lifted once
+// the builds are compiled: the loop's heap then grows with the queue,
+// and a limit below it would make the collector run without end.
 const startupMemoryLimit = 64 << 20
 
 func main() {

@@ -176,7 +176,7 @@
 // only what a run touched. A Worker's Close releases them: Workers must
 // be closed. Decision and figures: docs/PERFORMANCE.md, "campaign:
 // memory" (a czstd campaign with 2 workers: 542 MB peak resident before,
-// 65 MB now).
+// 64 MB now).
 //
 // # Cost per run
 //
