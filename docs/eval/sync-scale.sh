@@ -1,6 +1,7 @@
 #!/bin/sh
 # Scale figures of issue 27 (docs/EVALUATION.md, "Live sync: N processes
-# against N workers"): on examples/czstd with its seeds, TIME seconds each,
+# against N workers"): on TARGET with SEEDDIR (default examples/czstd and
+# its seeds), TIME seconds each,
 # per seed
 #   sync2    2 processes x 1 worker, --sync every INTERVAL (-o PARENT -S a/b)
 #   j2       1 process x 2 workers (-j 2)
@@ -22,8 +23,8 @@ SEEDS=${SEEDS:-"1 2 3"}
 TIME=${TIME:-60}
 INTERVAL=${INTERVAL:-5s}
 SNAPS=${SNAPS:-"10 20 30 40 50"}
-TARGET=examples/czstd/czstd.wasm
-SEEDDIR=examples/czstd/seeds
+TARGET=${TARGET:-examples/czstd/czstd.wasm}
+SEEDDIR=${SEEDDIR:-examples/czstd/seeds}
 mkdir -p "$OUT/raw" "$OUT/run"
 go build -o "$OUT/wafer" .
 W="$OUT/wafer"
