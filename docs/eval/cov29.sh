@@ -35,7 +35,7 @@ set -eu
 BASE=${1:-766bbb4}
 TIME=${TIME:-60}
 SEEDS=${SEEDS:-"1 2 3 4 5"}
-TARGETS=${TARGETS:-"gojson gopng goparser cexpr"}
+TARGETS=${TARGETS-"gojson gopng goparser cexpr"}
 RSS_TARGETS=${RSS_TARGETS-"czstd csqlite gojson"}
 PROG_TARGETS=${PROG_TARGETS-"gojson gopng goparser"}
 OUT=${OUT:-/tmp/wafer-cov29}
