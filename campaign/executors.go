@@ -9,6 +9,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/internal/runexec"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -16,64 +17,11 @@ import (
 // engine: which build runs an input is the wiring's decision, not the
 // search's.
 
-// newExec wraps a runtime.Worker (one target instance) as an engine
-// executor. The counters view is passed through without a copy, and its
-// zeroing between runs is left to the engine, which zeroes what it reads
-// (engine.Result.Counters; w.SetCallerClears(true): w must then be used
-// through the executor only); a failure is converted (failureOf) only for
-// crashes and hangs.
-func newExec(w *runtime.Worker) *runtimeExec {
-	w.SetCallerClears(true)
-	return &runtimeExec{w: w}
-}
-
 // executors returns an engine.Deps.NewExecutor that makes one runtime
-// Worker of t per engine worker.
+// Worker of t per engine worker (runexec.Executors; the name is kept for
+// the benchmarks docs/eval/perf29.sh also builds at older commits).
 func executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
-	return func(ctx context.Context, _ int) (engine.Executor, error) {
-		w, err := t.NewWorker(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return newExec(w), nil
-	}
-}
-
-type runtimeExec struct{ w *runtime.Worker }
-
-func (e *runtimeExec) Run(ctx context.Context, input []byte) (engine.Result, error) {
-	return e.RunFuel(ctx, input, 0)
-}
-
-// Fuel implements engine.FuelExecutor.
-func (e *runtimeExec) Fuel() uint64 { return e.w.Fuel() }
-
-// RunFuel implements engine.FuelExecutor (0: the whole budget).
-func (e *runtimeExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (engine.Result, error) {
-	r, err := e.w.RunFuel(ctx, input, fuel)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	return engine.Result{Outcome: r.Outcome, Counters: r.Counters, Fuel: r.Fuel, Failure: failureOf(r)}, nil
-}
-
-func (e *runtimeExec) Close(ctx context.Context) error { return e.w.Close(ctx) }
-
-// failureOf converts a crash or hang to the engine's failure: its
-// identity (runtime.Result.Identity), kind, message, frame function names
-// and runtime.Report's full text; nil for valid and invalid runs.
-func failureOf(r runtime.Result) *engine.Failure {
-	if !r.Outcome.Failed() {
-		return nil
-	}
-	f := &engine.Failure{Identity: r.Identity(), Site: r.CrashSite()}
-	if r.Failure != nil {
-		f.Kind, f.Message, f.Text = r.Failure.Kind, r.Failure.Message, runtime.Report(r)
-		for _, fr := range r.Failure.Stack {
-			f.Frames = append(f.Frames, runtime.FrameKey(fr.Func))
-		}
-	}
-	return f
+	return runexec.Executors(t)
 }
 
 // comparers returns an engine.Deps.NewComparer whose Comparers share one
@@ -127,7 +75,7 @@ func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]engine.O
 	}
 	var f *engine.Failure
 	if r.Outcome == runtime.Crash {
-		f = failureOf(r)
+		f = runexec.FailureOf(r)
 	}
 	var ops []engine.Operands
 	for x := range w.Comparisons() {
@@ -169,7 +117,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 		if err != nil {
 			return nil, err
 		}
-		ce := newExec(cw)
+		ce := runexec.New(cw)
 		if every <= 1 {
 			return ce, nil
 		}
@@ -178,7 +126,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			cw.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the error at hand is pw's
 			return nil, err
 		}
-		pe := newExec(pw)
+		pe := runexec.New(pw)
 		if w >= workers {
 			return &lookAgainExec{builds: builds{pe, ce}}, nil
 		}
@@ -187,7 +135,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 }
 
 // builds are a runtime executor of each build of sampledExecutors.
-type builds struct{ plain, checked *runtimeExec }
+type builds struct{ plain, checked *runexec.Exec }
 
 // Fuel implements engine.FuelExecutor: both builds count fuel alike.
 func (b *builds) Fuel() uint64 { return b.plain.Fuel() }

@@ -34,6 +34,7 @@ import (
 	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/internal/runexec"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -248,7 +249,7 @@ func run(ctx context.Context, c campaign) (*result, error) {
 		Conditionals: c.sm.Conditionals(), StatsInterval: 2 * time.Millisecond}
 	c.arm.cfg(&cfg)
 	st := &curveStore{}
-	deps := engine.Deps{NewExecutor: executors(c.tgt), Seeds: c.inputs, TargetDict: c.sm.Dictionary, Store: st}
+	deps := engine.Deps{NewExecutor: runexec.Executors(c.tgt), Seeds: c.inputs, TargetDict: c.sm.Dictionary, Store: st}
 	var sum *engine.Summary
 	var err error
 	var ff *engine.FairFuzz
@@ -426,43 +427,3 @@ func spread(x []float64) string {
 	}
 	return fmt.Sprintf("%g [%g–%g]", med, s[0], s[len(s)-1])
 }
-
-// executors returns an engine.Deps.NewExecutor making one runtime Worker
-// of t per engine worker (as package campaign's wiring does).
-func executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
-	return func(ctx context.Context, _ int) (engine.Executor, error) {
-		w, err := t.NewWorker(ctx)
-		if err != nil {
-			return nil, err
-		}
-		w.SetCallerClears(true) // the engine zeroes the counters it reads
-		return &exec{w: w}, nil
-	}
-}
-
-// exec is a runtime Worker as an engine.FuelExecutor.
-type exec struct{ w *runtime.Worker }
-
-func (e *exec) Run(ctx context.Context, input []byte) (engine.Result, error) {
-	return e.RunFuel(ctx, input, 0)
-}
-
-func (e *exec) Fuel() uint64 { return e.w.Fuel() }
-
-func (e *exec) RunFuel(ctx context.Context, input []byte, fuel uint64) (engine.Result, error) {
-	r, err := e.w.RunFuel(ctx, input, fuel)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	res := engine.Result{Outcome: r.Outcome, Counters: r.Counters, Fuel: r.Fuel}
-	if r.Outcome.Failed() {
-		// a failure's identity is all the count of unique crashes needs
-		res.Failure = &engine.Failure{Identity: r.Identity()}
-		if r.Failure != nil {
-			res.Failure.Kind, res.Failure.Message = r.Failure.Kind, r.Failure.Message
-		}
-	}
-	return res, nil
-}
-
-func (e *exec) Close(ctx context.Context) error { return e.w.Close(ctx) }

@@ -37,6 +37,7 @@ import (
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/internal/cputime"
+	"github.com/wafer-fuzz/wafer/internal/runexec"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -93,7 +94,7 @@ func main() {
 				st := &queueStore{}
 				cfg := engine.Config{Seed: uint64(seed), Runs: *runs, Workers: 1, KeepGoing: true, NoShrink: true,
 					Strategy: "havoc", Conditionals: sm.Conditionals(), StatsInterval: time.Second}
-				deps := engine.Deps{NewExecutor: executors(tgt), Seeds: inputs, TargetDict: sm.Dictionary, Store: st}
+				deps := engine.Deps{NewExecutor: runexec.Executors(tgt), Seeds: inputs, TargetDict: sm.Dictionary, Store: st}
 				c0, _ := cputime.Process()
 				sum, err := engine.Fuzz(ctx, cfg, deps)
 				c1, _ := cputime.Process()
@@ -255,43 +256,6 @@ func (s *queueStore) AddEntry(_ context.Context, e *engine.Entry) error {
 }
 func (s *queueStore) AddFailure(context.Context, *engine.Finding) error { return nil }
 func (s *queueStore) WriteStats(context.Context, *engine.Stats) error   { return nil }
-
-func executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
-	return func(ctx context.Context, _ int) (engine.Executor, error) {
-		w, err := t.NewWorker(ctx)
-		if err != nil {
-			return nil, err
-		}
-		w.SetCallerClears(true) // the engine zeroes the counters it reads
-		return &exec{w: w}, nil
-	}
-}
-
-// exec is a runtime Worker as an engine.FuelExecutor.
-type exec struct{ w *runtime.Worker }
-
-func (e *exec) Run(ctx context.Context, input []byte) (engine.Result, error) {
-	return e.RunFuel(ctx, input, 0)
-}
-
-func (e *exec) Fuel() uint64 { return e.w.Fuel() }
-
-func (e *exec) RunFuel(ctx context.Context, input []byte, fuel uint64) (engine.Result, error) {
-	r, err := e.w.RunFuel(ctx, input, fuel)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	res := engine.Result{Outcome: r.Outcome, Counters: r.Counters, Fuel: r.Fuel}
-	if r.Outcome.Failed() {
-		res.Failure = &engine.Failure{Identity: r.Identity()}
-		if r.Failure != nil {
-			res.Failure.Kind, res.Failure.Message = r.Failure.Kind, r.Failure.Message
-		}
-	}
-	return res, nil
-}
-
-func (e *exec) Close(ctx context.Context) error { return e.w.Close(ctx) }
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "goskip:", err)
