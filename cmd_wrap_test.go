@@ -62,12 +62,7 @@ func TestWrapRunners(t *testing.T) {
 		t.Skip("the runners drive Linux targets; a wrapper on Windows would need NAME.exe")
 	}
 	tmp := t.TempDir()
-	waferBin := filepath.Join(tmp, "bin", "wafer")
-	build := exec.Command("go", "build", "-o", waferBin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	waferBin := buildWafer(t)
 	tlv := exampleDir(t, "tlv")
 	out := filepath.Join(tmp, "out") // $OUT
 	opts := filepath.Join(tmp, "in.options")

@@ -968,17 +968,26 @@ func TestDeterministicWorkers(t *testing.T) {
 	}
 }
 
+// buildWafer builds the wafer binary (CGO_ENABLED=0) into the test's
+// temporary directory and returns its path, for the tests that run it as
+// a process.
+func buildWafer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bin", "wafer")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestInterrupt: SIGINT stops a campaign cleanly: 'wafer fuzz' saves the
 // campaign and exits 0, the libFuzzer invocation exits 72 (libFuzzer's
 // InterruptExitCode) after its final stats. The one end-to-end test: it
 // builds the binary and signals its process.
 func TestInterrupt(t *testing.T) {
-	waferBin := filepath.Join(t.TempDir(), "wafer")
-	build := exec.Command("go", "build", "-o", waferBin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	waferBin := buildWafer(t)
 	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "out")
