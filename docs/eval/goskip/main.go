@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -231,17 +232,16 @@ func compileWith(ctx context.Context, wasm []byte, opts instrument.Options, cach
 }
 
 func readSeeds(dir string) [][]byte {
-	var inputs [][]byte
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		inputs = append(inputs, b)
-		return err
-	})
+	seeds, skipped, err := corpus.ReadSeeds(context.Background(), nil, dir)
+	if err == nil {
+		err = skipped
+	}
 	if err != nil {
 		fail(err)
+	}
+	inputs := make([][]byte, len(seeds))
+	for i, sd := range seeds {
+		inputs[i] = sd.Data
 	}
 	return inputs
 }
