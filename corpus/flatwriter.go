@@ -54,7 +54,7 @@ func (w *FlatWriter) Write(ctx context.Context, prefix string, data []byte) {
 	go func() {
 		defer w.wg.Done()
 		defer func() { <-w.sem }()
-		if _, err := w.flat.Write(ctx, prefix, data); err != nil {
+		if _, err := w.flat.write(ctx, name, data); err != nil {
 			w.mu.Lock()
 			if w.err == nil {
 				w.err = err

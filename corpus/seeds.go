@@ -197,6 +197,11 @@ type Flat struct {
 // Write saves data atomically as Path/prefix+SHA1(data) and returns the
 // full path. If that file exists already nothing is written.
 func (f Flat) Write(ctx context.Context, prefix string, data []byte) (string, error) {
+	return f.write(ctx, prefix+SHA1(data), data)
+}
+
+// write saves data atomically as Path/name unless that file holds it.
+func (f Flat) write(ctx context.Context, name string, data []byte) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -207,7 +212,7 @@ func (f Flat) Write(ctx context.Context, prefix string, data []byte) (string, er
 	if err := fsys.MkdirAll(f.Path, 0o755); err != nil {
 		return "", &WriteError{Path: f.Path, Err: err}
 	}
-	path := filepath.Join(f.Path, prefix+SHA1(data))
+	path := filepath.Join(f.Path, name)
 	if old, err := fsys.ReadFile(path); err == nil && bytes.Equal(old, data) {
 		return path, nil
 	}
