@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 	"github.com/wafer-fuzz/wafer/internal/cputime"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -51,7 +53,10 @@ var benchReactors = []struct {
 //     they would blur the per-execution cost).
 //
 // Each reports execs/s (wall clock) and execs/cpu-s (the process's CPU
-// time, what the machine's load does not change). loop-1w over replay is
+// time, what the machine's load does not change); the loops also
+// search-execs/s, over the search alone (Summary.Stats.Elapsed: without
+// the campaign's start, where the workers' instances and snapshots are
+// made one after another). loop-1w over replay is
 // the engine's cost, replay over bare instrumentation's and restore's;
 // loop-2w over loop-1w in execs/s is the scaling, in execs/cpu-s the
 // overhead of a second worker. Adding a target is one line of
@@ -133,15 +138,22 @@ func BenchmarkReactors(b *testing.B) {
 			b.Run(bt.name+"/"+tc.name, func(b *testing.B) {
 				var execs, fails int64
 				var share, wait float64
+				var inLoop time.Duration
 				cpu0 := benchCPU()
 				for b.Loop() {
 					sum := loop(b, int64(len(inputs)), tc.workers, tc.det, nil)
 					execs += sum.Stats.Execs
+					inLoop += sum.Stats.Elapsed
 					fails += sum.Stats.CrashRuns + sum.Stats.HangRuns
 					share += sum.Stats.ExecuteShare
 					wait += sum.Waited.Seconds() / (float64(tc.workers) * sum.Stats.Elapsed.Seconds())
 				}
 				reportExecs(b, execs, b.Elapsed(), benchCPU()-cpu0)
+				// The search alone (Summary.Stats.Elapsed): without the
+				// campaign's start, the workers' instances and snapshots
+				// (made one after another), which a run of a second pays
+				// and a campaign of minutes does not.
+				b.ReportMetric(float64(execs)/inLoop.Seconds(), "search-execs/s")
 				b.ReportMetric(100*share/float64(b.N), "exec%")
 				b.ReportMetric(100*float64(fails)/float64(execs), "fail%")
 				// Worker time spent waiting for a batch: what the
@@ -170,7 +182,7 @@ func selected(names, name string) bool {
 }
 
 // readSeeds reads every file of dir, in name order.
-func readSeeds(b *testing.B, dir string) [][]byte {
+func readSeeds(b testing.TB, dir string) [][]byte {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		b.Fatal(err)
@@ -234,4 +246,90 @@ func reportExecs(b *testing.B, execs int64, wall, cpu time.Duration) {
 func benchCPU() time.Duration {
 	d, _ := cputime.Process()
 	return d
+}
+
+// TestRecordCounters writes, per benchReactors target named in
+// WAFER_RECORD_COUNTERS (comma-separated; skipped when unset), the
+// counter maps of every 400th run of a seed-1 havoc campaign of 19,200
+// runs, one worker, to ../engine/testdata/counters-<name>.bin: engine's
+// BenchmarkScanRecorded scans real maps with them. Format, little-endian
+// uint32s: per map, the number of counters, the number of hit sites n,
+// then n entries site<<8|count.
+//
+//	WAFER_RECORD_COUNTERS=gopng,gojson go test ./campaign -run TestRecordCounters
+func TestRecordCounters(t *testing.T) {
+	sel := os.Getenv("WAFER_RECORD_COUNTERS")
+	if sel == "" {
+		t.Skip("set WAFER_RECORD_COUNTERS to target names, e.g. gopng,gojson")
+	}
+	ctx := context.Background()
+	for _, bt := range benchReactors {
+		if !selected(sel, bt.name) {
+			continue
+		}
+		wasm, err := os.ReadFile(bt.wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld, err := Load(bt.wasm, wasm, TargetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tgt, sm, err := ld.compile(ctx, buildCounters, DefaultMaxLen, ResetDefault, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &counterRecorder{every: 400}
+		newExec := executors(tgt)
+		_, err = engine.Fuzz(ctx,
+			engine.Config{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
+			engine.Deps{Seeds: readSeeds(t, bt.seeds), TargetDict: sm.Dictionary,
+				NewExecutor: func(ctx context.Context, w int) (engine.Executor, error) {
+					ex, err := newExec(ctx, w)
+					if err != nil {
+						return nil, err
+					}
+					rec.FuelExecutor = ex.(engine.FuelExecutor)
+					return rec, nil
+				}})
+		tgt.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := atomicfile.Write(filepath.Join("..", "engine", "testdata", "counters-"+bt.name+".bin"), rec.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// counterRecorder is a FuelExecutor that appends the counter map of
+// every every-th run to out (TestRecordCounters' format).
+type counterRecorder struct {
+	engine.FuelExecutor
+	every, runs int
+	out         []byte
+}
+
+func (r *counterRecorder) Run(ctx context.Context, input []byte) (engine.Result, error) {
+	return r.RunFuel(ctx, input, 0)
+}
+
+func (r *counterRecorder) RunFuel(ctx context.Context, input []byte, fuel uint64) (engine.Result, error) {
+	res, err := r.FuelExecutor.RunFuel(ctx, input, fuel)
+	if r.runs++; err == nil && r.runs%r.every == 0 {
+		n := 0
+		for _, v := range res.Counters {
+			if v != 0 {
+				n++
+			}
+		}
+		r.out = binary.LittleEndian.AppendUint32(r.out, uint32(len(res.Counters)))
+		r.out = binary.LittleEndian.AppendUint32(r.out, uint32(n))
+		for site, v := range res.Counters {
+			if v != 0 {
+				r.out = binary.LittleEndian.AppendUint32(r.out, uint32(site)<<8|uint32(v))
+			}
+		}
+	}
+	return res, err
 }
