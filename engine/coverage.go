@@ -58,9 +58,13 @@ type scanner struct {
 	sites   []siteState
 	traces  traceSet
 	touched []uint32 // sites with hits != 0
-	trace   []byte   // the last run's sparse trace (reused)
-	zeros   []byte   // skipBlock zero bytes (maps of at least that size)
-	hot     []bool   // per skipBlock block: the last scan found hits in it
+	// over holds, per site, the hits its 16-bit count overflowed with
+	// since the last flush (made by the first overflow: a batch of more
+	// than 65,535 runs that hit one site).
+	over  map[uint32]uint32
+	trace []byte // the last run's sparse trace (reused)
+	zeros []byte // skipBlock zero bytes (maps of at least that size)
+	hot   []bool // per skipBlock block: the last scan found hits in it
 	// probe: scan reports fresh only for a site never hit before (or a
 	// first valid hit) and marks nothing (input-to-state stage children:
 	// the coordinator merges one only if it saves it, and leaving the
@@ -89,11 +93,16 @@ const skipBlock = 4096
 
 // siteState is what a worker keeps per site, together so one scan step
 // touches one cache line.
+//
+// Four bytes, sixteen sites a cache line: the hits of one 64-byte line of
+// counters touch four lines of site state, not eight as with a uint32
+// count (a scan in the loop, after the target's run has evicted much of
+// the state, is slower than in a benchmark that scans alone). A count
+// that would pass 65,535 between flushes moves to scanner.over.
 type siteState struct {
-	hits  uint32 // runs that hit the site since the last flush
+	hits  uint16 // runs that hit the site since the last flush, mod over
 	total uint8  // bucket bits reported
 	valid uint8  // non-zero: reported as covered by a valid run
-	_     [2]byte
 }
 
 func newScanner() *scanner {
@@ -149,10 +158,9 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 		binary.LittleEndian.PutUint32(tr[k:], uint32(site)<<8|uint32(bk))
 		k += traceEntry
 		p := &sites[site]
-		if p.hits == 0 {
-			s.touched = append(s.touched, uint32(site))
+		if p.hits++; p.hits <= 1 {
+			s.firstHit(site) // once a site per flush, or an overflow
 		}
-		p.hits++
 		if mark && p.total&bk == 0 {
 			if !s.probe {
 				p.total |= bk
@@ -236,6 +244,24 @@ func (s *scanner) scan(c []byte, o Outcome) (hash uint64, fresh bool) {
 	return hash, fresh
 }
 
+// firstHit notes a site whose count the scan took from 0 to 1 (touched)
+// or from 65,535 to 0: those hits move to s.over, and the hit at hand is
+// the count's first again.
+//
+//go:noinline
+func (s *scanner) firstHit(site int) {
+	p := &s.sites[site]
+	if p.hits == 1 {
+		s.touched = append(s.touched, uint32(site))
+		return
+	}
+	if s.over == nil {
+		s.over = make(map[uint32]uint32)
+	}
+	s.over[uint32(site)] += 1<<16 - 1
+	p.hits = 1
+}
+
 // flushHits moves the hit counts gathered since the last flush into a
 // sparse delta (sites in first-hit order) and clears them.
 func (s *scanner) flushHits() (sites, counts []uint32) {
@@ -246,9 +272,13 @@ func (s *scanner) flushHits() (sites, counts []uint32) {
 	counts = make([]uint32, len(s.touched))
 	for i, site := range s.touched {
 		sites[i] = site
-		counts[i] = s.sites[site].hits
+		counts[i] = uint32(s.sites[site].hits)
 		s.sites[site].hits = 0
+		if s.over != nil {
+			counts[i] += s.over[site]
+		}
 	}
+	clear(s.over)
 	s.touched = s.touched[:0]
 	return sites, counts
 }

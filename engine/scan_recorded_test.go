@@ -115,3 +115,34 @@ func BenchmarkScanGoReactors(b *testing.B) {
 		})
 	}
 }
+
+// TestScanHitCountOverflow: a site hit by more runs between two flushes
+// than its 16-bit count holds is still counted exactly, and the next
+// flush starts from zero.
+func TestScanHitCountOverflow(t *testing.T) {
+	s := newScanner()
+	c := make([]byte, 70)
+	const runs = 2*(1<<16) + 5
+	for run := range runs {
+		c[3], c[64] = 1, 2
+		if run%3 == 0 {
+			c[10] = 7
+		}
+		s.scan(c, Valid)
+	}
+	sites, counts := s.flushHits()
+	want := map[uint32]uint32{3: runs, 64: runs, 10: (runs + 2) / 3}
+	if len(sites) != len(want) {
+		t.Fatalf("expected hits at %d sites, got sites %v", len(want), sites)
+	}
+	for i, site := range sites {
+		if counts[i] != want[site] {
+			t.Fatalf("site %d: expected %d hits, got %d", site, want[site], counts[i])
+		}
+	}
+	c[3] = 1
+	s.scan(c, Valid)
+	if sites, counts := s.flushHits(); len(sites) != 1 || sites[0] != 3 || counts[0] != 1 {
+		t.Fatalf("after a flush: expected site 3 hit once, got %v %v", sites, counts)
+	}
+}
