@@ -101,14 +101,17 @@ const DefaultSyncInterval = time.Minute
 // Deps are what Fuzz runs against. Only NewExecutor is required.
 type Deps struct {
 	// NewExecutor returns the executor of worker w (0 ≤ w < Workers); each
-	// is used by one goroutine. Called once per worker before the loop, and
-	// once more with w == Workers for shrinking at the end. An executor
+	// is used by one goroutine. Called once per worker before the loop,
+	// for all the workers at once (concurrently: it must be safe for
+	// concurrent use), and later with w == Workers, by one goroutine,
+	// to verify crashes and to shrink them at the end. An executor
 	// with a Close(context.Context) error method is closed when Fuzz is
 	// done with it.
 	NewExecutor func(ctx context.Context, w int) (Executor, error)
 	// NewComparer, when set in raw mode, returns worker w's Comparer: the
 	// build of the target that logs its comparisons, for input-to-state
-	// mutation (compares.go). Called like NewExecutor, and closed the same
+	// mutation (compares.go). Called like NewExecutor (concurrently for
+	// the workers, each right after its NewExecutor), and closed the same
 	// way. Its runs are not counted as executions.
 	NewComparer func(ctx context.Context, w int) (Comparer, error)
 	// Generator turns choice sequences into inputs; nil is raw mode (the

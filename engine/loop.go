@@ -711,7 +711,12 @@ func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) 
 }
 
 // newWorkers makes the workers, each with its Executor, Comparer (stage
-// jobs), Generator and Mutator. On an error it closes what it opened.
+// jobs), Generator and Mutator. The executors and comparers are made
+// concurrently, one goroutine per worker (an instance and its snapshot
+// take tens of milliseconds on a Go reactor: made one after another they
+// were a fifth of a two-worker campaign of 20,000 runs on gopng); the
+// rest in worker order. On an error it closes what it opened and returns
+// the error of the lowest worker that failed.
 func (c *coordinator) newWorkers(ctx context.Context) ([]*worker, error) {
 	cfg, deps := c.cfg, c.deps
 	env := &MutatorEnv{
@@ -720,23 +725,49 @@ func (c *coordinator) newWorkers(ctx context.Context) ([]*worker, error) {
 		FreshLen: cfg.FreshLen,
 		Raw:      deps.Generator == nil,
 	}
+	exs := make([]Executor, cfg.Workers)
+	cmps := make([]Comparer, cfg.Workers)
+	errs := make([]error, cfg.Workers)
+	var wg sync.WaitGroup
+	for i := range exs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex, err := deps.NewExecutor(ctx, i)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if c.stageJobs {
+				cmp, err := deps.NewComparer(ctx, i)
+				if err != nil {
+					closeExecutor(ctx, ex)
+					errs[i] = fmt.Errorf("comparer: %w", err)
+					return
+				}
+				cmps[i] = cmp
+			}
+			exs[i] = ex
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		for k := range exs {
+			if exs[k] != nil {
+				closeExecutor(ctx, exs[k])
+			}
+			if cmps[k] != nil {
+				closeExecutor(ctx, cmps[k])
+			}
+		}
+		return nil, fmt.Errorf("worker %d: %w", i, err)
+	}
 	workers := make([]*worker, cfg.Workers)
 	for i := range workers {
-		ex, err := deps.NewExecutor(ctx, i)
-		var cmp Comparer
-		if err == nil && c.stageJobs {
-			if cmp, err = deps.NewComparer(ctx, i); err != nil {
-				closeExecutor(ctx, ex)
-				err = fmt.Errorf("comparer: %w", err)
-			}
-		}
-		if err != nil {
-			for _, w := range workers[:i] {
-				closeExecutor(ctx, w.exec)
-				closeExecutor(ctx, w.cmp)
-			}
-			return nil, fmt.Errorf("worker %d: %w", i, err)
-		}
+		ex, cmp := exs[i], cmps[i]
 		w := &worker{
 			id: i, exec: ex, cmp: cmp, gen: workerGenerator(deps.Generator, i), mut: c.strat.NewMutator(i, env),
 			sc: newScanner(), rng: &pcgRand{}, seed: cfg.Seed,
