@@ -42,7 +42,9 @@ func rssKB(field string) int64 {
 // and /proc/self/smaps (FILE.smaps) whenever the resident memory reaches
 // a new peak: where the memory goes (docs/PERFORMANCE.md, "campaign:
 // memory"); with WAFER_MEMPROF_AT=N also FILE.N after a collection at
-// second N (what the steady state holds). It runs only when
+// second N (what the steady state holds); WAFER_MEMPROF_DIR=DIR writes
+// the campaign's output directory there, as `wafer fuzz -o DIR` does. It
+// runs only when
 // WAFER_MEMPROF names the example:
 //
 //	WAFER_MEMPROF=czstd WAFER_MEMPROF_J=2 WAFER_MEMPROF_SECS=30 \
@@ -65,7 +67,7 @@ func BenchmarkCampaignMemory(b *testing.B) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := campaign.Options{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second}
+	opts := campaign.Options{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second, Output: os.Getenv("WAFER_MEMPROF_DIR")}
 	var topts campaign.TargetOptions
 	if name == "gojson" {
 		ents, _ := os.ReadDir("../examples/gojson/seeds")

@@ -628,6 +628,9 @@ type coordinator struct {
 	sync *syncState
 	// spares takes merged batches' buffers back to the workers (run).
 	spares chan<- batchBuffers
+	// keepTraces: queue entries keep their traces (the strategy is not
+	// traceFree).
+	keepTraces bool
 }
 
 // run is a campaign's passes: set up the coordinator and its seeds
@@ -661,7 +664,7 @@ func run(ctx context.Context, cfg Config, deps Deps, strat Strategy) (*Summary, 
 	lag := max(4, 2*cfg.Workers)
 	batches := make(chan *batch, lag)
 	results := make(chan *batchResult, lag)
-	spares := make(chan batchBuffers, lag)
+	spares := make(chan batchBuffers, cfg.Workers)
 	c.spares = spares
 	var wg sync.WaitGroup
 	for _, w := range workers {
@@ -701,6 +704,8 @@ func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) 
 		failures: make(map[string]*Finding),
 		rep:      reporter{w: deps.Status, tty: deps.StatusTTY},
 	}
+	_, free := strat.(traceFree)
+	c.keepTraces = !free
 	if len(deps.KnownFailures) > 0 {
 		c.known = make(map[string]bool, len(deps.KnownFailures))
 		for _, id := range deps.KnownFailures {
@@ -1063,10 +1068,9 @@ func (c *coordinator) merge(ctx context.Context, br *batchResult) {
 		// merged: the batch's buffers go back to the workers, the
 		// children's references to failures and sequences dropped
 		clear(br.bufs.kids)
-		c.fb = Feedback{}
 		select {
 		case c.spares <- br.bufs:
-		default: // as many are spare as batches may be in flight
+		default: // one spare per worker is enough
 		}
 	}
 	c.times[tBook] += time.Since(t0)
@@ -1146,7 +1150,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			c.strat.Learn(&c.st, r.job, fb)
 		}
 		if save {
-			choices, input, trace := ownCopies(ch)
+			choices, input, trace := ownCopies(ch, !c.keepTraces)
 			e := &Entry{
 				ID: len(c.st.Queue), Choices: choices, Input: input,
 				Outcome: ch.outcome, Trace: trace, Branches: fb.Branches,
@@ -1162,10 +1166,17 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 			} else if r.job.Parent != nil {
 				e.Parent = r.job.Parent.ID
 			}
+			stored := e // the Store gets the trace (the coverage index)
+			if !c.keepTraces {
+				// and the queue does not: see traceFree
+				q := *e
+				q.Trace = nil
+				e = &q
+			}
 			c.st.Queue = append(c.st.Queue, e)
 			c.donors = append(c.donors, e.Choices)
 			if c.store != nil {
-				if err := c.store.AddEntry(ctx, e); err != nil {
+				if err := c.store.AddEntry(ctx, stored); err != nil {
 					c.setErr(fmt.Errorf("save queue entry: %w", err))
 				}
 			}
@@ -1180,12 +1191,19 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 
 // ownCopies copies a child's choices, input and trace out of its batch's
 // arena (worker.keep) into one buffer of their own, for what is kept
-// beyond the merge: the input is the choices in raw mode, as in ch.
-func ownCopies(ch *childResult) (choices, input, trace []byte) {
+// beyond the merge: the input is the choices in raw mode, as in ch. With
+// traceApart the trace gets a buffer of its own, which the collector may
+// take while the choices live on.
+func ownCopies(ch *childResult, traceApart bool) (choices, input, trace []byte) {
 	nc, ni, nt := len(ch.choices), len(ch.input), len(ch.trace)
 	raw := len(ch.choices) == len(ch.input) && (nc == 0 || &ch.choices[0] == &ch.input[0])
 	if raw {
 		ni = 0
+	}
+	if traceApart && ch.trace != nil {
+		trace = slices.Clone(ch.trace)
+		ch = &childResult{choices: ch.choices, input: ch.input}
+		nt = 0
 	}
 	buf := make([]byte, nc+ni+nt)
 	choices = buf[:nc:nc]
@@ -1225,7 +1243,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		if rid != id {
 			f, id = ch.failure, rid
 		}
-		choices, input, _ := ownCopies(ch)
+		choices, input, _ := ownCopies(ch, false)
 		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
 		switch {
 		case ch.checked:
