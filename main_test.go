@@ -413,7 +413,8 @@ func TestFuzzFindsSeededBug(t *testing.T) {
 
 // TestFuzzHeapCheck: a campaign on a C target whose bugs are heap reads
 // and writes that never trap in Wasm finds them, by kind, on the inputs
-// it runs on the checked build (one in 8, the default), and each crash
+// it runs on the checked build (one in 8, the default: the compare build,
+// or without comparisons the heap check's own), and each crash
 // reproduces with wafer repro; the same campaign without the check finds
 // only what the heap guard finds (writes past a block, at its free).
 func TestFuzzHeapCheck(t *testing.T) {
@@ -426,9 +427,10 @@ func TestFuzzHeapCheck(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(seeds, "none"), []byte("xxxx"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, check := range []string{"8", "0"} {
-		out := filepath.Join(tmp, "out"+check)
-		r := wafer(t, tmp, "fuzz", "--keep-going", "--runs", "30000", "--seed", "1", "--heap-check", check, "-o", out, wasm, seeds)
+	for _, tc := range []struct{ check, useCmp string }{{"8", "1"}, {"8", "0"}, {"0", "1"}} {
+		check := tc.check
+		out := filepath.Join(tmp, "out"+check+tc.useCmp)
+		r := wafer(t, tmp, "fuzz", "--keep-going", "--runs", "30000", "--seed", "1", "--heap-check", check, "--use-cmp", tc.useCmp, "-o", out, wasm, seeds)
 		notLanded(t, r)
 		crashes := files(t, filepath.Join(out, "crashes"))
 		if check == "0" {

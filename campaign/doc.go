@@ -20,12 +20,15 @@
 // the build, one decoding and one encoding, then runtime.New):
 //
 //   - Fuzz: the campaign's build (counters, fuel, dirty pages, heap guard,
-//     stack check), and, compiled meanwhile on other goroutines, the build
-//     with the heap check (one input in TargetOptions.HeapCheck runs on it,
-//     chosen by a hash of its bytes, so deterministic campaigns stay so)
-//     and the build that logs comparisons for input-to-state mutation. The
-//     executors that choose a build per input live here, not in engine:
-//     which build runs an input is the wiring's decision, not the search's.
+//     stack check), and at most one more: in raw mode the build that logs
+//     comparisons for input-to-state mutation, compiled meanwhile on
+//     another goroutine, which also has the heap check, so one input in
+//     TargetOptions.HeapCheck runs on it (chosen by a hash of its bytes,
+//     so deterministic campaigns stay so); without comparisons, the heap
+//     check's build alone, compiled only when the campaign's build found a
+//     heap to check (a C allocator; never in a Go module). The executors
+//     that choose a build per input live here, not in engine: which build
+//     runs an input is the wiring's decision, not the search's.
 //   - NewReproducer: the module as it is (exact file:line stacks), and the
 //     build with the checks for the inputs that pass there.
 //   - Minimize: the build with the checks, shrinking while the identity
@@ -52,8 +55,11 @@
 //
 // # Cost
 //
-// Decision: the builds a campaign needs besides its own compile on other
-// goroutines while the campaign's build compiles, because compiling is
-// one core's work: on gojson it was 2.5 s of a cold start. A later compile
-// of the same build reads wazero's compilation cache.
+// Decision: two builds at most, the second compiling on another
+// goroutine while the campaign's build compiles (compiling is one core's
+// work: on gojson it was 2.5 s of a cold start), because each build's
+// compiled code and decoded module stay in memory for the whole campaign:
+// a third build was 26 MB of csqlite's peak (docs/PERFORMANCE.md,
+// "campaign: memory"). A later compile of the same build reads wazero's
+// compilation cache.
 package campaign

@@ -117,6 +117,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 		if err != nil {
 			return nil, err
 		}
+		cw.SetComparesUnread(true) // checked may be the compare build: its log is the comparers'
 		ce := runexec.New(cw)
 		if every <= 1 {
 			return ce, nil

@@ -23,7 +23,8 @@ import (
 // the check reports), shrunk on the checked build; two deterministic
 // two-worker campaigns run the same inputs (a sum of their hashes) and
 // find the same, each shrunk (crashes the plain build's heap guard found
-// too); the plain build alone finds only the guard's.
+// too), as does one whose checked build is the compare build (as Fuzz
+// wires raw mode); the plain build alone finds only the guard's.
 func TestSampledExecutors(t *testing.T) {
 	plain, sm, checked, csm := heapBuilds(t)
 	if csm.Layout.ShadowBytes == 0 || len(csm.Sites) != len(sm.Sites) {
@@ -57,6 +58,17 @@ func TestSampledExecutors(t *testing.T) {
 	t.Logf("found %v in %d runs", ka, a.Stats.Execs)
 	if len(ka) < 3 || strings.Join(ka, ",") != strings.Join(kb, ",") || ha != hb {
 		t.Fatalf("expected the same heap findings (at least 3) twice, got %v and %v (runs hash equal: %v)", ka, kb, ha == hb)
+	}
+	// As Fuzz wires a raw-mode campaign: the compare build, which has the
+	// heap check too, serves as the checked build (its log unread), and
+	// the campaign runs the same inputs and finds the same.
+	cmp, cmpMap := heapBuild(t, buildCompares)
+	if cmpMap.Layout.ShadowBytes == 0 || len(cmpMap.Sites) != len(sm.Sites) {
+		t.Fatalf("compare build: shadow %d bytes, %d sites against %d", cmpMap.Layout.ShadowBytes, len(cmpMap.Sites), len(sm.Sites))
+	}
+	c, hc := run(sampledExecutors(plain, cmp, 4, 2), 2)
+	if kc := heapKinds(c); strings.Join(kc, ",") != strings.Join(ka, ",") || hc != ha {
+		t.Fatalf("on the compare build: expected %v, got %v (runs hash equal: %v)", ka, kc, hc == ha)
 	}
 	plainSum, _ := run(executors(plain), 2)
 	for _, f := range plainSum.Failures {

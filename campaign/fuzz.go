@@ -256,9 +256,20 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		maxIn = max(maxIn, len(e.Input))
 	}
 	useGen := opts.Generator != nil
-	// Input-to-state mutation (raw mode): a second build logs comparisons.
-	// It compiles on another goroutine meanwhile (compiling is one core's
-	// work: on gojson, 2.5 s of a cold start).
+	// At most two builds. The campaign's (counters) runs the inputs; a
+	// second one logs comparisons for input-to-state mutation (raw mode)
+	// and has the heap check when the options ask for it, so the one in
+	// every inputs the heap check samples runs on it too (the comparison
+	// log costs them a call per comparison; a third build would cost its
+	// compiled code and decoded module: 26 MB on csqlite). Without
+	// comparisons, the second build is the heap check's alone. The
+	// compare build compiles on another goroutine meanwhile (compiling is
+	// one core's work: on gojson, 2.5 s of a cold start); the heap check's
+	// alone waits for the campaign's build, which says whether the module
+	// has a heap to check (instrument's heap guard wrapped an allocator:
+	// never in a Go module).
+	every := t.opts.heapCheck()
+	sampled := t.opts.checkedBuild() == buildChecked && every > 1      // one input in every on the checked build
 	var cmpTarget func() (*runtime.Target, *instrument.SiteMap, error) // waits for the compare build
 	if !useGen && !opts.NoCompares {
 		var done func()
@@ -270,14 +281,6 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	slow := time.AfterFunc(time.Second, func() {
 		fmt.Fprintf(logw, "INFO: compiling %s (%d bytes) with wazero; later campaigns read it from the compilation cache\n", filepath.Base(t.name), len(t.wasm))
 	})
-	// The heap check's build compiles meanwhile too.
-	every := t.opts.heapCheck()
-	checkedTarget := func() (*runtime.Target, *instrument.SiteMap, error) { return nil, nil, nil }
-	if t.opts.checkedBuild() == buildChecked && every > 1 {
-		var done func()
-		checkedTarget, done = t.compileAside(ctx, buildChecked, maxIn)
-		defer done()
-	}
 	b := buildCounters
 	if every == 1 {
 		b = t.opts.checkedBuild() // every input checked: the one build
@@ -288,9 +291,18 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer tgt.Close(context.WithoutCancel(ctx))
-	checked, checkedMap, err := checkedTarget()
-	if err != nil {
-		return nil, err
+	var checked *runtime.Target // the build the heap check's samples run on
+	var checkedMap *instrument.SiteMap
+	switch {
+	case !sampled || sm.Layout.HeapExport == "":
+		// nothing to sample: no heap check asked for, or no heap
+	case cmpTarget != nil:
+		// the compare build, when it compiled (below)
+	default:
+		if checked, checkedMap, err = t.compile(ctx, buildChecked, maxIn, ResetDefault, false); err != nil {
+			return nil, err
+		}
+		defer checked.Close(context.WithoutCancel(ctx))
 	}
 	fmt.Fprint(logw, t.NoNamesInfo())
 	cfg := engine.Config{
@@ -312,35 +324,38 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		FairFuzz:      opts.FairFuzz,
 		Levy:          opts.Levy,
 	}
-	newExec := executors(tgt)
-	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
-		if len(checkedMap.Sites) != len(sm.Sites) {
-			// both builds' counters feed one coverage map
-			return nil, fmt.Errorf("%s: internal error: the heap check's build has %d sites, the campaign's %d", t.name, len(checkedMap.Sites), len(sm.Sites))
-		}
-		newExec = sampledExecutors(tgt, checked, every, max(1, opts.Workers))
-	}
 	deps := engine.Deps{
-		NewExecutor: newExec,
-		TargetDict:  sm.Dictionary,
-		Status:      opts.Status,
-		StatusTTY:   opts.StatusTTY,
+		TargetDict: sm.Dictionary,
+		Status:     opts.Status,
+		StatusTTY:  opts.StatusTTY,
 	}
 	if useGen {
 		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias})
 	} else {
 		deps.Seeds = append(deps.Seeds, opts.Seeds...)
 		if cmpTarget != nil {
-			// The campaign does not need it: without it, say why and go on.
-			switch ct, _, err := cmpTarget(); {
+			// The campaign does not need it: without it, say why and go on
+			// (without the heap check's samples too).
+			switch ct, csm, err := cmpTarget(); {
 			case err != nil && ctx.Err() != nil:
 				return nil, err
 			case err != nil:
 				fmt.Fprintf(logw, "INFO: no input-to-state mutation: %v\n", err)
 			default:
 				deps.NewComparer = comparers(ct)
+				if sampled && sm.Layout.HeapExport != "" {
+					checked, checkedMap = ct, csm
+				}
 			}
 		}
+	}
+	deps.NewExecutor = executors(tgt)
+	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
+		if len(checkedMap.Sites) != len(sm.Sites) {
+			// both builds' counters feed one coverage map
+			return nil, fmt.Errorf("%s: internal error: the heap check's build has %d sites, the campaign's %d", t.name, len(checkedMap.Sites), len(sm.Sites))
+		}
+		deps.NewExecutor = sampledExecutors(tgt, checked, every, max(1, opts.Workers))
 	}
 	switch {
 	case dir != nil:

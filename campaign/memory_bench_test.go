@@ -41,7 +41,11 @@ func rssKB(field string) int64 {
 // second, and with WAFER_MEMPROF_OUT=FILE writes the heap profile (FILE)
 // and /proc/self/smaps (FILE.smaps) whenever the resident memory reaches
 // a new peak: where the memory goes (docs/PERFORMANCE.md, "campaign:
-// memory"). It runs only when WAFER_MEMPROF names the example:
+// memory"); with WAFER_MEMPROF_AT=N also FILE.N after a collection at
+// second N (what the steady state holds); WAFER_MEMPROF_DIR=DIR writes
+// the campaign's output directory there, as `wafer fuzz -o DIR` does. It
+// runs only when
+// WAFER_MEMPROF names the example:
 //
 //	WAFER_MEMPROF=czstd WAFER_MEMPROF_J=2 WAFER_MEMPROF_SECS=30 \
 //	  go test ./campaign -run '^$' -bench CampaignMemory -benchtime 1x
@@ -58,11 +62,12 @@ func BenchmarkCampaignMemory(b *testing.B) {
 	secs, _ := strconv.Atoi(os.Getenv("WAFER_MEMPROF_SECS"))
 	secs = max(secs, 1)
 	out := os.Getenv("WAFER_MEMPROF_OUT")
+	at, _ := strconv.Atoi(os.Getenv("WAFER_MEMPROF_AT"))
 	wasm, err := os.ReadFile(filepath.Join("../examples", name, name+".wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := campaign.Options{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second}
+	opts := campaign.Options{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second, Output: os.Getenv("WAFER_MEMPROF_DIR")}
 	var topts campaign.TargetOptions
 	if name == "gojson" {
 		ents, _ := os.ReadDir("../examples/gojson/seeds")
@@ -100,6 +105,12 @@ func BenchmarkCampaignMemory(b *testing.B) {
 			var ms goruntime.MemStats
 			goruntime.ReadMemStats(&ms)
 			r := rssKB("VmRSS")
+			if out != "" && i+1 == at {
+				goruntime.GC()
+				f, _ := os.Create(fmt.Sprintf("%s.%d", out, at))
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
 			if r > peak {
 				peak = r
 				if out != "" {

@@ -332,8 +332,9 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 
 // compileAside starts compile of build b on another goroutine, with its
 // own copy of the module (compiling is one core's work), and returns a
-// function that waits for it and one that cancels it if unfinished and
-// closes the target: the caller defers the latter.
+// function that waits for it (the SiteMap is returned to the first call
+// only) and one that cancels it if unfinished and closes the target: the
+// caller defers the latter.
 func (t *Target) compileAside(ctx context.Context, b build, maxInput int) (wait func() (*runtime.Target, *instrument.SiteMap, error), done func()) {
 	cctx, cancel := context.WithCancel(ctx)
 	own := &Target{name: t.name, wasm: bytes.Clone(t.wasm), opts: t.opts, building: t.building} // nothing but the turn is shared with the main build
@@ -347,7 +348,9 @@ func (t *Target) compileAside(ctx context.Context, b build, maxInput int) (wait 
 	}()
 	wait = func() (*runtime.Target, *instrument.SiteMap, error) {
 		<-finished
-		return tgt, sm, err
+		m := sm
+		sm = nil // handed over: done keeps the target alone (a large module's SiteMap is MBs)
+		return tgt, m, err
 	}
 	done = func() {
 		cancel() // an early return need not wait for the whole compile

@@ -195,3 +195,83 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		t.Fatalf("expected one input sequence for 1 and 2 workers, got %x and %x", hs[0], hs[1])
 	}
 }
+
+// keepTraces wraps a strategy so the coordinator keeps its queue entries'
+// traces (it is not traceFree), forwarding the optional methods the
+// coordinator asks a strategy for.
+type keepTraces struct{ Strategy }
+
+func (k keepTraces) wrapGenerator(g Generator) Generator {
+	if gw, ok := k.Strategy.(generatorWrapper); ok {
+		return gw.wrapGenerator(g)
+	}
+	return g
+}
+
+// TestTraceFreeQueue: a traceFree strategy's campaign runs the same inputs
+// and queues the same entries whether or not the queue keeps their traces
+// (so the strategy really reads none), its queue holds none, and the Store
+// still gets every entry's trace, the one a campaign that keeps them
+// queues; a strategy that reads them (fairfuzz) keeps them.
+func TestTraceFreeQueue(t *testing.T) {
+	tests := []struct {
+		strat  string
+		target *fakeTarget
+		gen    Generator
+	}{
+		{"havoc", magicTarget, nil},
+		{"zest", progTarget, progGen{}},
+		{"random", progTarget, progGen{}},
+		{"bedivfuzz", progTarget, progGen{}},
+		{"spoton", progTarget, progGen{}},
+		{"fairfuzz", magicTarget, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.strat, func(t *testing.T) {
+			var logs [2]execLog
+			var sums [2]*Summary
+			var stores [2]memStore
+			for i := range sums {
+				cfg := Config{Seed: 7, Runs: 5_000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: tc.strat}
+				strat, err := NewStrategy(tc.strat, StrategyOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 {
+					strat = keepTraces{strat}
+				}
+				sums[i], err = FuzzWith(context.Background(), cfg, Deps{NewExecutor: tc.target.executors(nil), Generator: tc.gen, OnRun: logs[i].onRun, Store: &stores[i]}, strat)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			h0, n0 := logs[0].hash()
+			h1, n1 := logs[1].hash()
+			if h0 != h1 || n0 != n1 || len(sums[0].Queue) != len(sums[1].Queue) || len(stores[0].entries) != len(sums[0].Queue) {
+				t.Fatalf("expected the same runs and queues, got %x/%x over %d/%d runs, queues %d/%d, %d stored", h0, h1, n0, n1, len(sums[0].Queue), len(sums[1].Queue), len(stores[0].entries))
+			}
+			s, _ := NewStrategy(tc.strat, StrategyOptions{})
+			_, free := s.(traceFree)
+			if free == (tc.strat == "fairfuzz") {
+				t.Fatalf("%s: traceFree is %v", tc.strat, free)
+			}
+			withTraces := 0
+			for i, e := range sums[0].Queue {
+				kept := sums[1].Queue[i]
+				if string(e.Choices) != string(kept.Choices) || string(stores[0].entries[i].Trace) != string(kept.Trace) {
+					t.Fatalf("entry %d: choices or the stored trace differ from the campaign that keeps traces", i)
+				}
+				if len(kept.Trace) > 0 {
+					withTraces++
+				}
+				if free != (e.Trace == nil) {
+					t.Fatalf("entry %d: queue trace %d bytes, traceFree %v", i, len(e.Trace), free)
+				}
+			}
+			if withTraces == 0 {
+				t.Fatal("expected entries with traces")
+			}
+			t.Logf("%d runs, %d entries", n0, len(sums[0].Queue))
+		})
+	}
+}

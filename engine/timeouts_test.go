@@ -100,7 +100,7 @@ func TestTimeoutsRerunOnlyNewSites(t *testing.T) {
 		// The slow input is queued for its late site, with its fuel, and
 		// its children get a budget it fits in.
 		var slow *Entry
-		for _, e := range sum.Queue {
+		for _, e := range st.entries { // (the queue's entries hold no trace: havoc is traceFree)
 			if len(e.Input) > 0 && e.Input[0]&7 == 2 && (Hits(e.Trace, lateSite) || Hits(e.Trace, lateSite+1)) {
 				slow = e
 				break

@@ -83,7 +83,8 @@ func (c *coordinator) reproduces(ctx context.Context, ch *childResult, id string
 	v.tries[id]++
 	v.flaky++
 	if c.store != nil && v.tries[id] == 1 {
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: ch.choices, Input: ch.input, Failure: ch.failure, Execs: c.execs, Count: 1, Op: Op(c.cfg.Strategy)}
+		choices, input, _ := ownCopies(ch, false) // the store may write it after the batch's arena is reused
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: ch.failure, Execs: c.execs, Count: 1, Op: Op(c.cfg.Strategy)}
 		if err := c.store.AddFlaky(ctx, fd); err != nil {
 			c.setErr(fmt.Errorf("save flaky failure: %w", err))
 		}

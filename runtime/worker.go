@@ -48,6 +48,7 @@ type Worker struct {
 	errMark []byte // stderr from its last panic or fatal error line (wasip1.TailBuffer.Mark)
 
 	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
+	cmpUnread    bool // nothing reads the comparison log (SetComparesUnread)
 	emptyFailed  bool // the empty run failed: instances are made without it
 	// reserveFailed: the heap reserve failed: instances are made without it
 	reserveFailed bool
@@ -529,7 +530,7 @@ func (w *Worker) clearDirty() {
 // before a run; views must be fresh.
 func (w *Worker) clearCompares() {
 	lay := &w.t.meta.layout
-	if lay.Compares+lay.CompareMems == 0 {
+	if lay.Compares+lay.CompareMems == 0 || w.cmpUnread {
 		return
 	}
 	if end := uint64(lay.CompareOffset) + lay.CompareLogBytes(); end <= uint64(len(w.view)) {
@@ -622,6 +623,14 @@ func (w *Worker) shadowInput(n int) {
 // with zero counters, as does the Restore snapshot. Results of a run that
 // returned an error need no clearing.
 func (w *Worker) SetCallerClears(on bool) { w.callerClears = on }
+
+// SetComparesUnread says whether the caller reads Comparisons. Off (the
+// default), each run starts from an empty comparison log. On, the caller
+// runs a build with comparison logging for its other checks and never
+// reads the log, so runs do not clear it first: the log of a large module
+// is hundreds of KiB (72 bytes per comparison in its code), zeroed per run
+// for no reader. Targets without comparison logging ignore it.
+func (w *Worker) SetComparesUnread(on bool) { w.cmpUnread = on }
 
 // Run executes one input. A target failure is a Result (Crash, Hang); an
 // error means wafer could not run the input (ctx ended, input too long,

@@ -22,6 +22,11 @@
 // Â12 of each build against counted (package evalstats).
 //
 //	go run ./docs/eval/goskip -runs 3000 -seeds 5
+//
+// With -decompose it measures instead what each part of the default build
+// costs a run (counters, fuel, dirty marks, restore; see decompose):
+//
+//	go run ./docs/eval/goskip -decompose -runs 20000 -rounds 8
 package main
 
 import (
@@ -58,6 +63,7 @@ func main() {
 	seeds := flag.Int("seeds", 5, "PRNG seeds per build (1..N)")
 	root := flag.String("root", ".", "the repository's root")
 	rounds := flag.Int("rounds", 8, "replay rounds per build")
+	decomp := flag.Bool("decompose", false, "instead: what each part of the default build costs a run (see decompose)")
 	flag.Parse()
 	ctx := context.Background()
 	cache, err := os.MkdirTemp("", "goskip-cache")
@@ -72,6 +78,10 @@ func main() {
 			fail(err)
 		}
 		inputs := readSeeds(filepath.Join(dir, "seeds"))
+		if *decomp {
+			decompose(ctx, name, wasm, inputs, *runs, *rounds, cache)
+			continue
+		}
 		ref, refSM := compile(ctx, wasm, builds[1].opts, cache)
 		refW, err := ref.NewWorker(ctx)
 		if err != nil {
@@ -168,6 +178,60 @@ func main() {
 			fmt.Printf("| %s | %d | %.1f (%.1f-%.1f) | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %s |\n", bl.name, sites[b], sr.Median, sr.Min, sr.Max, vr,
 				sc.Median, sc.Min, sc.Max, sv.Median, sv.Min, sv.Max, vs)
 		}
+	}
+}
+
+// decompose prints what each part of the default build (the runtime
+// skipped) costs a run of the Go reactor: one seed-1 havoc campaign of
+// runs executions on that build gives the inputs (its queue and the
+// seeds), replayed in rounds, builds in rotating order, on the original
+// module and on builds adding fuel (no counters: every function skipped),
+// counters (the runtime's skipped) and dirty marks (persistent: no
+// restore), then on the default build in restore mode, as campaigns run
+// (what BenchmarkReactors calls replay). Every build has fuel, so none
+// runs with the wall-clock backstop (which slows loops 3-6x).
+func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, runs int64, rounds int, cache string) {
+	skip := []string{"runtime.*"}
+	parts := []struct {
+		name  string
+		opts  *instrument.Options // nil: the original module
+		reset runtime.Reset
+	}{
+		{"original", nil, runtime.Persistent},
+		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent},
+		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent},
+		{"+ dirty marks", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent},
+		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore},
+	}
+	tgt, sm := compile(ctx, wasm, *parts[4].opts, cache)
+	st := &queueStore{}
+	cfg := engine.Config{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc", Conditionals: sm.Conditionals()}
+	if _, err := engine.Fuzz(ctx, cfg, engine.Deps{NewExecutor: runexec.Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, Store: st}); err != nil {
+		fail(err)
+	}
+	tgt.Close(ctx)
+	inputs := append(st.inputs, seeds...)
+	tgts := make([]*runtime.Target, len(parts))
+	for i, p := range parts {
+		if p.opts == nil {
+			tgts[i] = compilePlain(ctx, wasm, cache)
+		} else {
+			tgts[i], _ = compileWith(ctx, wasm, *p.opts, cache, p.reset)
+		}
+	}
+	cost := replayCost(ctx, tgts, inputs, rounds)
+	for _, t := range tgts {
+		t.Close(ctx)
+	}
+	fmt.Printf("\n%s: %d inputs (a %d-run campaign's queue and the seeds), %d rounds\n\n", name, len(inputs), runs, rounds)
+	fmt.Println("| build | CPU µs per run, median (min-max) | ratio to the original | added by this part |")
+	fmt.Println("|---|---|---|---|")
+	orig := evalstats.Summarize(cost[0]).Median
+	prev := orig
+	for i, p := range parts {
+		sp := evalstats.Summarize(cost[i])
+		fmt.Printf("| %s | %.1f (%.1f-%.1f) | %.2f | %+.2f |\n", p.name, sp.Median, sp.Min, sp.Max, sp.Median/orig, (sp.Median-prev)/orig)
+		prev = sp.Median
 	}
 }
 
