@@ -203,8 +203,8 @@
 // trace-set lookup; on gojson (153,234 counters, ~974 hit a run) the scan
 // is ~60 % of the engine's part. The loop allocates 0.11 times per
 // execution on cexpr (per job and per queue entry), 0.70 before the
-// arena. On the Go reactors (CPU profiles of the loop) the engine is 21 %
-// of an execution's CPU on gopng and 7 % on gojson, the workers' counter
+// arena. On the Go reactors (CPU profiles of the loop) the engine is 14-21 %
+// of an execution's CPU on gopng and 6-7 % on gojson, the workers' counter
 // scan most of it (64-byte lines, 4 bytes of state per site: 1.8 and
 // 2.8 µs a scan of recorded maps), the coordinator and the GC under 1 %
 // each; the workers' executors are made concurrently, so a campaign's
