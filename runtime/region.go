@@ -92,6 +92,37 @@ func snapshotOf(src []byte) region {
 	return r
 }
 
+// zeroPages reports, for each 4 KiB page of a snapshot snapshotOf made,
+// whether it is all zero: a page snapshotOf did not write (the OS says
+// which, osTouched, without reading them; elsewhere the bytes are read).
+// A restore clears a dirty block of such a page instead of copying it:
+// it writes the block without reading the snapshot, whose zero pages stay
+// unread and, in a region, not resident.
+func zeroPages(snap []byte) []bool {
+	n := (len(snap) + osPage - 1) / osPage
+	zero := make([]bool, n)
+	touched, known := osTouched(snap, nil)
+	for i := range n {
+		if known {
+			zero[i] = !touched[i]
+		} else {
+			zero[i] = isZero(snap[i*osPage : min((i+1)*osPage, len(snap))])
+		}
+	}
+	return zero
+}
+
+// zeroSpan reports whether every page of [lo, hi) is a zero page of
+// zero (zeroPages).
+func zeroSpan(zero []bool, lo, hi uint64) bool {
+	for p := lo / osPage; p <= (hi-1)/osPage; p++ {
+		if p >= uint64(len(zero)) || !zero[p] {
+			return false
+		}
+	}
+	return true
+}
+
 // copyPages makes dst equal to src (same length), writing only the pages
 // where they differ from zero: a page zero in src is cleared in dst only
 // if dst has a non-zero byte there, so zero pages of a fresh memory are

@@ -66,6 +66,7 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 	for _, a := range append(spill, poisoned...) {
 		w.snapMem[base+uint64(a)] = 0x5a
 	}
+	w.snapZero = zeroPages(w.snapMem) // the snapshot changed: its zero pages too
 	// The next run restores first; it pokes block 0 (the input buffer's).
 	if r := run(t, w, poke(0x300, 1)); r.Outcome != Valid {
 		t.Fatalf("second poke: %v %v", r.Outcome, r.Failure)
@@ -88,6 +89,44 @@ func TestRestoreDirtyBlocks(t *testing.T) {
 	}
 	if mark(addr>>shift) != 0 || mark(0) == 0 {
 		t.Errorf("dirty map: expected block %#x cleared and block 0 marked, got %d and %d", addr>>shift, mark(addr>>shift), mark(0))
+	}
+}
+
+// TestRestoreZeroPages: a dirty block in a page that is zero in the
+// snapshot is restored to zero without the snapshot's page being read:
+// where the OS tells (osTouched), that page is still not resident after
+// the restore, while a page the snapshot holds data in is restored from
+// it.
+func TestRestoreZeroPages(t *testing.T) {
+	w, lay := pokeWorker(t, Config{MaxInputLen: 64})
+	base := lay.ReservedBytes()
+	view, _ := w.mem.Read(0, w.mem.Size())
+	// a page past the target's data, zero in the snapshot
+	var zeroAddr uint64
+	for a := uint64(len(view)) - osPage; a > base; a -= osPage {
+		if w.snapZero[a/osPage] { // (not read here: reading may make it resident)
+			zeroAddr = a + 0x204
+			break
+		}
+	}
+	if zeroAddr == 0 {
+		t.Fatal("expected a zero page in the snapshot")
+	}
+	touchedBefore, known := osTouched(w.snapMem[zeroAddr&^(osPage-1):][:osPage], nil)
+	if r := run(t, w, poke(uint32(zeroAddr-base), 0xab)); r.Outcome != Valid {
+		t.Fatalf("poke: %v %v", r.Outcome, r.Failure)
+	}
+	if r := run(t, w, poke(0x300, 1)); r.Outcome != Valid { // restores the first
+		t.Fatalf("second poke: %v %v", r.Outcome, r.Failure)
+	}
+	if view, _ = w.mem.Read(0, w.mem.Size()); view[zeroAddr] != 0 {
+		t.Fatalf("expected the poked byte restored to zero, got %#x", view[zeroAddr])
+	}
+	if known {
+		after, _ := osTouched(w.snapMem[zeroAddr&^(osPage-1):][:osPage], nil)
+		if touchedBefore[0] || after[0] {
+			t.Fatalf("expected the snapshot's zero page never resident, got %v before and %v after the restore", touchedBefore[0], after[0])
+		}
 	}
 }
 

@@ -66,8 +66,10 @@ type Worker struct {
 	inShadow    []byte
 	inShadowLen int
 
-	// snapMem is the snapshot's memory, snapRegion's bytes.
+	// snapMem is the snapshot's memory, snapRegion's bytes; snapZero
+	// its zero pages (zeroPages).
 	snapMem     []byte
+	snapZero    []bool
 	snapRegion  region
 	snapGlobals []uint64
 	// dataFix: where the data segments differ from the snapshot (dataFixes).
@@ -110,7 +112,7 @@ func (w *Worker) Close(ctx context.Context) error {
 	}
 	w.alloc.close()
 	w.snapRegion.release()
-	w.snapMem = nil
+	w.snapMem, w.snapZero = nil, nil
 	w.view, w.ctrs, w.inBuf, w.inShadow = nil, nil, nil, nil
 	return err
 }
@@ -375,6 +377,7 @@ func (w *Worker) takeSnapshot() {
 	w.snapRegion.release()
 	w.snapRegion = snapshotOf(view)
 	w.snapMem = w.snapRegion.b
+	w.snapZero = zeroPages(w.snapMem)
 	w.snapGlobals = w.snapGlobals[:0]
 	for _, g := range w.globals {
 		w.snapGlobals = append(w.snapGlobals, g.Get())
@@ -476,11 +479,18 @@ func (w *Worker) restoreDirty(view []byte) {
 	size := uint64(1)<<shift + instrument.DirtySpill
 	// With the heap check, each block's shadow bytes too (shn > 0).
 	sh, shn := uint64(lay.ShadowOffset), uint64(lay.ShadowBytes)
+	zero := w.snapZero
 	forMarked(view[lay.DirtyOffset:uint64(lay.DirtyOffset)+blocks], func(j int) {
 		t := uint64(j) << shift
 		off := base + t
 		end := min(off+size, uint64(len(view)))
-		copy(view[off:end], snap[off:end])
+		if zeroSpan(zero, off, end) {
+			// a heap the run allocated from fresh: writing zeros reads
+			// nothing (a Go reactor's run can dirty a MiB of them)
+			clear(view[off:end])
+		} else {
+			copy(view[off:end], snap[off:end])
+		}
 		if lo := t >> 3; lo < shn {
 			hi := sh + min((t+size+7)>>3, shn)
 			copy(view[sh+lo:hi], snap[sh+lo:hi])
