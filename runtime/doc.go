@@ -124,7 +124,9 @@
 // "wafer.g<i>"; before each run it copies back the 1 KiB blocks of target
 // memory marked in the dirty map (Layout.DirtyOffset, one byte per block of
 // 1<<Layout.DirtyShift() bytes; it scans only the entries of the current
-// memory size, 32 at a time) and clears their marks, or all of memory when
+// memory size, 32 at a time; a block in a page the snapshot holds as zero
+// is cleared instead, the snapshot's page left unread) and clears their
+// marks, or all of memory when
 // the module has no dirty map; if memory grew, or the run crashed or hung,
 // it makes a new instance on the old instance's memory, unzeroed, and
 // copies back only what the last run dirtied and the data-segment bytes
