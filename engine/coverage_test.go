@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -310,14 +311,21 @@ func TestScanMatchesReference(t *testing.T) {
 					round, run, n, o, s.trace, gotH, gotF, wantTr, wantH, wantF)
 			}
 		}
-		sites, counts := s.flushHits()
-		if len(sites) != len(ref.hits) {
-			t.Fatalf("round %d: %d sites with hits, expected %d", round, len(sites), len(ref.hits))
-		}
-		for i, site := range sites {
-			if counts[i] != ref.hits[site] {
-				t.Fatalf("round %d: site %d has %d hits, expected %d", round, site, counts[i], ref.hits[site])
-			}
+		checkHits(t, "round "+strconv.Itoa(round), s, ref.hits)
+	}
+}
+
+// checkHits flushes s's hit counts and checks them against want (site →
+// hits), the reference scanner's.
+func checkHits(t *testing.T, label string, s *scanner, want map[uint32]uint32) {
+	t.Helper()
+	sites, counts := s.flushHits()
+	if len(sites) != len(want) {
+		t.Fatalf("%s: %d sites with hits, expected %d", label, len(sites), len(want))
+	}
+	for i, site := range sites {
+		if counts[i] != want[site] {
+			t.Fatalf("%s: site %d has %d hits, expected %d", label, site, counts[i], want[site])
 		}
 	}
 }

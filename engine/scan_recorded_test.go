@@ -74,15 +74,7 @@ func TestScanMatchesReferenceRecorded(t *testing.T) {
 			}
 			clear(c)
 		}
-		sites, counts := s.flushHits()
-		if len(sites) != len(ref.hits) {
-			t.Fatalf("%s: %d sites with hits, expected %d", name, len(sites), len(ref.hits))
-		}
-		for i, site := range sites {
-			if counts[i] != ref.hits[site] {
-				t.Fatalf("%s: site %d has %d hits, expected %d", name, site, counts[i], ref.hits[site])
-			}
-		}
+		checkHits(t, name, s, ref.hits)
 	}
 }
 
