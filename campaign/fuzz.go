@@ -291,14 +291,13 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	defer tgt.Close(context.WithoutCancel(ctx))
-	var checked *runtime.Target // the build the heap check's samples run on
+	// The build the heap check's samples run on: none without a heap
+	// check asked for or a heap to check, else the compare build (below,
+	// when it compiled) or the heap check's own.
+	sampled = sampled && sm.Layout.HeapExport != ""
+	var checked *runtime.Target
 	var checkedMap *instrument.SiteMap
-	switch {
-	case !sampled || sm.Layout.HeapExport == "":
-		// nothing to sample: no heap check asked for, or no heap
-	case cmpTarget != nil:
-		// the compare build, when it compiled (below)
-	default:
+	if sampled && cmpTarget == nil {
 		if checked, checkedMap, err = t.compile(ctx, buildChecked, maxIn, ResetDefault, false); err != nil {
 			return nil, err
 		}
@@ -343,7 +342,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 				fmt.Fprintf(logw, "INFO: no input-to-state mutation: %v\n", err)
 			default:
 				deps.NewComparer = comparers(ct)
-				if sampled && sm.Layout.HeapExport != "" {
+				if sampled {
 					checked, checkedMap = ct, csm
 				}
 			}
