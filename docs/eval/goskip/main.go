@@ -193,15 +193,17 @@ func main() {
 func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, runs int64, rounds int, cache string) {
 	skip := []string{"runtime.*"}
 	parts := []struct {
-		name  string
-		opts  *instrument.Options // nil: the original module
-		reset runtime.Reset
+		name   string
+		opts   *instrument.Options // nil: the original module
+		reset  runtime.Reset
+		warmUp bool // the seeds run before the snapshot (--warm-up)
 	}{
-		{"original", nil, runtime.Persistent},
-		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent},
-		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent},
-		{"+ dirty marks", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent},
-		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore},
+		{"original", nil, runtime.Persistent, false},
+		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent, false},
+		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
+		{"+ dirty marks", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
+		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, false},
+		{"restore, the seeds as warm-up", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, true},
 	}
 	tgt, sm := compile(ctx, wasm, *parts[4].opts, cache)
 	st := &queueStore{}
@@ -213,10 +215,14 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 	inputs := append(st.inputs, seeds...)
 	tgts := make([]*runtime.Target, len(parts))
 	for i, p := range parts {
+		var warmUp [][]byte
+		if p.warmUp {
+			warmUp = seeds
+		}
 		if p.opts == nil {
 			tgts[i] = compilePlain(ctx, wasm, cache)
 		} else {
-			tgts[i], _ = compileWith(ctx, wasm, *p.opts, cache, p.reset)
+			tgts[i], _ = compileWarm(ctx, wasm, *p.opts, cache, p.reset, warmUp)
 		}
 	}
 	cost := replayCost(ctx, tgts, inputs, rounds)
@@ -284,11 +290,16 @@ func compilePlain(ctx context.Context, wasm []byte, cache string) *runtime.Targe
 }
 
 func compileWith(ctx context.Context, wasm []byte, opts instrument.Options, cache string, reset runtime.Reset) (*runtime.Target, *instrument.SiteMap) {
+	return compileWarm(ctx, wasm, opts, cache, reset, nil)
+}
+
+// compileWarm is compileWith with warm-up inputs (runtime.Config.WarmUp).
+func compileWarm(ctx context.Context, wasm []byte, opts instrument.Options, cache string, reset runtime.Reset, warmUp [][]byte) (*runtime.Target, *instrument.SiteMap) {
 	out, sm, err := instrument.Instrument(wasm, opts)
 	if err != nil {
 		fail(err)
 	}
-	tgt, err := runtime.New(ctx, out, sm, runtime.Config{Reset: reset, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache})
+	tgt, err := runtime.New(ctx, out, sm, runtime.Config{Reset: reset, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache, WarmUp: warmUp})
 	if err != nil {
 		fail(err)
 	}
