@@ -29,6 +29,9 @@
 # Usage, from the repository root:
 #   docs/eval/cov29.sh [BASE]          # BASE defaults to 766bbb4
 #   TIME=30 SEEDS="1 2 3" TARGETS="gojson cexpr" RSS_TARGETS= docs/eval/cov29.sh
+# HEAD_ARGS adds flags to the head campaigns only (@SEEDS@ is the target's
+# seed directory), e.g. a flag's effect with BASE = HEAD:
+#   HEAD_ARGS='--warm-up @SEEDS@' RSS_TARGETS= docs/eval/cov29.sh HEAD
 # Results in $OUT (default /tmp/wafer-cov29): cov/TARGET__{base,head}__SEED.json,
 # rss/TARGET-jN__{base,head}__1.json, tables in cov.md and rss.md.
 set -eu
@@ -56,7 +59,10 @@ echo "cov29: base $(git -C "$wt" rev-parse --short HEAD), head $(git -C "$root" 
 campaign() {
 	side=$1 t=$2 s=$3 j=$4 d=$5
 	rm -rf "$d"
-	/usr/bin/time -v -o "$d.time" "$OUT/wafer-$side" fuzz --max-total-time "$TIME" -j "$j" --seed "$s" --keep-going \
+	extra=
+	if [ "$side" = head ]; then extra=$(printf '%s' "${HEAD_ARGS:-}" | sed "s|@SEEDS@|$root/examples/$t/seeds|g"); fi
+	# shellcheck disable=SC2086 # $extra is words
+	/usr/bin/time -v -o "$d.time" "$OUT/wafer-$side" fuzz --max-total-time "$TIME" -j "$j" --seed "$s" --keep-going $extra \
 		-o "$d" "$root/examples/$t/$t.wasm" "$root/examples/$t/seeds" >"$d.log" 2>&1 || true
 	grep '"final":true' "$d.log" | tail -1 >"$d.json" || true
 	[ -s "$d.json" ] || { echo "cov29: $side campaign on $t (seed $s, -j $j) left no stats line: see $d.log" >&2; exit 1; }
