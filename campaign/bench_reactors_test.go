@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wafer-fuzz/wafer/engine"
+	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 	"github.com/wafer-fuzz/wafer/internal/cputime"
 	"github.com/wafer-fuzz/wafer/runtime"
@@ -85,21 +86,10 @@ func BenchmarkReactors(b *testing.B) {
 		if sel != "1" && !selected(sel, bt.name) {
 			continue
 		}
-		wasm, err := os.ReadFile(bt.wasm)
-		if err != nil {
-			b.Fatal(err)
-		}
 		seeds := readSeeds(b, bt.seeds)
-		t, err := Load(bt.wasm, wasm, TargetOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tgt, sm, err := t.compile(ctx, buildCounters, DefaultMaxLen, ResetDefault, true)
-		if err != nil {
-			b.Fatal(err)
-		}
+		wasm, tgt, sm := counterBuild(b, bt.wasm)
 		bareOpts := TargetOptions{Reset: ResetPersistent, Timeout: -1}
-		bareT := &Target{name: t.name, wasm: wasm, opts: bareOpts}
+		bareT := &Target{name: bt.wasm, wasm: wasm, opts: bareOpts}
 		bare, _, err := bareT.compile(ctx, buildPlain, DefaultMaxLen, ResetDefault, true)
 		if err != nil {
 			b.Fatal(err)
@@ -179,6 +169,24 @@ func selected(names, name string) bool {
 		names = names[i+1:]
 	}
 	return false
+}
+
+// counterBuild reads the module at path and compiles the build a
+// campaign runs (counters, fuel, dirty pages; no source lines).
+func counterBuild(tb testing.TB, path string) ([]byte, *runtime.Target, *instrument.SiteMap) {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t, err := Load(path, wasm, TargetOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tgt, sm, err := t.compile(context.Background(), buildCounters, DefaultMaxLen, ResetDefault, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return wasm, tgt, sm
 }
 
 // readSeeds reads every file of dir, in name order.
@@ -267,21 +275,10 @@ func TestRecordCounters(t *testing.T) {
 		if !selected(sel, bt.name) {
 			continue
 		}
-		wasm, err := os.ReadFile(bt.wasm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ld, err := Load(bt.wasm, wasm, TargetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tgt, sm, err := ld.compile(ctx, buildCounters, DefaultMaxLen, ResetDefault, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, tgt, sm := counterBuild(t, bt.wasm)
 		rec := &counterRecorder{every: 400}
 		newExec := executors(tgt)
-		_, err = engine.Fuzz(ctx,
+		_, err := engine.Fuzz(ctx,
 			engine.Config{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
 			engine.Deps{Seeds: readSeeds(t, bt.seeds), TargetDict: sm.Dictionary,
 				NewExecutor: func(ctx context.Context, w int) (engine.Executor, error) {
@@ -296,7 +293,7 @@ func TestRecordCounters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := atomicfile.Write(filepath.Join("..", "engine", "testdata", "counters-"+bt.name+".bin"), rec.out); err != nil {
+		if err = atomicfile.Write(filepath.Join("..", "engine", "testdata", "counters-"+bt.name+".bin"), rec.out); err != nil {
 			t.Fatal(err)
 		}
 	}
