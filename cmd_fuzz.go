@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wafer-fuzz/wafer/campaign"
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
@@ -67,7 +68,8 @@ type fuzzFlags struct {
 	useCmp       int
 	dict         []string
 
-	target targetFlags
+	target      targetFlags
+	warmUpSeeds bool
 
 	// Input and output.
 	input             []string
@@ -122,6 +124,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	f.grammar.register(fs)
 	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
+	fs.BoolVar(&f.warmUpSeeds, "warm-up-seeds", true, fmt.Sprintf("on a Go reactor given no --warm-up, run the first %d seeds (%d KiB at most) as warm-up inputs before the snapshot, so runs start with the first-use state of the Go runtime and the program built (--warm-up-seeds=false: off)", maxWarmUpSeeds, maxWarmUpBytes>>10))
 	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
@@ -332,6 +335,41 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 	return c.campaign(ctx, f, wasm, rest, out, lf)
 }
 
+// The seed warm-up's bounds (--warm-up-seeds): every instance runs the
+// warm-up at its start.
+const (
+	maxWarmUpSeeds = 16
+	maxWarmUpBytes = 1 << 20
+)
+
+// seedWarmUp picks the files of the seeds that run as warm-up inputs
+// (--warm-up-seeds): the first maxWarmUpSeeds non-empty ones, maxWarmUpBytes
+// together at most, when tg is a Go reactor whose runs start from a
+// snapshot or share an instance (not --reset fresh) and no --warm-up is
+// given; with a generator too, which does not run the seeds. On a Go reactor a run from a cold snapshot
+// redoes the first-use work of the runtime and the program (allocator
+// caches, lazily built tables, sync.Once) every time; from the seeds' warm
+// snapshot, a run costs gojson 0.77 and gopng 0.52 of the cold one
+// (docs/PERFORMANCE.md, "Go reactors: the seeds as warm-up").
+func (f *fuzzFlags) seedWarmUp(tg *campaign.Target, seeds []corpus.Seed) []string {
+	if !f.warmUpSeeds || len(f.target.warmUp) > 0 || f.target.reset == "fresh" || tg.Harness() != campaign.HarnessGo {
+		return nil
+	}
+	var paths []string
+	total := 0
+	for _, s := range seeds {
+		if len(s.Data) == 0 || total+len(s.Data) > maxWarmUpBytes {
+			continue
+		}
+		paths = append(paths, s.Path)
+		total += len(s.Data)
+		if len(paths) == maxWarmUpSeeds {
+			break
+		}
+	}
+	return paths
+}
+
 func allFiles(paths []string) bool {
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -377,6 +415,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	tg, err := f.target.loadTarget(ctx, target, wasm)
 	if err != nil {
 		return err
+	}
+	if paths := f.seedWarmUp(tg, seeds); len(paths) > 0 {
+		f.target.warmUp = paths // in the repro commands too
+		if tg, err = f.target.loadTarget(ctx, target, wasm); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "INFO: %d of %d seed inputs run as warm-up before the snapshot of the Go reactor (--warm-up-seeds=false: off)\n", len(paths), len(seeds))
 	}
 	opts := f.opts
 	opts.Dict = dict

@@ -46,7 +46,9 @@ var benchReactors = []struct {
 //     export called, the ceiling;
 //   - replay: Worker.Run on the build a campaign runs (Target.compile's
 //     buildCounters with the default options: counters, fuel, dirty pages,
-//     restore), the counters scanned by nobody: the runtime alone;
+//     restore; on a Go reactor with the seeds as warm-up, as wafer fuzz
+//     runs it, or without when WAFER_BENCH_COLD is set), the counters
+//     scanned by nobody: the runtime alone;
 //   - loop-1w, loop-2w: the engine's loop (engine.Fuzz, havoc)) on that build through the campaign's executors, one and
 //     two workers; loop-2w-det with Deterministic, whose inputs are
 //     loop-1w's. Input-to-state mutation and the heap check's sampled
@@ -87,7 +89,7 @@ func BenchmarkReactors(b *testing.B) {
 			continue
 		}
 		seeds := readSeeds(b, bt.seeds)
-		wasm, tgt, sm := counterBuild(b, bt.wasm)
+		wasm, tgt, sm := counterBuild(b, bt.wasm, seeds)
 		bareOpts := TargetOptions{Reset: ResetPersistent, Timeout: -1}
 		bareT := &Target{name: bt.wasm, wasm: wasm, opts: bareOpts}
 		bare, _, err := bareT.compile(ctx, buildPlain, DefaultMaxLen, ResetDefault, true)
@@ -172,8 +174,10 @@ func selected(names, name string) bool {
 }
 
 // counterBuild reads the module at path and compiles the build a
-// campaign runs (counters, fuel, dirty pages; no source lines).
-func counterBuild(tb testing.TB, path string) ([]byte, *runtime.Target, *instrument.SiteMap) {
+// campaign runs (counters, fuel, dirty pages; no source lines). A Go
+// reactor gets seeds as warm-up inputs, as wafer fuzz gives it its seeds
+// (--warm-up-seeds), unless WAFER_BENCH_COLD is set.
+func counterBuild(tb testing.TB, path string, seeds [][]byte) ([]byte, *runtime.Target, *instrument.SiteMap) {
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -181,6 +185,9 @@ func counterBuild(tb testing.TB, path string) ([]byte, *runtime.Target, *instrum
 	t, err := Load(path, wasm, TargetOptions{})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if t.Harness() == HarnessGo && os.Getenv("WAFER_BENCH_COLD") == "" {
+		t.opts.WarmUp = seeds
 	}
 	tgt, sm, err := t.compile(context.Background(), buildCounters, DefaultMaxLen, ResetDefault, true)
 	if err != nil {
@@ -275,12 +282,13 @@ func TestRecordCounters(t *testing.T) {
 		if !selected(sel, bt.name) {
 			continue
 		}
-		_, tgt, sm := counterBuild(t, bt.wasm)
+		seeds := readSeeds(t, bt.seeds)
+		_, tgt, sm := counterBuild(t, bt.wasm, seeds)
 		rec := &counterRecorder{every: 400}
 		newExec := executors(tgt)
 		_, err := engine.Fuzz(ctx,
 			engine.Config{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
-			engine.Deps{Seeds: readSeeds(t, bt.seeds), TargetDict: sm.Dictionary,
+			engine.Deps{Seeds: seeds, TargetDict: sm.Dictionary,
 				NewExecutor: func(ctx context.Context, w int) (engine.Executor, error) {
 					ex, err := newExec(ctx, w)
 					if err != nil {

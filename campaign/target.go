@@ -209,6 +209,12 @@ func Load(name string, wasm []byte, opts TargetOptions) (*Target, error) {
 // Name is the name given to Load.
 func (t *Target) Name() string { return t.name }
 
+// Harness is the harness the options name, or the one the module's
+// exports call for (HarnessAuto when there is none).
+func (t *Target) Harness() Harness {
+	return runtime.HarnessOf(t.wasm, runtime.Config{Harness: t.opts.Harness})
+}
+
 // NoNames reports whether the module has neither a name section nor
 // DWARF: its stacks name functions by index, and what is told apart by a
 // function's name (C's abort, the stack pointer of a stack overflow)

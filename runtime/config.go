@@ -142,8 +142,10 @@ type Config struct {
 	// target that fills caches on first use (encoding/json's type cache,
 	// regexp compilation, lazily built tables) then starts every run warm
 	// instead of redoing that work each time. Runs stay deterministic; the
-	// cost is that first-use paths are covered only by the warm-up. A
-	// warm-up input that crashes is a start-up error. Zero: none.
+	// cost is that first-use paths are covered only by the warm-up. Each
+	// runs with a run's fuel and backstop; one that fails (a crash, an
+	// exit, a hang) is left out of every instance, as a failing empty run
+	// is (Worker.WarmUpFailed). Zero: none.
 	WarmUp [][]byte
 	// NoEmptyRun skips the empty input reactors run once per instance
 	// before the WarmUp inputs (in every mode), as libFuzzer runs it

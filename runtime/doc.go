@@ -42,8 +42,8 @@
 //     once, as libFuzzer does before any other (what a harness sets up on
 //     its first call then belongs to the instance and the snapshot; an
 //     empty input that fails is left out; Config.NoEmptyRun), then the
-//     optional Config.WarmUp inputs; each input
-//     is copied to that buffer (at pointer + Layout.ReservedBytes() in an
+//     optional Config.WarmUp inputs (likewise left out when they fail);
+//     each input is copied to that buffer (at pointer + Layout.ReservedBytes() in an
 //     instrumented module; the rest of the buffer is kept zero) and the
 //     target is called with (pointer, length). 0 is Valid, any other
 //     return Invalid.

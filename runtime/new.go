@@ -31,7 +31,7 @@ func New(ctx context.Context, wasm []byte, sm *instrument.SiteMap, cfg Config) (
 // build): the caller sets it, with DirtyPages from RestoresMemory.
 func Preparation(wasm []byte, cfg Config) instrument.Build {
 	var b instrument.Build
-	if harnessOf(wasm, cfg) != HarnessLibFuzzer {
+	if HarnessOf(wasm, cfg) != HarnessLibFuzzer {
 		return b
 	}
 	if !exportsFunction(wasm, exportInitialize) {

@@ -141,7 +141,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	}()
 	// The heap reserve needs free, the one that goes with malloc
 	// (Preparation exports both when the name section has them).
-	wantFree := harnessOf(wasm, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
+	wantFree := HarnessOf(wasm, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
 	t.cm, err = t.r.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)
@@ -267,9 +267,9 @@ func checkImports(cm wazero.CompiledModule, wasm []byte) error {
 	return nil
 }
 
-// harnessOf is the harness cfg.Harness names, or the one the exports of
+// HarnessOf is the harness cfg.Harness names, or the one the exports of
 // wasm call for; HarnessAuto when there is none.
-func harnessOf(wasm []byte, cfg Config) Harness {
+func HarnessOf(wasm []byte, cfg Config) Harness {
 	switch {
 	case cfg.Harness != HarnessAuto:
 		return cfg.Harness
@@ -288,16 +288,16 @@ func harnessOf(wasm []byte, cfg Config) Harness {
 // command gets a new instance per run): only then does instrumenting with
 // instrument.Options.DirtyPages pay for the stores it marks.
 func RestoresMemory(wasm []byte, cfg Config) bool {
-	return cfg.Reset == Restore && harnessOf(wasm, cfg) != HarnessCommand
+	return cfg.Reset == Restore && HarnessOf(wasm, cfg) != HarnessCommand
 }
 
-// detect picks the harness (harnessOf) and checks its exports.
+// detect picks the harness (HarnessOf) and checks its exports.
 func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) {
 	exports := cm.ExportedFunctions()
 	_, hasTest := exports[exportTest]
 	_, hasMalloc := exports[cfg.malloc()]
 	_, hasStart := exports[exportStart]
-	h := harnessOf(wasm, cfg)
+	h := HarnessOf(wasm, cfg)
 	if h == HarnessAuto {
 		return 0, fmt.Errorf("no harness export: expected %s (with %s) or %s", exportTest, cfg.malloc(), exportStart)
 	}

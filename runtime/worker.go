@@ -50,6 +50,9 @@ type Worker struct {
 	callerClears bool // the caller zeroes the counters between runs (SetCallerClears)
 	cmpUnread    bool // nothing reads the comparison log (SetComparesUnread)
 	emptyFailed  bool // the empty run failed: instances are made without it
+	// warmFailed by Config.WarmUp index: the input failed at
+	// initialisation, instances are made without it
+	warmFailed []bool
 	// reserveFailed: the heap reserve failed: instances are made without it
 	reserveFailed bool
 
@@ -250,28 +253,33 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	w.inShadowLen = n // the allocator's shadow: all n bytes accessible
 	w.shadowInput(0)
 	if !w.t.cfg.NoEmptyRun && !w.emptyFailed {
-		if !w.emptyRun(ctx) {
+		if !w.initRun(ctx, buf, nil) {
 			// Deterministic: every instance of the target fails it.
 			w.emptyFailed = true
 			return w.initInstance(ctx)
 		}
 	}
 	// Warm-up inputs: part of initialisation, so every instance (and the
-	// snapshot) has run them; a failure is a start-up error.
+	// snapshot) has run them; one that fails is left out as the empty
+	// run is.
 	for i, in := range w.t.cfg.WarmUp {
 		if len(in) > n {
 			_ = w.Close(ctx)
 			return fmt.Errorf("start-up: warm-up input %d: %d bytes exceeds MaxInputLen %d", i, len(in), n)
 		}
-		copy(buf, in)
-		w.views()
-		w.shadowInput(len(in))
-		if _, err := call(exportTest, uint64(w.inPtr), uint64(len(in))); err != nil {
-			return fmt.Errorf("warm-up input %d: %w", i, err)
+		if w.warmFailed != nil && w.warmFailed[i] {
+			continue
 		}
-		clear(buf[:len(in)])
-		w.views()
-		w.shadowInput(0)
+		if !w.initRun(ctx, buf, in) {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if w.warmFailed == nil {
+				w.warmFailed = make([]bool, len(w.t.cfg.WarmUp))
+			}
+			w.warmFailed[i] = true // deterministic, as the empty run's failure
+			return w.initInstance(ctx)
+		}
 	}
 	if w.t.reserve > 0 && !w.reserveFailed {
 		if !w.heapReserve(ctx) {
@@ -288,17 +296,22 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	return nil
 }
 
-// emptyRun runs the empty input once, as libFuzzer does before any other
-// (Config.NoEmptyRun), with a run's fuel and backstop: what a harness sets
-// up on its first call (a decoder context, tables) becomes part of every
+// initRun runs in (nil: the empty input) as part of initialisation, with
+// a run's fuel and backstop, through buf, the input buffer's view. The
+// empty run (Config.NoEmptyRun) is libFuzzer's: what a harness sets up on
+// its first call (a decoder context, tables) becomes part of every
 // instance and of the snapshot, so runs do not redo it, or grow memory for
-// it, which costs restore mode a new instance per run. It reports whether
-// the run returned; if not, the instance is closed.
-func (w *Worker) emptyRun(ctx context.Context) bool {
+// it, which costs restore mode a new instance per run; the Config.WarmUp
+// inputs do the same for what first use of a path sets up. It reports
+// whether the run returned; if not, the instance is closed.
+func (w *Worker) initRun(ctx context.Context, buf, in []byte) bool {
+	copy(buf, in)
+	w.views()
+	w.shadowInput(len(in))
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(w.t.budget)
 	}
-	w.stack[0], w.stack[1] = uint64(w.inPtr), 0
+	w.stack[0], w.stack[1] = uint64(w.inPtr), uint64(len(in))
 	cctx, cancel := w.runContext(ctx)
 	err := w.test.CallWithStack(cctx, w.stack[:])
 	cancel()
@@ -309,8 +322,16 @@ func (w *Worker) emptyRun(ctx context.Context) bool {
 	if w.fuel != nil {
 		w.fuel.(api.MutableGlobal).Set(math.MaxInt64)
 	}
+	clear(buf[:len(in)])
+	w.views()
+	w.shadowInput(0)
 	return true
 }
+
+// WarmUpFailed reports, by Config.WarmUp index, the inputs left out of
+// initialisation because they failed (crashed, exited, ran out of a run's
+// fuel or backstop); nil when none did.
+func (w *Worker) WarmUpFailed() []bool { return w.warmFailed }
 
 // heapReserve calls free(malloc(t.reserve)) (Config.HeapReserve) and
 // reports whether both returned without trapping and memory stayed within
