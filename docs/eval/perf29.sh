@@ -18,7 +18,10 @@
 #   COUNT=8 TARGETS=gojson,cexpr docs/eval/perf29.sh 766bbb4
 # TARGETS picks benchReactors lines (WAFER_BENCH_REACTORS; 1 = all);
 # ENGINE=1 also runs engine's Loop and Replay benchmarks on tlv and cexpr
-# (BENCH_ENGINE overrides their -bench pattern). Results: $OUT/base.txt,
+# (BENCH_ENGINE overrides their -bench pattern). BASE_ENV sets variables
+# for the base's benchmarks only, e.g. a setting's effect with BASE = HEAD:
+#   BASE_ENV=WAFER_BENCH_COLD=1 TARGETS=gojson,gopng docs/eval/perf29.sh HEAD
+# Results: $OUT/base.txt,
 # $OUT/head.txt and $OUT/benchstat.txt.
 #
 # The base commit may predate campaign/bench_reactors_test.go: HEAD's copy
@@ -58,7 +61,10 @@ build "$wt" base
 build "$root" head
 
 run() { # name: one round of every benchmark, appended to $OUT/name.txt
-	(cd "$root/campaign" && WAFER_BENCH_REACTORS=$TARGETS "$OUT/$1-campaign.test" \
+	benv=
+	if [ "$1" = base ]; then benv=${BASE_ENV:-}; fi
+	# shellcheck disable=SC2086 # $benv is words
+	(cd "$root/campaign" && env $benv WAFER_BENCH_REACTORS=$TARGETS "$OUT/$1-campaign.test" \
 		-test.run '^$' -test.bench Reactors -test.benchtime 1x -test.benchmem -test.count 1) >>"$OUT/$1.txt"
 	if [ "${ENGINE:-}" ]; then
 		(cd "$root/engine" && "$OUT/$1-engine.test" -test.run '^$' -test.bench "$BENCH_ENGINE" -test.count 1) >>"$OUT/$1.txt"
