@@ -134,7 +134,9 @@ type TargetOptions struct {
 	// input, whatever it is). Other modules are not affected.
 	GoRuntimeCounters bool
 	// WarmUp are inputs run once per instance before its snapshot, so
-	// first-use caches start warm (reactors).
+	// first-use caches start warm (reactors); one that fails is left out
+	// (runtime.Config.WarmUp). wafer fuzz gives a Go reactor its first
+	// seeds here unless told otherwise (--warm-up-seeds).
 	WarmUp [][]byte
 	// NoHeapGuard turns off the heap guard: a header and redzone around a
 	// C target's heap blocks, so writes past a block and double frees
