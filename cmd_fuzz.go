@@ -421,7 +421,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		if tg, err = f.target.loadTarget(ctx, target, wasm); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stderr, "INFO: %d of %d seed inputs run as warm-up before the snapshot of the Go reactor (--warm-up-seeds=false: off)\n", len(paths), len(seeds))
+		fmt.Fprintf(c.stderr, "INFO: %d of %d seed inputs run as warm-up before the Go reactor's snapshot: runs start warm, and branches only a first use reaches are not counted (wafer cov replays cold; --warm-up-seeds=false: off)\n", len(paths), len(seeds))
 	}
 	opts := f.opts
 	opts.Dict = dict
