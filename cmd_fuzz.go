@@ -484,6 +484,21 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			}
 		}
 	}
+	if c.searchGCPercent > 0 {
+		onStart := opts.OnStart
+		prev := -1
+		opts.OnStart = func(s campaign.Start) {
+			prev = debug.SetGCPercent(c.searchGCPercent)
+			if onStart != nil {
+				onStart(s)
+			}
+		}
+		defer func() {
+			if prev >= 0 {
+				debug.SetGCPercent(prev)
+			}
+		}()
+	}
 	sum, err := tg.Fuzz(ctx, opts)
 	if err != nil {
 		if sum != nil {

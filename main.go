@@ -58,6 +58,11 @@ type cli struct {
 	// (startupMemoryLimit); zero: none. Only the process's own main sets
 	// it: the limit is the process's, and tests run commands side by side.
 	startMemoryLimit int64
+	// searchGCPercent, when positive, is the GOGC a fuzz campaign's
+	// search runs with, from the campaign's start on (searchGCPercent's
+	// const); zero: the process's. Only the process's own main sets it,
+	// as startMemoryLimit.
+	searchGCPercent int
 }
 
 // usageError marks an error caused by the invocation itself (exit 2).
@@ -86,6 +91,14 @@ func (e *exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // memory").
 const gcPercent = 25
 
+// searchGCPercent is the GOGC of a campaign's search (cli.searchGCPercent)
+// unless the environment sets one: the search's heap (the queue, traces,
+// coverage, the SiteMap) is live, and the loop allocates little, so a
+// tighter pace costs little CPU there, where the start's instrumenting and
+// compiling make garbage fast (its own soft limit, startupMemoryLimit,
+// bounds its peak). See docs/PERFORMANCE.md, "campaign: memory".
+const searchGCPercent = 10
+
 // startupMemoryLimit is the soft limit of Go's memory while a fuzz
 // campaign instruments and compiles its builds (cli.startMemoryLimit),
 // unless the environment sets GOMEMLIMIT. The start's garbage was most of
@@ -103,7 +116,8 @@ const gcPercent = 25
 const startupMemoryLimit = 64 << 20
 
 func main() {
-	if os.Getenv("GOGC") == "" {
+	gcSet := os.Getenv("GOGC") == ""
+	if gcSet {
 		debug.SetGCPercent(gcPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -123,6 +137,9 @@ func main() {
 	c := &cli{stdout: os.Stdout, stderr: os.Stderr, args: args}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		c.startMemoryLimit = startupMemoryLimit
+	}
+	if gcSet {
+		c.searchGCPercent = searchGCPercent
 	}
 	code := c.main(ctx, args)
 	stop()
