@@ -343,13 +343,14 @@ const (
 )
 
 // seedWarmUp picks the files of the seeds that run as warm-up inputs
-// (--warm-up-seeds): the first maxWarmUpSeeds non-empty ones, maxWarmUpBytes
-// together at most, when tg is a Go reactor whose runs start from a
-// snapshot or share an instance (not --reset fresh) and no --warm-up is
-// given; with a generator too, which does not run the seeds. On a Go reactor a run from a cold snapshot
-// redoes the first-use work of the runtime and the program (allocator
-// caches, lazily built tables, sync.Once) every time; from the seeds' warm
-// snapshot, a run costs gojson 0.77 and gopng 0.52 of the cold one
+// (--warm-up-seeds): the first maxWarmUpSeeds non-empty ones,
+// maxWarmUpBytes together at most, when tg is a Go reactor whose runs
+// start from a snapshot or share an instance (not --reset fresh) and no
+// --warm-up is given; with a generator too, which does not run the seeds.
+// On a Go reactor a run from a cold snapshot redoes the first-use work of
+// the runtime and the program (allocator caches, lazily built tables,
+// sync.Once) every time; from the seeds' warm snapshot the loop runs
+// gojson's inputs 1.35 and gopng's 1.55 times as fast per CPU second
 // (docs/PERFORMANCE.md, "Go reactors: the seeds as warm-up").
 func (f *fuzzFlags) seedWarmUp(tg *campaign.Target, seeds []corpus.Seed) []string {
 	if !f.warmUpSeeds || len(f.target.warmUp) > 0 || f.target.reset == "fresh" || tg.Harness() != campaign.HarnessGo {
