@@ -474,31 +474,14 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			fmt.Fprintf(c.stderr, "INFO: Loaded 1 modules   (%d inline 8-bit counters): %d [%s]\n", s.Counters, s.Counters, filepath.Base(target))
 		}
 	}
-	if c.startMemoryLimit > 0 {
-		lift := c.limitStartMemory()
-		defer lift()
-		onStart := opts.OnStart
-		opts.OnStart = func(s campaign.Start) {
-			lift()
-			if onStart != nil {
-				onStart(s)
-			}
+	search, done := c.campaignSettings()
+	defer done()
+	onStart := opts.OnStart
+	opts.OnStart = func(s campaign.Start) {
+		search()
+		if onStart != nil {
+			onStart(s)
 		}
-	}
-	if c.searchGCPercent > 0 {
-		onStart := opts.OnStart
-		prev := -1
-		opts.OnStart = func(s campaign.Start) {
-			prev = debug.SetGCPercent(c.searchGCPercent)
-			if onStart != nil {
-				onStart(s)
-			}
-		}
-		defer func() {
-			if prev >= 0 {
-				debug.SetGCPercent(prev)
-			}
-		}()
 	}
 	sum, err := tg.Fuzz(ctx, opts)
 	if err != nil {
@@ -771,18 +754,36 @@ func (f *fuzzFlags) syncName() (string, error) {
 	return name, nil
 }
 
-// limitStartMemory sets the soft limit of Go's memory to
-// c.startMemoryLimit for a campaign's start (instrumenting and compiling)
-// and returns the function that puts back the previous limit and hands
-// the start's garbage back to the system; it does so once, however often
-// it is called.
-func (c *cli) limitStartMemory() (lift func()) {
-	prev := debug.SetMemoryLimit(c.startMemoryLimit)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			debug.SetMemoryLimit(prev)
-			debug.FreeOSMemory()
+// campaignSettings puts the process's memory settings of a campaign's
+// start in place: the soft limit c.startMemoryLimit while it instruments
+// and compiles. search switches to the search's (at Options.OnStart): the
+// previous limit, the start's garbage handed back to the system, and GOGC
+// c.searchGCPercent; done puts back what search or the start changed. Each
+// acts once, however often it is called; zero fields change nothing.
+func (c *cli) campaignSettings() (search, done func()) {
+	prevLimit, prevGC := int64(-1), -1
+	if c.startMemoryLimit > 0 {
+		prevLimit = debug.SetMemoryLimit(c.startMemoryLimit)
+	}
+	var searchOnce, doneOnce sync.Once
+	search = func() {
+		searchOnce.Do(func() {
+			if prevLimit >= 0 {
+				debug.SetMemoryLimit(prevLimit)
+				debug.FreeOSMemory()
+			}
+			if c.searchGCPercent > 0 {
+				prevGC = debug.SetGCPercent(c.searchGCPercent)
+			}
 		})
 	}
+	done = func() {
+		doneOnce.Do(func() {
+			search() // a campaign that never started lifts the limit too
+			if prevGC >= 0 {
+				debug.SetGCPercent(prevGC)
+			}
+		})
+	}
+	return search, done
 }
