@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/tetratelabs/wazero/api"
@@ -330,8 +331,8 @@ func (w *Worker) initRun(ctx context.Context, buf, in []byte) bool {
 
 // WarmUpFailed reports, by Config.WarmUp index, the inputs left out of
 // initialisation because they failed (crashed, exited, ran out of a run's
-// fuel or backstop); nil when none did.
-func (w *Worker) WarmUpFailed() []bool { return w.warmFailed }
+// fuel or backstop); nil when none did. The slice is the caller's.
+func (w *Worker) WarmUpFailed() []bool { return slices.Clone(w.warmFailed) }
 
 // heapReserve calls free(malloc(t.reserve)) (Config.HeapReserve) and
 // reports whether both returned without trapping and memory stayed within
