@@ -31,6 +31,10 @@ func FuzzInstrument(f *testing.F) {
 	// must be recognised exactly or left as any other code
 	f.Add(asGoModule(goDispatchWasm), uint8(3))
 	f.Add(asGoModule(goDispatchWasm), uint8(4+1))
+	// a Go frame (goframe.go): with dirty pages, mutations of the SP
+	// local's pattern must be followed exactly or left to marks.go
+	f.Add(asGoModule(goFrameWasm), uint8(2))
+	f.Add(asGoModule(goFrameWasm), uint8(3))
 	if b, err := os.ReadFile("../testdata/heapguard/guard.wasm"); err == nil {
 		f.Add(b, uint8(16+3)) // a C allocator for the heap guard and check
 		f.Add(b, uint8(16+2)) // the guard alone (the check needs fuel's flag)

@@ -73,6 +73,12 @@ type Options struct {
 	// (godispatch.go has why no edge a condition decides is lost). Other
 	// modules are instrumented the same either way.
 	CountGoDispatch bool
+	// MarkGoFrameStores gives, with DirtyPages, every store into a Go
+	// function's frame the mark marks.go leaves it (for measurements).
+	// Zero: goframe.go marks a frame once at the function's entry and
+	// its stores need none. Other modules are instrumented the same
+	// either way.
+	MarkGoFrameStores bool
 
 	// nestSites overrides maxNestSites (tests); 0 is the default.
 	nestSites int
@@ -242,6 +248,9 @@ type rewriter struct {
 	nests   map[int][]bool // leaf loops of this function: loop index -> sites in locals (nest.go)
 	marks   markAnalysis   // which stores need no dirty mark (marks.go)
 	elide   []bool         // by instruction index of this function: from marks
+	frames  frameAnalysis  // which Go frame stores the entry's marks cover (goframe.go)
+	goFrame goFrame        // this function's frame, when frameMark runs at its entry
+	hasGoFr bool           // goFrame is set
 	nest    *nest          // the leaf nest being rewritten, or nil
 	disp    goDispatch     // Go's resume-point dispatch of this function
 	plan    derivation     // which sites of this function are derived (derive.go)
@@ -1041,8 +1050,12 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if len(body) == 0 {
 		return fmt.Errorf("instrument: function %d: empty body", rw.fn)
 	}
+	rw.hasGoFr = false
 	if rw.opts.DirtyPages {
 		rw.elide = rw.marks.elidedMarks(body, rw.next)
+		if disp.table >= 0 && !rw.opts.MarkGoFrameStores {
+			rw.goFrame, rw.hasGoFr = rw.frames.goFrameMarks(body, c.Body.Pool, disp, uint32(len(ft.Params)), uint32(nimp), rw.elide)
+		}
 	}
 	if rw.heapCheck && rw.hasStack {
 		rw.frame = frameLocals(body, uint32(len(ft.Params)), rw.next, rw.stack.global, rw.frame)
@@ -1078,6 +1091,9 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 		in := body[k]
 		if err := rw.instr(&in, k, body); err != nil {
 			return fmt.Errorf("instrument: function %d: %w", rw.fn, err)
+		}
+		if k == 1 && rw.hasGoFr {
+			rw.frameMark(rw.goFrame) // after `global.get SP; local.set L`
 		}
 		rw.trackRegion(k)
 	}

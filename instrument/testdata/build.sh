@@ -15,3 +15,4 @@ wat2wasm --enable-all marks.wat -o marks.wasm
 clang-14 --target=wasm32 -nostdlib -g -O0 -Wl,--no-entry -Wl,--export=classify -o dw.wasm dw.c
 wat2wasm --enable-all --debug-names callpairs.wat -o callpairs.wasm
 wat2wasm --debug-names regions.wat -o regions.wasm
+wat2wasm --enable-all goframe.wat -o goframe.wasm

@@ -187,7 +187,9 @@ func main() {
 // seeds), replayed in rounds, builds in rotating order, on the original
 // module and on builds adding fuel (no counters: every function skipped),
 // counters (the runtime's skipped) and dirty marks (persistent: no
-// restore), then on the default build in restore mode, as campaigns run
+// restore; every store into a Go frame marked, as before goframe.go, then
+// frames marked at their functions' entry), then on the default build in
+// restore mode, as campaigns run
 // (what BenchmarkReactors calls replay). Every build has fuel, so none
 // runs with the wall-clock backstop (which slows loops 3-6x).
 func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, runs int64, rounds int, cache string) {
@@ -201,11 +203,12 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 		{"original", nil, runtime.Persistent, false},
 		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent, false},
 		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
-		{"+ dirty marks", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
+		{"+ dirty marks, every frame store marked", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip, MarkGoFrameStores: true}, runtime.Persistent, false},
+		{"+ dirty marks, frames marked at entry instead", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
 		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, false},
 		{"restore, the seeds as warm-up", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, true},
 	}
-	tgt, sm := compile(ctx, wasm, *parts[4].opts, cache)
+	tgt, sm := compile(ctx, wasm, *parts[5].opts, cache)
 	st := &queueStore{}
 	cfg := engine.Config{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc", Conditionals: sm.Conditionals()}
 	if _, err := engine.Fuzz(ctx, cfg, engine.Deps{NewExecutor: runexec.Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, Store: st}); err != nil {
@@ -230,13 +233,25 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 		t.Close(ctx)
 	}
 	fmt.Printf("\n%s: %d inputs (a %d-run campaign's queue and the seeds), %d rounds\n\n", name, len(inputs), runs, rounds)
-	fmt.Println("| build | CPU µs per run, median (min-max) | ratio to the original | added by this part |")
-	fmt.Println("|---|---|---|---|")
+	fmt.Println("| build | CPU µs per run, median (min-max) | ratio to the original | added by this part | to the row above, within a round: median (min-max) |")
+	fmt.Println("|---|---|---|---|---|")
 	orig := evalstats.Summarize(cost[0]).Median
 	prev := orig
 	for i, p := range parts {
 		sp := evalstats.Summarize(cost[i])
-		fmt.Printf("| %s | %.1f (%.1f-%.1f) | %.2f | %+.2f |\n", p.name, sp.Median, sp.Min, sp.Max, sp.Median/orig, (sp.Median-prev)/orig)
+		paired := "-"
+		if i > 0 {
+			// the two builds ran one after the other in each round, so
+			// their ratio is what a load that changes between rounds
+			// moves least
+			r := make([]float64, len(cost[i]))
+			for j := range r {
+				r[j] = cost[i][j] / cost[i-1][j]
+			}
+			sr := evalstats.Summarize(r)
+			paired = fmt.Sprintf("%.2f (%.2f-%.2f)", sr.Median, sr.Min, sr.Max)
+		}
+		fmt.Printf("| %s | %.1f (%.1f-%.1f) | %.2f | %+.2f | %s |\n", p.name, sp.Median, sp.Min, sp.Max, sp.Median/orig, (sp.Median-prev)/orig, paired)
 		prev = sp.Median
 	}
 }
