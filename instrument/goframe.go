@@ -14,11 +14,12 @@ package instrument
 // An activation of a function is a call (resume point 0, where SP is
 // the function's entry value E and the prologue allocates the frame: FB
 // = E - fs) or a re-entry at a later resume point (SP is FB itself, the
-// frame already allocated). With the blocks of [SP-fs-8, SP+fs) marked at
-// the function's entry, every activation has [FB-8, FB+fs) marked, its
-// frame and the return-address slot of its calls, whichever way it was
-// entered. goFrameMarks proves, for the stores whose address is the SP
-// local plus a constant, that the address lies in that range:
+// frame already allocated). With the blocks of [SP-fs-8, SP+fs+above)
+// marked at the function's entry, every activation has [FB-8,
+// FB+fs+above) marked: its frame, the return-address slot of its calls
+// and, above, its slots in the caller's frame (arguments and results),
+// whichever way it was entered. goFrameMarks proves, for the stores whose
+// address is the SP local plus a constant, that the address lies there:
 //
 //   - it follows the local's value as E+d along the code: the prologue,
 //     the pushes and the epilogue change it by constants (`local.get L;
@@ -32,7 +33,14 @@ package instrument
 //     them) and the jumps to it must then have it at E-fs for one fs,
 //     the frame's size, which is how fs is found; from there on, E-fs is
 //     read as FB;
-//   - a store is covered when its bytes lie in [E-fs-8, E): [FB-8, FB+fs).
+//   - a store is covered when its bytes lie in [E-fs-8, E+above), that
+//     is [FB-8, FB+fs+above), above being the highest end of such a store
+//     above E (at most maxFrameAbove).
+//
+// A store marks.go found covered by an earlier one's mark stays covered
+// when goFrameMarks takes that mark away: the earlier store's first byte
+// then lies in a block the entry marked, and the host restores a marked
+// block with the DirtySpill bytes after it.
 //
 // Any other write of the local or of SP, a loop other than the
 // dispatch's, a jump to resume point 0, exception handling, or a resume
@@ -43,14 +51,19 @@ package instrument
 // a resume point sets SP to the frame's base, which the code after the
 // resume point reads as the same local on both paths.
 
+// maxFrameAbove bounds how far above E (into the caller's frame: the
+// function's arguments and results) a covered store may reach.
+const maxFrameAbove = 1 << dirtyShift
+
 // maxInlineFrameMark bounds the bytes the entry marks inline, one store
 // per block; a larger range is marked through the $mark helper.
 const maxInlineFrameMark = 4 << dirtyShift
 
 // goFrame is what goFrameMarks found in one function.
 type goFrame struct {
-	sp   uint32 // the local that caches SP
-	size uint32 // fs, the frame's size in bytes
+	sp    uint32 // the local that caches SP
+	size  uint32 // fs, the frame's size in bytes
+	above uint32 // how far above E the covered stores reach (the caller's frame)
 }
 
 // frameState is the SP local's value at a point of the code: E+d, or
@@ -316,22 +329,23 @@ func (a *frameAnalysis) goFrameMarks(body []Instr, pool []uint64, d goDispatch, 
 			return goFrame{}, false
 		}
 	}
-	n := 0
+	n, above := 0, int64(0)
 	for _, st := range a.stores {
-		if st.x >= -fs-8 && st.x+st.size <= 0 && !elide[st.k] {
+		if st.x >= -fs-8 && st.x+st.size <= maxFrameAbove && !elide[st.k] {
 			elide[st.k] = true
+			above = max(above, st.x+st.size)
 			n++
 		}
 	}
 	// with no store left without its mark, the entry's would cost only
-	return goFrame{sp: uint32(sp), size: uint32(fs)}, n > 0
+	return goFrame{sp: uint32(sp), size: uint32(fs), above: uint32(above)}, n > 0
 }
 
 // frameMark emits, at a Go function's entry (SP's value in f.sp), the
-// marks of the blocks of [SP-fs-8, SP+fs) (goFrameMarks).
+// marks of the blocks of [SP-fs-8, SP+fs+above) (goFrameMarks).
 func (rw *rewriter) frameMark(f goFrame) {
 	lo := -int64(f.size) - 8
-	n := 2*int64(f.size) + 8
+	n := 2*int64(f.size) + 8 + int64(f.above)
 	if n > maxInlineFrameMark {
 		rw.emit(OpLocalGet, uint64(f.sp))
 		rw.i32(lo)

@@ -15,9 +15,10 @@ import (
 var goFrameWasm []byte
 
 // TestGoFrameMarks: in goframe.wat's f, the stores through the SP local
-// into the frame and into the return-address slot are covered by the
-// entry's marks, the store into the caller's result slot is not, and the
-// frame is found to be 256 bytes; not in a module Go did not build.
+// into the frame, into the return-address slot and into a result slot of
+// its caller are covered by the entry's marks, a store too far above the
+// frame is not, and the frame is found to be 256 bytes; a change to the
+// pattern leaves the function to marks.go.
 func TestGoFrameMarks(t *testing.T) {
 	m, err := Decode(asGoModule(goFrameWasm))
 	if err != nil {
@@ -45,9 +46,10 @@ func TestGoFrameMarks(t *testing.T) {
 			}
 		}
 	}
-	// FB+0, FB+248 (Go's i64 form), the push, FB+8, FB+128 (i32 form), FB+200
-	if fmt.Sprint(covered) != "[0 0 0 8 0 200]" || fmt.Sprint(kept) != "[1400]" {
-		t.Errorf("covered stores (offsets) %v, kept %v; expected [0 0 0 8 0 200] and [1400]", covered, kept)
+	// FB+0, FB+248 (Go's i64 form), the push, FB+8, FB+128 (i32 form),
+	// E+108 (the caller's), FB+200
+	if fmt.Sprint(covered) != "[0 0 0 8 0 364 200]" || fmt.Sprint(kept) != "[1400]" {
+		t.Errorf("covered stores (offsets) %v, kept %v; expected [0 0 0 8 0 364 200] and [1400]", covered, kept)
 	}
 	// one change to the pattern and the function is left to marks.go
 	for _, tc := range []struct {
@@ -193,7 +195,7 @@ func TestGoFrameMarksPrograms(t *testing.T) {
 		fshare, share := float64(framed)/float64(dispatched), float64(after)/float64(stores)
 		t.Logf("%s: frames of %d of %d functions with a dispatch; %d of %d stores need no mark (%.1f%%; %.1f%% without frames)",
 			path, framed, dispatched, after, stores, 100*share, 100*float64(before)/float64(stores))
-		// measured when written: 88-89 % of the functions, 84.6-85.1 % of the stores
+		// measured when written: 90-91 % of the functions, 88.1-88.3 % of the stores
 		if fshare < 0.85 || share < 0.80 {
 			t.Errorf("%s: %.1f%% of the functions' frames followed, %.1f%% of the stores need no mark; expected at least 85%% and 80%%", path, 100*fshare, 100*share)
 		}

@@ -3,9 +3,9 @@
 ;; local 1, allocates its frame at resume point 0, stores to it, pushes a
 ;; return address and calls, and at resume points 1 and 2 (reached after
 ;; the call, by a jump, or by a re-entry with SP at the frame's base)
-;; stores to its frame again and to its caller's (a slot 1144 bytes above the
-;; frame, beyond its marks and their spill). `run(pcb, sp)` sets SP
-;; and enters f at resume point pcb. goframe_test.go adds the
+;; stores to its frame again and to its caller's (a result slot just
+;; above the frame, and one 1144 bytes above it, beyond maxFrameAbove).
+;; `run(pcb, sp)` sets SP and enters f at resume point pcb. goframe_test.go adds the
 ;; "go:buildid" custom section that marks a module as Go's.
 (module
   (memory (export "memory") 2)
@@ -59,6 +59,9 @@
       i32.add
       i64.const 0x22
       i64.store
+      local.get 1
+      i64.const 0x24
+      i64.store offset=364
       local.get 1
       i64.const 0x23
       i64.store offset=1400
