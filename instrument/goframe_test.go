@@ -77,7 +77,11 @@ func TestGoFrameMarks(t *testing.T) {
 		b := append([]Instr(nil), body...)
 		tc.edit(b)
 		clear(elide)
-		if _, ok := a.goFrameMarks(b, c.Body.Pool, findGoDispatch(&Expr{Instrs: b, Pool: c.Body.Pool}), 1, 0, elide); ok {
+		bd := findGoDispatch(&Expr{Instrs: b, Pool: c.Body.Pool})
+		if bd.table < 0 {
+			t.Fatalf("%s: the dispatch is no longer recognised", tc.name)
+		}
+		if _, ok := a.goFrameMarks(b, c.Body.Pool, bd, 1, 0, elide); ok {
 			t.Errorf("%s: the frame was still recognised", tc.name)
 		}
 	}

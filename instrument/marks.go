@@ -17,8 +17,11 @@ import "slices"
 // elidedMarks proves it for stores whose address is a local plus a
 // constant: `local.get L`, `local.get L; i32.const c; i32.add`, or Go's
 // `local.get L; i64.extend_i32_u; i64.const c; i64.add; i32.wrap_i64`,
-// with 0 <= c < maxMarkDisp, followed by a value computed without control
-// flow or calls. A fact "the block of L+o is marked", o being c plus the
+// and for a pointer in an i64 local (Go's registers), `local.get L;
+// i32.wrap_i64` and `local.get L; i64.const c; i64.add; i32.wrap_i64`
+// (the same address modulo 2^32 as the i32 forms), with 0 <= c <
+// maxMarkDisp, followed by a value computed without control flow or
+// calls. A fact "the block of L+o is marked", o being c plus the
 // store's offset, holds from a store that marked it for as long as L
 // keeps its value and the code is dominated by that store:
 //
@@ -201,6 +204,11 @@ func storeBase(body []Instr, k int) (local uint32, disp uint64, ok bool) {
 	case len(e) >= 5 && e[len(e)-5].Op == OpLocalGet && e[len(e)-4].Op == OpI64ExtendI32U &&
 		e[len(e)-3].Op == OpI64Const && e[len(e)-2].Op == OpI64Add && e[len(e)-1].Op == OpI32WrapI64:
 		as, disp = vs-5, e[len(e)-3].A
+	case len(e) >= 2 && e[len(e)-2].Op == OpLocalGet && e[len(e)-1].Op == OpI32WrapI64:
+		as = vs - 2 // an i64 local
+	case len(e) >= 4 && e[len(e)-4].Op == OpLocalGet && e[len(e)-3].Op == OpI64Const &&
+		e[len(e)-2].Op == OpI64Add && e[len(e)-1].Op == OpI32WrapI64:
+		as, disp = vs-4, e[len(e)-3].A
 	default:
 		return 0, 0, false
 	}

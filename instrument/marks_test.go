@@ -25,7 +25,7 @@ func TestElidedMarks(t *testing.T) {
 	want := map[string][2]int{ // elided, stores
 		"frame": {4, 6}, "derived": {2, 3}, "below": {0, 3}, "tee": {0, 2},
 		"arms": {1, 4}, "loop": {1, 3}, "set": {0, 2}, "call": {1, 3},
-		"loopinv": {2, 3},
+		"loopinv": {2, 3}, "ptr64": {2, 4},
 	}
 	var a markAnalysis
 	for _, e := range m.Exports {
@@ -97,7 +97,7 @@ func TestElidedMarksRestore(t *testing.T) {
 	clear(dirty)
 	snap := bytes.Clone(target)
 	rng := rand.New(rand.NewPCG(3, 4))
-	fns := []string{"frame", "derived", "below", "tee", "arms", "loop", "set", "call", "loopinv"}
+	fns := []string{"frame", "derived", "below", "tee", "arms", "loop", "set", "call", "loopinv", "ptr64"}
 	var ok, trapped int
 	for i := range 4000 {
 		fn := fns[rng.IntN(len(fns))]

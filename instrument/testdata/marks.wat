@@ -70,4 +70,15 @@
       (i32.store offset=8 (local.get $p) (local.get $n))
       (i32.store16 offset=40 (local.get $p) (local.get $n))
       (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+  ;; 2 of 4: a pointer in an i64 local, as Go's code generator keeps one
+  ;; (`local.get; i32.wrap_i64`, and with i64.add of a constant): +8 and
+  ;; +24 share the first store's mark; after the local moves on by 4096,
+  ;; its store does not.
+  (func (export "ptr64") (param $p i32) (param $v i64) (local $q i64)
+    (local.set $q (i64.extend_i32_u (local.get $p)))
+    (i64.store (i32.wrap_i64 (local.get $q)) (local.get $v))
+    (i64.store offset=8 (i32.wrap_i64 (local.get $q)) (local.get $v))
+    (i64.store (i32.wrap_i64 (i64.add (local.get $q) (i64.const 24))) (local.get $v))
+    (local.set $q (i64.add (local.get $q) (i64.const 4096)))
+    (i64.store offset=8 (i32.wrap_i64 (local.get $q)) (local.get $v)))
 )
