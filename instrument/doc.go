@@ -186,7 +186,7 @@
 // pointer, marks.go; in a Go module, none for a store into the frame of
 // a function whose stack pointer goframe.go follows, whose frame is
 // marked once at its entry: 28 % of gojson's stores need no mark
-// without it, 88 % with it); the map has 4 MiB (64 reserved pages), one byte per
+// without it, 89 % with it); the map has 4 MiB (64 reserved pages), one byte per
 // block of the 32-bit address space, so an index from any 32-bit address
 // stays inside it. The host restores whole blocks, so the block size is
 // what a restore copies; 1 KiB blocks made restore-mode runs 6.8 % (czstd)

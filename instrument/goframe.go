@@ -342,10 +342,29 @@ func (a *frameAnalysis) goFrameMarks(body []Instr, pool []uint64, d goDispatch, 
 }
 
 // frameMark emits, at a Go function's entry (SP's value in f.sp), the
-// marks of the blocks of [SP-fs-8, SP+fs+above) (goFrameMarks).
+// marks of the blocks of [SP-fs-8, SP+fs+above) (goFrameMarks). A range
+// of at most a block lies in the block of its last byte and the one
+// before: one i32.store16 marks both. Where SP is so low that the block
+// before is -1 (nothing a real Go stack gets near), the store writes the
+// byte before the dirty map, which Instrument leaves free after the
+// counters of a module with Go frames; where the range wraps past 2^32,
+// the stores it covers either wrap with it, into the blocks marked, or
+// trap.
 func (rw *rewriter) frameMark(f goFrame) {
 	lo := -int64(f.size) - 8
 	n := 2*int64(f.size) + 8 + int64(f.above)
+	if n <= 1<<dirtyShift {
+		rw.emit(OpLocalGet, uint64(f.sp))
+		if top := lo + n - 1; top != 0 {
+			rw.i32(top)
+			rw.emit(OpI32Add, 0)
+		}
+		rw.i32(dirtyShift)
+		rw.emit(OpI32ShrU, 0)
+		rw.i32(0x0101)
+		rw.emitMem(OpI32Store16, uint64(rw.dirtyOff)-1, 0)
+		return
+	}
 	if n > maxInlineFrameMark {
 		rw.emit(OpLocalGet, uint64(f.sp))
 		rw.i32(lo)

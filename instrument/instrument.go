@@ -454,7 +454,13 @@ func (rw *rewriter) reservePages(names []string, guard *heapGuard) (cmpMems int)
 		codeSize += int(m.Code[i].Size)
 	}
 	rw.bodies = make([]byte, 0, 2*codeSize+64)
-	counterPages := (uint64(rw.nsites) + 0xffff) >> 16
+	// a byte after the counters where goframe.go's entry marks follow Go
+	// frames: frameMark's store may reach one byte before the dirty map
+	pad := uint64(0)
+	if rw.opts.DirtyPages && slices.ContainsFunc(rw.dispatch, func(d goDispatch) bool { return d.table >= 0 }) {
+		pad = 1
+	}
+	counterPages := (uint64(rw.nsites) + pad + 0xffff) >> 16
 	rw.rp = uint32(counterPages)
 	if rw.opts.DirtyPages {
 		rw.dirtyOff = uint32(counterPages << 16)
