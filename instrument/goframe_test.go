@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-
-	"github.com/tetratelabs/wazero"
 )
 
 //go:embed testdata/goframe.wasm
@@ -103,22 +101,8 @@ func TestGoFrameMarks(t *testing.T) {
 // instrumented module's memories must agree, and every byte the call
 // changed must lie in a marked block or the DirtySpill bytes after one.
 func TestGoFrameRestore(t *testing.T) {
-	wasm := asGoModule(goFrameWasm)
-	out, sm, err := Instrument(wasm, Options{DirtyPages: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig, inst, sm := instantiatePair(t, asGoModule(goFrameWasm), Options{DirtyPages: true})
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	orig, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName("orig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName("inst"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := sm.Layout
 	if uint64(l.DirtyOffset) <= uint64(l.CountersOffset)+uint64(l.Counters) {
 		// frameMark's store16 may write the byte before the dirty map
@@ -184,13 +168,8 @@ func TestGoFrameMarksPrograms(t *testing.T) {
 		nimp := m.NumImported(ExternFunc)
 		for i := range m.Code {
 			c := &m.Code[i]
-			params := uint32(len(m.Types[m.Funcs[i]].Params))
-			n := params
-			for _, l := range c.Locals {
-				n += l.Count
-			}
 			body := c.Body.Instrs
-			elide := ma.elidedMarks(body, n)
+			elide := ma.elidedMarks(body, numLocals(m, i))
 			for k := range body {
 				if opinfo(body[k].Op).mem == memStore {
 					stores++
@@ -201,7 +180,7 @@ func TestGoFrameMarksPrograms(t *testing.T) {
 			}
 			if d := findGoDispatch(&c.Body); d.table >= 0 {
 				dispatched++
-				if _, ok := fa.goFrameMarks(body, c.Body.Pool, d, params, nimp, elide); ok {
+				if _, ok := fa.goFrameMarks(body, c.Body.Pool, d, uint32(len(m.Types[m.Funcs[i]].Params)), nimp, elide); ok {
 					framed++
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 //go:embed testdata/marks.wasm
@@ -35,11 +36,7 @@ func TestElidedMarks(t *testing.T) {
 		}
 		i := e.Index - m.NumImported(0)
 		c := &m.Code[i]
-		n := uint32(len(m.Types[m.Funcs[i]].Params))
-		for _, l := range c.Locals {
-			n += l.Count
-		}
-		elide := a.elidedMarks(c.Body.Instrs, n)
+		elide := a.elidedMarks(c.Body.Instrs, numLocals(m, int(i)))
 		var got, stores int
 		for k, in := range c.Body.Instrs {
 			if opinfo(in.Op).mem == memStore {
@@ -69,21 +66,8 @@ func TestElidedMarks(t *testing.T) {
 // with the DirtySpill bytes after it from a snapshot must restore the
 // target memory exactly.
 func TestElidedMarksRestore(t *testing.T) {
-	out, sm, err := Instrument(marksWasm, Options{DirtyPages: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig, inst, sm := instantiatePair(t, marksWasm, Options{DirtyPages: true})
 	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	orig, err := rt.InstantiateWithConfig(ctx, marksWasm, wazero.NewModuleConfig().WithName("orig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName("inst"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	l := sm.Layout
 	rb := l.ReservedBytes()
 	mem := inst.ExportedMemory(MemoryExport)
@@ -184,11 +168,7 @@ func TestElidedMarksPrograms(t *testing.T) {
 		var elided, stores int
 		for i := range m.Code {
 			c := &m.Code[i]
-			n := uint32(len(m.Types[m.Funcs[i]].Params))
-			for _, l := range c.Locals {
-				n += l.Count
-			}
-			elide := a.elidedMarks(c.Body.Instrs, n)
+			elide := a.elidedMarks(c.Body.Instrs, numLocals(m, i))
 			for k, in := range c.Body.Instrs {
 				if opinfo(in.Op).mem == memStore {
 					stores++
@@ -204,4 +184,35 @@ func TestElidedMarksPrograms(t *testing.T) {
 			t.Errorf("%s: %.1f%% of stores need no mark, expected at least %.0f%%", tc.path, 100*share, 100*tc.min)
 		}
 	}
+}
+
+// instantiatePair instruments wasm with opts and instantiates the original
+// (named "orig") and the instrumented module ("inst") in one runtime,
+// closed when the test ends.
+func instantiatePair(t *testing.T, wasm []byte, opts Options) (orig, inst api.Module, sm *SiteMap) {
+	t.Helper()
+	out, sm, err := Instrument(wasm, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	if orig, err = rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName("orig")); err != nil {
+		t.Fatal(err)
+	}
+	if inst, err = rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName("inst")); err != nil {
+		t.Fatal(err)
+	}
+	return orig, inst, sm
+}
+
+// numLocals is the number of locals of m's defined function i,
+// parameters included.
+func numLocals(m *Module, i int) uint32 {
+	n := uint32(len(m.Types[m.Funcs[i]].Params))
+	for _, l := range m.Code[i].Locals {
+		n += l.Count
+	}
+	return n
 }
