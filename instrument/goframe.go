@@ -1,5 +1,7 @@
 package instrument
 
+import "slices"
+
 // Go frames: one mark per activation instead of marks per store.
 //
 // Go's wasm backend caches the stack pointer global (SP) in a local and
@@ -134,11 +136,7 @@ func (a *frameAnalysis) goFrameMarks(body []Instr, pool []uint64, d goDispatch, 
 		}
 		a.ctl = append(a.ctl, frameCtl{op: body[k].Op, arm: -1})
 	}
-	targeted := make(map[uint64]bool, len(labels))
-	for _, l := range labels {
-		targeted[l] = true
-	}
-	if !targeted[0] {
+	if !slices.Contains(labels, 0) {
 		return goFrame{}, false
 	}
 	for j := range uint64(len(a.ctl)) {
@@ -146,7 +144,7 @@ func (a *frameAnalysis) goFrameMarks(body []Instr, pool []uint64, d goDispatch, 
 		if c.op == OpLoop {
 			break
 		}
-		if targeted[j] {
+		if slices.Contains(labels, j) {
 			c.arm = int(j)
 		}
 	}

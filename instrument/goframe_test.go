@@ -5,7 +5,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"testing"
 )
 
@@ -154,14 +153,7 @@ func TestGoFrameRestore(t *testing.T) {
 // form of Go's code generator stopped being recognised.
 func TestGoFrameMarksPrograms(t *testing.T) {
 	for _, path := range []string{"testdata/programs/gocalc/gocalc.wasm", "../examples/gojson/gojson.wasm", "../examples/goparser/goparser.wasm"} {
-		wasm, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Decode(wasm)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, m := decodeFile(t, path)
 		var ma markAnalysis
 		var fa frameAnalysis
 		var stores, before, after, dispatched, framed int
@@ -170,25 +162,15 @@ func TestGoFrameMarksPrograms(t *testing.T) {
 			c := &m.Code[i]
 			body := c.Body.Instrs
 			elide := ma.elidedMarks(body, numLocals(m, i))
-			for k := range body {
-				if opinfo(body[k].Op).mem == memStore {
-					stores++
-					if elide[k] {
-						before++
-					}
-				}
-			}
+			n, b := storeCounts(body, elide)
 			if d := findGoDispatch(&c.Body); d.table >= 0 {
 				dispatched++
 				if _, ok := fa.goFrameMarks(body, c.Body.Pool, d, uint32(len(m.Types[m.Funcs[i]].Params)), nimp, elide); ok {
 					framed++
 				}
 			}
-			for k := range body {
-				if opinfo(body[k].Op).mem == memStore && elide[k] {
-					after++
-				}
-			}
+			_, a := storeCounts(body, elide)
+			stores, before, after = stores+n, before+b, after+a
 		}
 		fshare, share := float64(framed)/float64(dispatched), float64(after)/float64(stores)
 		t.Logf("%s: frames of %d of %d functions with a dispatch; %d of %d stores need no mark (%.1f%%; %.1f%% without frames)",

@@ -156,27 +156,13 @@ func TestElidedMarksPrograms(t *testing.T) {
 		{"../examples/czstd/czstd.wasm", 0.30},
 		{"../examples/csqlite/csqlite.wasm", 0.18},
 	} {
-		wasm, err := os.ReadFile(tc.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := Decode(wasm)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, m := decodeFile(t, tc.path)
 		var a markAnalysis
 		var elided, stores int
 		for i := range m.Code {
-			c := &m.Code[i]
-			elide := a.elidedMarks(c.Body.Instrs, numLocals(m, i))
-			for k, in := range c.Body.Instrs {
-				if opinfo(in.Op).mem == memStore {
-					stores++
-					if elide[k] {
-						elided++
-					}
-				}
-			}
+			body := m.Code[i].Body.Instrs
+			n, e := storeCounts(body, a.elidedMarks(body, numLocals(m, i)))
+			stores, elided = stores+n, elided+e
 		}
 		share := float64(elided) / float64(stores)
 		t.Logf("%s: %d of %d stores need no mark (%.1f%%)", tc.path, elided, stores, 100*share)
@@ -215,4 +201,32 @@ func numLocals(m *Module, i int) uint32 {
 		n += l.Count
 	}
 	return n
+}
+
+// decodeFile reads the module at path and decodes it.
+func decodeFile(t *testing.T, path string) ([]byte, *Module) {
+	t.Helper()
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Decode(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wasm, m
+}
+
+// storeCounts returns the number of stores in body and how many of them
+// elide marks as needing no dirty mark.
+func storeCounts(body []Instr, elide []bool) (stores, elided int) {
+	for k := range body {
+		if opinfo(body[k].Op).mem == memStore {
+			stores++
+			if elide[k] {
+				elided++
+			}
+		}
+	}
+	return stores, elided
 }

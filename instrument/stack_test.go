@@ -212,14 +212,7 @@ func TestStaticEnd(t *testing.T) {
 // pointer, which it must have.
 func stackModule(t *testing.T, path string) ([]byte, *Module, stackBounds) {
 	t.Helper()
-	wasm, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Decode(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm, m := decodeFile(t, path)
 	sb, ok := findStack(m)
 	if !ok {
 		t.Fatalf("%s: no stack pointer", path)
