@@ -37,6 +37,9 @@ type derivation struct {
 	// dispatch is 1 + the body index of a Go function's resume-point
 	// br_table, which gets no sites (godispatch.go); 0: none.
 	dispatch int
+	// checks are the body indices of Go's checks around calls, which get
+	// no sites (gocalls.go).
+	checks map[int]bool
 }
 
 // derived reports whether function-local site s needs no counter.
@@ -55,10 +58,14 @@ func (d *derivation) plan(body []Instr, derive bool) {
 		d.siteAt[k] = n
 		switch in := &body[k]; in.Op {
 		case OpIf:
-			n += 2
+			if !d.checks[k] {
+				n += 2
+			}
 			open = append(open, k)
 		case OpBrIf:
-			n += 2
+			if !d.checks[k] {
+				n += 2
+			}
 		case OpBrTable:
 			if k+1 != d.dispatch {
 				n += uint32(in.B)
@@ -84,13 +91,16 @@ func (d *derivation) plan(body []Instr, derive bool) {
 	}
 	derivable := func(s uint32, start int) {
 		b := branchAhead(body, start)
-		if b < 0 {
+		if b < 0 || d.checks[b] {
 			return
 		}
 		d.from[s], d.sum[s] = d.siteAt[b], 2
 	}
 	derivable(0, 0)
 	for k := range body {
+		if d.checks[k] {
+			continue
+		}
 		switch body[k].Op {
 		case OpIf:
 			derivable(d.siteAt[k], k+1)

@@ -73,6 +73,15 @@ type Options struct {
 	// (godispatch.go has why no edge a condition decides is lost). Other
 	// modules are instrumented the same either way.
 	CountGoDispatch bool
+	// CountGoCallChecks counts, in a Go module, the arms of the checks
+	// Go's wasm backend adds around calls (the stack check at a
+	// function's entry and the br_if after each call that unwinds the
+	// wasm stack) and logs the stack check's comparison, as wafer did
+	// before gocalls.go. Zero: they get no sites and no compare-log
+	// entry (gocalls.go has why). Other modules are instrumented the same
+	// either way; with CountGoDispatch no dispatch is recognised and the
+	// checks are counted too.
+	CountGoCallChecks bool
 	// MarkGoFrameStores gives, with DirtyPages, every store into a Go
 	// function's frame the mark marks.go leaves it (for measurements).
 	// Zero: goframe.go marks a frame once at the function's entry and
@@ -170,6 +179,8 @@ type frame struct {
 	// rewrites that need label types are not applied there (the sites keep
 	// their ids and can never be hit).
 	dead bool
+	// check: the if of Go's stack check, which has no sites (gocalls.go)
+	check bool
 }
 
 // localSlot keys a scratch local: its type and a slot number.
@@ -399,13 +410,16 @@ func (rw *rewriter) countCode(names []string) counted {
 		if goMod && int(m.Funcs[i]) < len(m.Types) {
 			if ps := m.Types[m.Funcs[i]].Params; len(ps) > 0 && ps[0] == TI32 {
 				rw.dispatch[i] = findGoDispatch(&m.Code[i].Body)
+				if !rw.opts.CountGoCallChecks {
+					rw.dispatch[i].checks = goCallChecks(m.Code[i].Body.Instrs, rw.dispatch[i])
+				}
 			}
 		}
 		if !rw.skip[i] {
-			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i].table)
+			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i])
 		}
 		if rw.opts.Compares && !rw.skip[i] {
-			rw.cmpInts += countCompares(&m.Code[i].Body)
+			rw.cmpInts += countCompares(&m.Code[i].Body, rw.dispatch[i].checks)
 		}
 		name := names[nimp+uint32(i)]
 		if goRuntime(name) {
@@ -781,17 +795,19 @@ func constI32(in []Instr) (uint32, bool) {
 	return 0, false
 }
 
-// countSites counts the sites function body e will get; the br_table at
-// body index dispatch (a Go function's resume-point dispatch, -1: none)
-// gets none.
-func countSites(e *Expr, dispatch int) int {
+// countSites counts the sites function body e will get; the parts of
+// Go's machinery d names get none: its resume-point dispatch
+// (godispatch.go) and its checks around calls (gocalls.go).
+func countSites(e *Expr, d goDispatch) int {
 	n := 1
 	for i := range e.Instrs {
 		switch e.Instrs[i].Op {
 		case OpIf, OpBrIf:
-			n += 2
+			if !d.checks[i] {
+				n += 2
+			}
 		case OpBrTable:
-			if i != dispatch {
+			if i != d.table {
 				n += int(e.Instrs[i].B)
 			}
 		}
@@ -1031,6 +1047,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	disp := rw.dispatch[i]
 	rw.disp = disp
 	rw.plan.dispatch = disp.table + 1
+	rw.plan.checks = disp.checks
 	if rw.count {
 		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
 		limit := maxNestSites
@@ -1106,6 +1123,10 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if len(rw.ctl) != 0 {
 		return fmt.Errorf("instrument: function %d: unbalanced blocks", rw.fn)
 	}
+	if rw.count && len(rw.sm.Sites)-lo != len(rw.plan.sum) {
+		// derive.go's plan and the rewriter disagree on the sites
+		return fmt.Errorf("instrument: function %d: %d sites placed, %d planned (a bug of wafer's)", rw.fn, len(rw.sm.Sites)-lo, len(rw.plan.sum))
+	}
 	if first.Off >= m.CodeOffset {
 		rw.funcOff[i] = first.Off - m.CodeOffset
 	}
@@ -1167,7 +1188,7 @@ func mayRunLong(body []Instr) bool {
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
-	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
+	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead && !rw.disp.checks[k] {
 		off, _ := offsetOperand(body, k)
 		rw.compare(in, off)
 		return nil
@@ -1204,9 +1225,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpIf:
-		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A, check: rw.disp.checks[k]})
 		rw.keep(in)
-		if rw.count {
+		if rw.count && !rw.disp.checks[k] {
 			rw.counter(rw.site(in, IfThen, 0))
 			// reserve the else id now so ids follow instruction order
 			rw.ctl[len(rw.ctl)-1].elseSite = rw.site(in, IfElse, 0)
@@ -1229,7 +1250,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			return fmt.Errorf("end without block")
 		}
 		f := rw.ctl[n-1]
-		if f.op == OpIf && !f.hasElse && rw.count {
+		if f.op == OpIf && !f.hasElse && rw.count && !f.check {
 			rw.emit(OpElse, 0)
 			rw.counter(f.elseSite)
 		}
@@ -1248,8 +1269,8 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpBrIf:
-		if !rw.count {
-			break
+		if !rw.count || rw.disp.checks[k] {
+			break // Go's unwind br_if: no sites (gocalls.go)
 		}
 		if rw.ctl[len(rw.ctl)-1].dead {
 			rw.site(in, BrIfTaken, 0)

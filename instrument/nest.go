@@ -110,6 +110,10 @@ func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, le
 				return i, acc, exits, leaf
 			}
 		}
+		if d.checks[i] {
+			leaf = false // Go's call checks have no sites (gocalls.go)
+			continue
+		}
 		switch in.Op {
 		case OpIf:
 			s := d.siteAt[i]

@@ -218,7 +218,30 @@ func (rw *rewriter) trackRegion(k int) {
 		rw.regions.dispatch(in, rw.pool, next-rw.m.CodeOffset)
 		return
 	}
+	if rw.disp.checks[k] {
+		rw.regions.callCheck(in, next-rw.m.CodeOffset)
+		return
+	}
 	rw.regions.step(in, rw.pool, len(rw.sm.Sites), next-rw.m.CodeOffset)
+}
+
+// callCheck follows one of Go's checks around calls, which have no sites
+// (gocalls.go): the stack check's if opens a construct its arm and the
+// code after it share the region of the code before with, and the
+// unwind br_if is a path of unknown site to the end of its target; the
+// region goes on after both, as after a call.
+func (t *regionTracker) callCheck(in *Instr, next uint32) {
+	switch in.Op {
+	case OpIf:
+		t.open = append(t.open, regionFrame{op: OpBlock, before: t.cur})
+	case OpBrIf:
+		if t.cur != NoRegion {
+			t.reach(in.A, NoRegion, 2)
+		}
+	default:
+		return // the comparison
+	}
+	t.record(next)
 }
 
 // dispatch follows Go's resume-point br_table, which has no sites
