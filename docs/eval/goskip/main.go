@@ -186,7 +186,8 @@ func main() {
 // runs executions on that build gives the inputs (its queue and the
 // seeds), replayed in rounds, builds in rotating order, on the original
 // module and on builds adding fuel (no counters: every function skipped),
-// counters (the runtime's skipped) and dirty marks (persistent: no
+// counters (the runtime's skipped; Go's checks around calls counted, as
+// before gocalls.go, then not) and dirty marks (persistent: no
 // restore; every store into a Go frame marked, as before goframe.go, then
 // frames marked at their functions' entry), then on the default build in
 // restore mode, as campaigns run
@@ -202,13 +203,14 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 	}{
 		{"original", nil, runtime.Persistent, false},
 		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent, false},
-		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
+		{"+ counters, Go's call checks counted", &instrument.Options{Fuel: true, Skip: skip, CountGoCallChecks: true}, runtime.Persistent, false},
+		{"+ counters, without Go's call checks", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
 		{"+ dirty marks, every frame store marked", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip, MarkGoFrameStores: true}, runtime.Persistent, false},
 		{"+ dirty marks, frames marked at entry instead", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
 		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, false},
 		{"restore, the seeds as warm-up", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, true},
 	}
-	tgt, sm := compile(ctx, wasm, *parts[5].opts, cache)
+	tgt, sm := compile(ctx, wasm, *parts[len(parts)-2].opts, cache) // + restore
 	st := &queueStore{}
 	cfg := engine.Config{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc", Conditionals: sm.Conditionals()}
 	if _, err := engine.Fuzz(ctx, cfg, engine.Deps{NewExecutor: runexec.Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, Store: st}); err != nil {
