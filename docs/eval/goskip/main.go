@@ -187,14 +187,18 @@ func main() {
 // seeds), replayed in rounds, builds in rotating order, on the original
 // module and on builds adding fuel (no counters: every function skipped),
 // counters (the runtime's skipped; Go's checks around calls counted, as
-// before gocalls.go, then not) and dirty marks (persistent: no
+// before gocalls.go, then not), dirty marks (persistent: no
 // restore; every store into a Go frame marked, as before goframe.go, then
-// frames marked at their functions' entry), then on the default build in
+// frames marked at their functions' entry) and the call pairs and stack
+// depth, which make it the build a campaign runs, then on that build in
 // restore mode, as campaigns run
 // (what BenchmarkReactors calls replay). Every build has fuel, so none
 // runs with the wall-clock backstop (which slows loops 3-6x).
 func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, runs int64, rounds int, cache string) {
 	skip := []string{"runtime.*"}
+	// what campaign.Target.compile builds for a Go reactor (Go modules
+	// get no heap guard and no stack check)
+	campaignOpts := &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip, StackDepth: true, CallPairs: true}
 	parts := []struct {
 		name   string
 		opts   *instrument.Options // nil: the original module
@@ -207,8 +211,9 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 		{"+ counters, without Go's call checks", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
 		{"+ dirty marks, every frame store marked", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip, MarkGoFrameStores: true}, runtime.Persistent, false},
 		{"+ dirty marks, frames marked at entry instead", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
-		{"+ restore", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, false},
-		{"restore, the seeds as warm-up", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Restore, true},
+		{"+ call pairs, stack depth", campaignOpts, runtime.Persistent, false},
+		{"+ restore", campaignOpts, runtime.Restore, false},
+		{"restore, the seeds as warm-up", campaignOpts, runtime.Restore, true},
 	}
 	tgt, sm := compile(ctx, wasm, *parts[len(parts)-2].opts, cache) // + restore
 	st := &queueStore{}
