@@ -83,6 +83,18 @@
 // 1.19 of before, p >= 0.1; persistent runs of gojson 2.12 instead of
 // 2.64 times the original's); skipping the runtime as well, 0.71-0.87.
 //
+// # Go's checks around calls (gocalls.go)
+//
+// In a Go module the br_if after each call that unwinds the wasm stack
+// and the stack check at a function's start (`if SP <= g.stackguard0 {
+// call runtime.morestack }`) get no sites either, and the stack check's
+// comparison no compare-log entry: the runtime's machinery, which `go
+// test -fuzz` does not count. Options.CountGoCallChecks restores them.
+// They were 45 % of the sites campaigns count (examples/gojson, the
+// runtime skipped: 30,893 sites before, 16,965 after) and 22-25 % of the
+// counter increments of a run (docs/PERFORMANCE.md, "Go targets: checks
+// around calls").
+//
 // # Where the counters live (the decision)
 //
 // The instrumented module keeps its single linear memory; the first

@@ -123,3 +123,45 @@ func TestGoCallChecksShape(t *testing.T) {
 		}
 	}
 }
+
+// TestGoCallChecksRegions: in gocalc, built as campaigns build it, the
+// code after an unwind br_if is in the region of the code before it, and
+// so is the code after a stack check (a call does not end a region, and
+// the checks have no sites to start one).
+func TestGoCallChecksRegions(t *testing.T) {
+	wasm, m := decodeFile(t, "testdata/programs/gocalc/gocalc.wasm")
+	_, sm, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(in *Instr) uint32 { return regionAt(sm, in.Off-m.CodeOffset) }
+	var unwinds, stacks int
+	for i := range m.Code {
+		body := m.Code[i].Body.Instrs
+		checks := goCallChecks(body, findGoDispatch(&m.Code[i].Body))
+		for k := range body {
+			if !checks[k] || k+1 >= len(body) {
+				continue
+			}
+			switch body[k].Op {
+			case OpBrIf:
+				unwinds++
+				if before, after := at(&body[k]), at(&body[k+1]); before == NoRegion || after != before {
+					t.Fatalf("function %d: the unwind br_if at %d is in region %d, the code after it in %d", i, k, before, after)
+				}
+			case OpIf:
+				stacks++
+				end := k + 1
+				for body[end].Op != OpEnd {
+					end++
+				}
+				if before, arm, after := at(&body[k-1]), at(&body[k+1]), at(&body[end+1]); before == NoRegion || arm != before || after != before {
+					t.Fatalf("function %d: the stack check at %d is in region %d, its arm in %d, the code after it in %d", i, k, before, arm, after)
+				}
+			}
+		}
+	}
+	if unwinds == 0 || stacks == 0 {
+		t.Fatalf("%d unwind br_ifs and %d stack checks checked", unwinds, stacks)
+	}
+}
