@@ -1,8 +1,13 @@
 package instrument
 
 import (
+	"context"
+	_ "embed"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tetratelabs/wazero/api"
 )
 
 // TestGoCallChecksPrograms checks goCallChecks on real Go programs
@@ -67,60 +72,95 @@ func TestGoCallChecksPrograms(t *testing.T) {
 	}
 }
 
-// TestGoCallChecksShape: goCallChecks finds nothing when the shape of
-// Go's unwindExit block or of the stack check is broken by one
-// instruction, and finds both in goframe.wat's f (which has no stack
-// check: its br_if only) and in a stack check put in front of it.
+//go:embed testdata/gocalls.wasm
+var goCallsWasm []byte
+
+// TestGoCallChecksShape: goCallChecks finds gocalls.wat's stack checks
+// (of a small and of a large frame) and unwind br_ifs, finds no stack
+// check when one instruction of its shape changes, and nothing when the
+// shape of Go's unwindExit block breaks.
 func TestGoCallChecksShape(t *testing.T) {
-	m, err := Decode(asGoModule(goFrameWasm))
+	m, err := Decode(asGoModule(goCallsWasm))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := m.Code[0].Body
-	d := findGoDispatch(&f)
-	checks := goCallChecks(f.Instrs, d)
-	if len(checks) != 1 {
-		t.Fatalf("f: expected its one unwind br_if, got %v", checks)
-	}
-	le := d.table + 2 + 4 // after the dispatch's end: SP, g, wrap, load, then the comparison
-	withCheck := func(large bool) []Instr {
-		c := []Instr{{Op: OpLocalGet, A: 1}, {Op: OpGlobalGet, A: 1}, {Op: OpI32WrapI64}, {Op: OpI32Load, A: 16, B: 2}}
-		if large {
-			c = append(c, Instr{Op: OpI32Const, A: 1000}, Instr{Op: OpI32Add})
+	const f, big = 2, 3            // defined functions
+	le := func(body []Instr) int { // the stack check's comparison
+		for k := range body {
+			if body[k].Op == OpI32LeU {
+				return k
+			}
 		}
-		c = append(c, Instr{Op: OpI32LeU}, Instr{Op: OpIf, C: 0x40}, Instr{Op: OpI32Const}, Instr{Op: OpCall, A: 1},
-			Instr{Op: OpGlobalGet}, Instr{Op: OpLocalSet, A: 1}, Instr{Op: OpBrIf, A: 4}, Instr{Op: OpEnd})
-		return append(append(append([]Instr(nil), f.Instrs[:d.table+2]...), c...), f.Instrs[d.table+2:]...)
+		t.Fatal("no i32.le_u")
+		return 0
 	}
-	for _, large := range []bool{false, true} {
-		body := withCheck(large)
-		at := le
-		if large {
-			at += 2
+	for _, i := range []int{f, big} {
+		e := &m.Code[i].Body
+		checks := goCallChecks(e.Instrs, findGoDispatch(e))
+		at := le(e.Instrs)
+		var unwinds int
+		for k := range checks {
+			if e.Instrs[k].Op == OpBrIf {
+				unwinds++
+			}
 		}
-		got := goCallChecks(body, findGoDispatch(&Expr{Instrs: body, Pool: f.Pool}))
-		if len(got) != 4 || !got[at] || !got[at+1] || !got[at+6] {
-			t.Errorf("stack check (large frame %v): expected the comparison at %d, the if and two br_ifs, got %v", large, at, got)
+		if len(checks) != 4 || !checks[at] || !checks[at+1] || unwinds != 2 {
+			t.Errorf("function %d: expected the stack check at %d and two unwind br_ifs, got %v", i, at, checks)
 		}
 	}
+	e := &m.Code[f].Body
+	at := le(e.Instrs)
 	for _, tc := range []struct {
 		name  string
-		at    func(body []Instr) int // the instruction to change
+		k     int // the instruction to change
 		to    Instr
-		check bool // whether the unwind br_if is still found
+		found int // checks still found
 	}{
-		{"i32.const 1 after unwindExit is 2", func(b []Instr) int { return len(b) - 2 }, Instr{Op: OpI32Const, A: 2}, false},
-		{"no unreachable before unwindExit's end", func(b []Instr) int { return len(b) - 4 }, Instr{Op: OpNop}, false},
-		{"stackguard0 at another offset", func([]Instr) int { return le - 1 }, Instr{Op: OpI32Load, A: 24, B: 2}, true},
-		{"a greater-than comparison", func([]Instr) int { return le }, Instr{Op: OpI32GtU}, true},
-		{"a jump in the arm", func([]Instr) int { return le + 2 }, Instr{Op: OpBr, A: 0}, true},
+		{"i32.const 1 after unwindExit is 2", len(e.Instrs) - 2, Instr{Op: OpI32Const, A: 2}, 0},
+		{"no unreachable before unwindExit's end", len(e.Instrs) - 4, Instr{Op: OpNop}, 0},
+		{"stackguard0 at another offset", at - 1, Instr{Op: OpI32Load, A: 24, B: 2}, 2},
+		{"a greater-than comparison", at, Instr{Op: OpI32GtU}, 2},
+		{"an if with a result", at + 1, Instr{Op: OpIf, C: 0x7f}, 2},
+		{"a jump in the arm", at + 2, Instr{Op: OpBr, A: 0}, 2},
+		{"a second call in the arm", at + 9, Instr{Op: OpCall, A: 1}, 2},
 	} {
-		body := withCheck(false)
-		body[tc.at(body)] = tc.to
-		got := goCallChecks(body, findGoDispatch(&Expr{Instrs: body, Pool: f.Pool}))
-		if got[le] || got[le+1] || (len(got) > 0) != tc.check {
-			t.Errorf("%s: expected no stack check and the unwind br_ifs found: %v, got %v", tc.name, tc.check, got)
+		body := slices.Clone(e.Instrs)
+		body[tc.k] = tc.to
+		got := goCallChecks(body, findGoDispatch(&Expr{Instrs: body, Pool: e.Pool}))
+		if got[at] || got[at+1] || len(got) != tc.found {
+			t.Errorf("%s: expected no stack check and %d checks, got %v", tc.name, tc.found, got)
 		}
+	}
+}
+
+// TestGoCallChecksRun runs gocalls.wat with the stack check passing and
+// failing (morestack called, the function unwound) and with the callee
+// unwinding: the original, the build without the checks' sites and the
+// one with them return the same, and only the latter has the checks'
+// sites (both arms of two ifs and four br_ifs).
+func TestGoCallChecksRun(t *testing.T) {
+	wasm := asGoModule(goCallsWasm)
+	ctx := context.Background()
+	orig, now, nowSM := instantiatePair(t, wasm, Options{Fuel: true, DirtyPages: true})
+	_, before, beforeSM := instantiatePair(t, wasm, Options{Fuel: true, DirtyPages: true, CountGoCallChecks: true})
+	for _, tc := range []struct{ guard, unwind, want uint64 }{
+		{0, 0, 0},                // SP above stackguard0: no morestack
+		{0x8000, 0, 1 + 2 + 4*2}, // both checks call morestack, which unwinds
+		{0x7ff0, 0, 2 + 4},       // only the large frame's check does
+		{0, 1, 1 + 2},            // the callee unwinds
+	} {
+		for name, mod := range map[string]api.Module{"original": orig, "without the checks' sites": now, "with them": before} {
+			res, err := mod.ExportedFunction("run").Call(ctx, tc.guard, tc.unwind)
+			if err != nil {
+				t.Fatalf("%s: run(%#x, %d): %v", name, tc.guard, tc.unwind, err)
+			}
+			if res[0] != tc.want {
+				t.Errorf("%s: run(%#x, %d) = %d, want %d", name, tc.guard, tc.unwind, res[0], tc.want)
+			}
+		}
+	}
+	if d := len(beforeSM.Sites) - len(nowSM.Sites); d != 2*2+4*2 {
+		t.Errorf("%d sites with the checks counted, %d without: expected 12 more", len(beforeSM.Sites), len(nowSM.Sites))
 	}
 }
 

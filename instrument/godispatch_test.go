@@ -148,7 +148,7 @@ func TestGoDispatchFuel(t *testing.T) {
 // without Go's custom section), with every option a campaign uses.
 func TestGoDispatchOtherModulesUnchanged(t *testing.T) {
 	opts := Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
-	for _, p := range []string{"testdata/programs/crunch/crunch.wasm", "testdata/programs/cwords/cwords.wasm", "testdata/godispatch.wasm", "testdata/goframe.wasm"} {
+	for _, p := range []string{"testdata/programs/crunch/crunch.wasm", "testdata/programs/cwords/cwords.wasm", "testdata/godispatch.wasm", "testdata/goframe.wasm", "testdata/gocalls.wasm"} {
 		wasm, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
