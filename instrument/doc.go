@@ -91,7 +91,7 @@
 // comparison no compare-log entry: the runtime's machinery, which `go
 // test -fuzz` does not count. Options.CountGoCallChecks restores them.
 // They were 45 % of the sites campaigns count (examples/gojson, the
-// runtime skipped: 30,893 sites before, 16,965 after) and 22-25 % of the
+// runtime skipped: 30,893 sites before, 16,965 after) and 14-25 % of the
 // counter increments of a run (docs/PERFORMANCE.md, "Go targets: checks
 // around calls").
 //
