@@ -37,8 +37,8 @@ type derivation struct {
 	// dispatch is 1 + the body index of a Go function's resume-point
 	// br_table, which gets no sites (godispatch.go); 0: none.
 	dispatch int
-	// checks are the body indices of Go's checks around calls, which get
-	// no sites (gocalls.go).
+	// checks are the body indices of Go's checks around calls, whose
+	// arm every call takes gets no site (gocalls.go).
 	checks map[int]bool
 }
 
@@ -58,13 +58,15 @@ func (d *derivation) plan(body []Instr, derive bool) {
 		d.siteAt[k] = n
 		switch in := &body[k]; in.Op {
 		case OpIf:
-			if !d.checks[k] {
-				n += 2
+			n += 2
+			if d.checks[k] {
+				n-- // no else site (gocalls.go)
 			}
 			open = append(open, k)
 		case OpBrIf:
-			if !d.checks[k] {
-				n += 2
+			n += 2
+			if d.checks[k] {
+				n-- // no not-taken site
 			}
 		case OpBrTable:
 			if k+1 != d.dispatch {

@@ -87,13 +87,12 @@
 //
 // In a Go module the br_if after each call that unwinds the wasm stack
 // and the stack check at a function's start (`if SP <= g.stackguard0 {
-// call runtime.morestack }`) get no sites either, and the stack check's
-// comparison no compare-log entry: the runtime's machinery, which `go
-// test -fuzz` does not count. Options.CountGoCallChecks restores them.
-// They were 45 % of the sites campaigns count (examples/gojson, the
-// runtime skipped: 30,893 sites before, 16,965 after) and 14-25 % of the
-// counter increments of a run (docs/PERFORMANCE.md, "Go targets: checks
-// around calls").
+// call runtime.morestack }`) count their rare arm only (the stack was
+// unwound, the stack grew), not the arm every call takes, and the stack
+// check's comparison gets no compare-log entry; Options.CountGoCallChecks
+// counts both arms. Current figures (docs/PERFORMANCE.md, "Go targets:
+// checks around calls"): examples/gojson's sites, the runtime skipped as
+// campaigns do, 30,893 with both arms, 23,929 with the rare ones.
 //
 // # Where the counters live (the decision)
 //

@@ -17,26 +17,36 @@ package instrument
 //     if  ...push the return address...  call runtime.morestack*
 //     ...reload SP...  br_if <unwindExit>  end
 //
-// As branch sites both cost a counter on every call (the br_if's fall-
-// through and the if's missing else), and what their rare arms tell (that
-// the stack was unwound while this call was on it, that this function
-// grew the stack) follows the scheduler, the garbage collector and the
-// stack's size rather than the input's structure. `go test -fuzz`
-// counts neither: its counters are on the edges of the program's basic
-// blocks, and a call does not end one. Neither gets a site, and the stack
-// check's comparison gets no compare-log entry; the code after a call
-// stays in the region of the code before it (regions.go), as after any
-// call. Options.CountGoCallChecks counts them as any other branch.
+// As branch sites both cost a counter on every call: the br_if's
+// fall-through and the if's missing else, the arms every call takes,
+// whose hits only repeat that the call was reached (its block's sites
+// tell) and returned. Those arms get no site. The rare arms keep theirs:
+// the stack grew in this function, the stack was unwound while this call
+// was on it. From a restored snapshot both happen as a function of the
+// input (how deep it nests, how much it allocates before the collector
+// switches goroutines), and campaigns that counted neither arm reached
+// less of the program's code on three targets' medians, though not
+// significantly (docs/PERFORMANCE.md, "Go targets: checks around
+// calls"). A rare arm costs nothing until it is taken: the br_if
+// becomes `if; count; br; end`, the if keeps its arm's counter and gets
+// no else. Neither is a conditional of the program's
+// (SiteMap.Conditionals: no arm). The stack check's comparison gets no
+// compare-log entry: it compares the stack pointer with the stack's
+// guard, no value of the input's. The code after a call stays in the
+// region of the code before it (regions.go), as after any call.
+// Options.CountGoCallChecks counts both arms as any other branch's.
 //
-// What is lost: no edge a condition of the program decides (those are if
-// arms around jumps, godispatch.go), and the arms of the dispatch that
-// only the re-entry after an unwound call hits, which the unwind br_if's
-// taken site stood for, are the same machinery.
+// What the arms every call takes told is kept elsewhere: the count of a
+// call's block is its sites' (the program's edges are if arms around
+// jumps, godispatch.go), and a call that does not return is seen by the
+// rare arm or by what ends the run.
 
 // goCallChecks returns the body indices of Go's call checks in a body
 // with the recognised dispatch d: every br_if to the unwindExit block,
-// and the stack check's i32.le_u and if. It returns nil when the body
-// has no unwindExit block of Go's shape or no check is found.
+// and the stack check's i32.le_u and if (the comparison gets no log
+// entry, the branches a site for their rare arm only). It returns nil
+// when the body has no unwindExit block of Go's shape or no check is
+// found.
 func goCallChecks(body []Instr, d goDispatch) map[int]bool {
 	n := len(body)
 	if d.table < 0 || n < 4 || body[n-1].Op != OpEnd || body[n-2].Op != OpI32Const || body[n-2].A != 1 ||

@@ -135,9 +135,10 @@ func TestGoCallChecksShape(t *testing.T) {
 
 // TestGoCallChecksRun runs gocalls.wat with the stack check passing and
 // failing (morestack called, the function unwound) and with the callee
-// unwinding: the original, the build without the checks' sites and the
-// one with them return the same, and only the latter has the checks'
-// sites (both arms of two ifs and four br_ifs).
+// unwinding: the original, the build that counts the checks' rare arms
+// only and the one that counts both return the same, and the first has
+// no site for the arm every call takes (the else of two ifs, the
+// fall-through of four br_ifs).
 func TestGoCallChecksRun(t *testing.T) {
 	wasm := asGoModule(goCallsWasm)
 	ctx := context.Background()
@@ -149,7 +150,7 @@ func TestGoCallChecksRun(t *testing.T) {
 		{0x7ff0, 0, 2 + 4},       // only the large frame's check does
 		{0, 1, 1 + 2},            // the callee unwinds
 	} {
-		for name, mod := range map[string]api.Module{"original": orig, "without the checks' sites": now, "with them": before} {
+		for name, mod := range map[string]api.Module{"original": orig, "rare arms counted": now, "both arms counted": before} {
 			res, err := mod.ExportedFunction("run").Call(ctx, tc.guard, tc.unwind)
 			if err != nil {
 				t.Fatalf("%s: run(%#x, %d): %v", name, tc.guard, tc.unwind, err)
@@ -159,15 +160,23 @@ func TestGoCallChecksRun(t *testing.T) {
 			}
 		}
 	}
-	if d := len(beforeSM.Sites) - len(nowSM.Sites); d != 2*2+4*2 {
-		t.Errorf("%d sites with the checks counted, %d without: expected 12 more", len(beforeSM.Sites), len(nowSM.Sites))
+	if d := len(beforeSM.Sites) - len(nowSM.Sites); d != 2+4 {
+		t.Errorf("%d sites with both arms of the checks counted, %d with the rare arm only: expected 6 more", len(beforeSM.Sites), len(nowSM.Sites))
+	}
+	kinds := map[SiteKind]int{}
+	for _, s := range nowSM.Sites {
+		kinds[s.Kind]++
+	}
+	if kinds[IfThen] != 2 || kinds[BrIfTaken] != 4 || kinds[IfElse] != 0 || kinds[BrIfNotTaken] != 0 {
+		t.Errorf("sites by kind %v: expected the two stack checks' then arms and the four br_ifs' taken arms only", kinds)
 	}
 }
 
 // TestGoCallChecksRegions: in gocalc, built as campaigns build it, the
 // code after an unwind br_if is in the region of the code before it, and
-// so is the code after a stack check (a call does not end a region, and
-// the checks have no sites to start one).
+// so is the code after a stack check, whose arm is its IfThen site's (a
+// call does not end a region, and the arm every call takes has no site
+// to start one).
 func TestGoCallChecksRegions(t *testing.T) {
 	wasm, m := decodeFile(t, "testdata/programs/gocalc/gocalc.wasm")
 	_, sm, err := Instrument(wasm, Options{Fuel: true, DirtyPages: true})
@@ -195,7 +204,7 @@ func TestGoCallChecksRegions(t *testing.T) {
 				for body[end].Op != OpEnd {
 					end++
 				}
-				if before, arm, after := at(&body[k-1]), at(&body[k+1]), at(&body[end+1]); before == NoRegion || arm != before || after != before {
+				if before, arm, after := at(&body[k-1]), at(&body[k+1]), at(&body[end+1]); before == NoRegion || arm == NoRegion || sm.Sites[arm].Kind != IfThen || after != before {
 					t.Fatalf("function %d: the stack check at %d is in region %d, its arm in %d, the code after it in %d", i, k, before, arm, after)
 				}
 			}

@@ -56,8 +56,9 @@ type goDispatch struct {
 	// back, by body index of a br to entryPointLoop that jumps backward:
 	// the body index of the first instruction of its target resume point
 	back map[int]int
-	// checks are the body indices of Go's checks around calls, which get
-	// no sites (gocalls.go); nil: none, or Options.CountGoCallChecks
+	// checks are the body indices of Go's checks around calls, whose
+	// arm every call takes gets no site (gocalls.go); nil: none, or
+	// Options.CountGoCallChecks
 	checks map[int]bool
 }
 

@@ -73,14 +73,14 @@ type Options struct {
 	// (godispatch.go has why no edge a condition decides is lost). Other
 	// modules are instrumented the same either way.
 	CountGoDispatch bool
-	// CountGoCallChecks counts, in a Go module, the arms of the checks
+	// CountGoCallChecks counts, in a Go module, both arms of the checks
 	// Go's wasm backend adds around calls (the stack check at a
 	// function's entry and the br_if after each call that unwinds the
 	// wasm stack) and logs the stack check's comparison, as wafer did
-	// before gocalls.go. Zero: they get no sites and no compare-log
-	// entry (gocalls.go has why). Other modules are instrumented the same
-	// either way; with CountGoDispatch no dispatch is recognised and the
-	// checks are counted too.
+	// before gocalls.go. Zero: the arm every call takes gets no site and
+	// the comparison no compare-log entry (gocalls.go has why). Other
+	// modules are instrumented the same either way; with CountGoDispatch
+	// no dispatch is recognised and the checks are counted too.
 	CountGoCallChecks bool
 	// MarkGoFrameStores gives, with DirtyPages, every store into a Go
 	// function's frame the mark marks.go leaves it (for measurements).
@@ -179,7 +179,8 @@ type frame struct {
 	// rewrites that need label types are not applied there (the sites keep
 	// their ids and can never be hit).
 	dead bool
-	// check: the if of Go's stack check, which has no sites (gocalls.go)
+	// check: the if of Go's stack check, which has no else site
+	// (gocalls.go)
 	check bool
 }
 
@@ -795,16 +796,17 @@ func constI32(in []Instr) (uint32, bool) {
 	return 0, false
 }
 
-// countSites counts the sites function body e will get; the parts of
-// Go's machinery d names get none: its resume-point dispatch
-// (godispatch.go) and its checks around calls (gocalls.go).
+// countSites counts the sites function body e will get; of Go's
+// machinery d names, the resume-point dispatch gets none (godispatch.go)
+// and each check around calls one, its rare arm (gocalls.go).
 func countSites(e *Expr, d goDispatch) int {
 	n := 1
 	for i := range e.Instrs {
 		switch e.Instrs[i].Op {
 		case OpIf, OpBrIf:
-			if !d.checks[i] {
-				n += 2
+			n += 2
+			if d.checks[i] {
+				n-- // the arm every call takes (gocalls.go)
 			}
 		case OpBrTable:
 			if i != d.table {
@@ -1227,7 +1229,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 	case OpIf:
 		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A, check: rw.disp.checks[k]})
 		rw.keep(in)
-		if rw.count && !rw.disp.checks[k] {
+		if rw.count && rw.disp.checks[k] {
+			rw.counter(rw.site(in, IfThen, 0)) // Go's stack check: no else site (gocalls.go)
+		} else if rw.count {
 			rw.counter(rw.site(in, IfThen, 0))
 			// reserve the else id now so ids follow instruction order
 			rw.ctl[len(rw.ctl)-1].elseSite = rw.site(in, IfElse, 0)
@@ -1269,15 +1273,22 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpBrIf:
-		if !rw.count || rw.disp.checks[k] {
-			break // Go's unwind br_if: no sites (gocalls.go)
-		}
-		if rw.ctl[len(rw.ctl)-1].dead {
-			rw.site(in, BrIfTaken, 0)
-			rw.site(in, BrIfNotTaken, 0)
+		if !rw.count {
 			break
 		}
-		rw.brIf(in)
+		check := rw.disp.checks[k] // Go's unwind br_if: no not-taken site (gocalls.go)
+		if rw.ctl[len(rw.ctl)-1].dead {
+			rw.site(in, BrIfTaken, 0)
+			if !check {
+				rw.site(in, BrIfNotTaken, 0)
+			}
+			break
+		}
+		if check {
+			rw.brIfTaken(in)
+		} else {
+			rw.brIf(in)
+		}
 		return nil
 	case OpBrTable:
 		if k == rw.disp.table {
@@ -1391,6 +1402,16 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.pin()
 	rw.emit(OpLocalGet, uint64(c))
 	rw.keep(in)
+}
+
+// brIfTaken counts the taken arm of a br_if to a label without values
+// (Go's unwind br_if, gocalls.go): `if; count taken; br L+1; end`.
+func (rw *rewriter) brIfTaken(in *Instr) {
+	taken := rw.site(in, BrIfTaken, 0)
+	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
+	rw.armCounter(taken, in.A)
+	rw.emit(OpBr, in.A+1)
+	rw.emit(OpEnd, 0)
 }
 
 // brTable turns `br_table l0..ln-1 ld` into n+1 nested blocks, one per arm,

@@ -111,7 +111,7 @@ func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, le
 			}
 		}
 		if d.checks[i] {
-			leaf = false // Go's call checks have no sites (gocalls.go)
+			leaf = false // Go's call checks count one arm (gocalls.go)
 			continue
 		}
 		switch in.Op {
