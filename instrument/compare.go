@@ -121,11 +121,12 @@ func compareLogBytes(ints, mems int) uint64 {
 }
 
 // countCompares counts the comparisons of a body that the log takes (not
-// those at the body indices in checks, Go's stack checks: gocalls.go).
-func countCompares(e *Expr, checks map[int]bool) int {
+// the one at body index stack, Go's stack check: gostack.go; negative:
+// none).
+func countCompares(e *Expr, stack int) int {
 	n := 0
 	for i := range e.Instrs {
-		if _, cases := switchCases(e, i, 1); (loggedCompare(e.Instrs[i].Op) && !checks[i]) || cases != nil {
+		if _, cases := switchCases(e, i, 1); (loggedCompare(e.Instrs[i].Op) && i != stack) || cases != nil {
 			n++
 		}
 	}

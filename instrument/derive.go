@@ -37,9 +37,9 @@ type derivation struct {
 	// dispatch is 1 + the body index of a Go function's resume-point
 	// br_table, which gets no sites (godispatch.go); 0: none.
 	dispatch int
-	// checks are the body indices of Go's checks around calls, whose
-	// arm every call takes gets no site (gocalls.go).
-	checks map[int]bool
+	// stackIf is 1 + the body index of the if of Go's stack check, which
+	// has no else site (gostack.go); 0: none.
+	stackIf int
 }
 
 // derived reports whether function-local site s needs no counter.
@@ -59,15 +59,12 @@ func (d *derivation) plan(body []Instr, derive bool) {
 		switch in := &body[k]; in.Op {
 		case OpIf:
 			n += 2
-			if d.checks[k] {
-				n-- // no else site (gocalls.go)
+			if k+1 == d.stackIf {
+				n-- // no else site (gostack.go)
 			}
 			open = append(open, k)
 		case OpBrIf:
 			n += 2
-			if d.checks[k] {
-				n-- // no not-taken site
-			}
 		case OpBrTable:
 			if k+1 != d.dispatch {
 				n += uint32(in.B)
@@ -93,14 +90,14 @@ func (d *derivation) plan(body []Instr, derive bool) {
 	}
 	derivable := func(s uint32, start int) {
 		b := branchAhead(body, start)
-		if b < 0 || d.checks[b] {
+		if b < 0 || b+1 == d.stackIf {
 			return
 		}
 		d.from[s], d.sum[s] = d.siteAt[b], 2
 	}
 	derivable(0, 0)
 	for k := range body {
-		if d.checks[k] {
+		if k+1 == d.stackIf {
 			continue
 		}
 		switch body[k].Op {

@@ -83,16 +83,16 @@
 // 1.19 of before, p >= 0.1; persistent runs of gojson 2.12 instead of
 // 2.64 times the original's); skipping the runtime as well, 0.71-0.87.
 //
-// # Go's checks around calls (gocalls.go)
+// # Go's stack check (gostack.go)
 //
-// In a Go module the br_if after each call that unwinds the wasm stack
-// and the stack check at a function's start (`if SP <= g.stackguard0 {
-// call runtime.morestack }`) count their rare arm only (the stack was
-// unwound, the stack grew), not the arm every call takes, and the stack
-// check's comparison gets no compare-log entry; Options.CountGoCallChecks
-// counts both arms. Current figures (docs/PERFORMANCE.md, "Go targets:
-// checks around calls"): examples/gojson's sites, the runtime skipped as
-// campaigns do, 30,893 with both arms, 23,929 with the rare ones.
+// In a Go module the stack check at a function's start (`if SP <=
+// g.stackguard0 { call runtime.morestack }`) counts its then arm only
+// (the function grew the stack): its else's count is the function
+// entry's but for the rare entries that grew the stack or came back
+// after an unwind. Its comparison gets no compare-log entry;
+// Options.CountGoStackChecks counts both arms. The br_if after each call
+// keeps both arms: campaigns without them reached less of the program
+// (docs/PERFORMANCE.md, "Go targets: the stack check").
 //
 // # Where the counters live (the decision)
 //

@@ -144,11 +144,11 @@ func TestGoDispatchFuel(t *testing.T) {
 
 // TestGoDispatchOtherModulesUnchanged: modules not built by Go are
 // instrumented byte for byte as with CountGoDispatch and with
-// CountGoCallChecks (the C programs, and the modules of Go's shape
+// CountGoStackChecks (the C programs, and the modules of Go's shape
 // without Go's custom section), with every option a campaign uses.
 func TestGoDispatchOtherModulesUnchanged(t *testing.T) {
 	opts := Options{Fuel: true, DirtyPages: true, HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
-	for _, p := range []string{"testdata/programs/crunch/crunch.wasm", "testdata/programs/cwords/cwords.wasm", "testdata/godispatch.wasm", "testdata/goframe.wasm", "testdata/gocalls.wasm"} {
+	for _, p := range []string{"testdata/programs/crunch/crunch.wasm", "testdata/programs/cwords/cwords.wasm", "testdata/godispatch.wasm", "testdata/goframe.wasm", "testdata/gostack.wasm"} {
 		wasm, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -158,8 +158,8 @@ func TestGoDispatchOtherModulesUnchanged(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, set := range map[string]func(*Options){
-			"CountGoDispatch":   func(o *Options) { o.CountGoDispatch = true },
-			"CountGoCallChecks": func(o *Options) { o.CountGoCallChecks = true },
+			"CountGoDispatch":    func(o *Options) { o.CountGoDispatch = true },
+			"CountGoStackChecks": func(o *Options) { o.CountGoStackChecks = true },
 		} {
 			counted := opts
 			set(&counted)

@@ -73,15 +73,15 @@ type Options struct {
 	// (godispatch.go has why no edge a condition decides is lost). Other
 	// modules are instrumented the same either way.
 	CountGoDispatch bool
-	// CountGoCallChecks counts, in a Go module, both arms of the checks
-	// Go's wasm backend adds around calls (the stack check at a
-	// function's entry and the br_if after each call that unwinds the
-	// wasm stack) and logs the stack check's comparison, as wafer did
-	// before gocalls.go. Zero: the arm every call takes gets no site and
-	// the comparison no compare-log entry (gocalls.go has why). Other
-	// modules are instrumented the same either way; with CountGoDispatch
-	// no dispatch is recognised and the checks are counted too.
-	CountGoCallChecks bool
+	// CountGoStackChecks counts, in a Go module, both arms of the stack
+	// check Go's wasm backend starts a function with (`if SP <=
+	// g.stackguard0 { call runtime.morestack }`) and logs its comparison,
+	// as wafer did before gostack.go. Zero: the else arm gets no site
+	// and the comparison no compare-log entry (gostack.go has why).
+	// Other modules are instrumented the same either way; with
+	// CountGoDispatch no dispatch is recognised and the check is
+	// counted too.
+	CountGoStackChecks bool
 	// MarkGoFrameStores gives, with DirtyPages, every store into a Go
 	// function's frame the mark marks.go leaves it (for measurements).
 	// Zero: goframe.go marks a frame once at the function's entry and
@@ -180,7 +180,7 @@ type frame struct {
 	// their ids and can never be hit).
 	dead bool
 	// check: the if of Go's stack check, which has no else site
-	// (gocalls.go)
+	// (gostack.go)
 	check bool
 }
 
@@ -411,8 +411,8 @@ func (rw *rewriter) countCode(names []string) counted {
 		if goMod && int(m.Funcs[i]) < len(m.Types) {
 			if ps := m.Types[m.Funcs[i]].Params; len(ps) > 0 && ps[0] == TI32 {
 				rw.dispatch[i] = findGoDispatch(&m.Code[i].Body)
-				if !rw.opts.CountGoCallChecks {
-					rw.dispatch[i].checks = goCallChecks(m.Code[i].Body.Instrs, rw.dispatch[i])
+				if le, ok := goStackCheck(m.Code[i].Body.Instrs, rw.dispatch[i]); ok && !rw.opts.CountGoStackChecks {
+					rw.dispatch[i].stackIf = le + 2
 				}
 			}
 		}
@@ -420,7 +420,7 @@ func (rw *rewriter) countCode(names []string) counted {
 			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i])
 		}
 		if rw.opts.Compares && !rw.skip[i] {
-			rw.cmpInts += countCompares(&m.Code[i].Body, rw.dispatch[i].checks)
+			rw.cmpInts += countCompares(&m.Code[i].Body, rw.dispatch[i].stackIf-2)
 		}
 		name := names[nimp+uint32(i)]
 		if goRuntime(name) {
@@ -798,16 +798,16 @@ func constI32(in []Instr) (uint32, bool) {
 
 // countSites counts the sites function body e will get; of Go's
 // machinery d names, the resume-point dispatch gets none (godispatch.go)
-// and each check around calls one, its rare arm (gocalls.go).
+// and the stack check one, its then arm (gostack.go).
 func countSites(e *Expr, d goDispatch) int {
 	n := 1
 	for i := range e.Instrs {
 		switch e.Instrs[i].Op {
 		case OpIf, OpBrIf:
-			n += 2
-			if d.checks[i] {
-				n-- // the arm every call takes (gocalls.go)
+			if !d.stackCheck(i) {
+				n++ // the stack check's if has no else site
 			}
+			n++
 		case OpBrTable:
 			if i != d.table {
 				n += int(e.Instrs[i].B)
@@ -1049,7 +1049,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	disp := rw.dispatch[i]
 	rw.disp = disp
 	rw.plan.dispatch = disp.table + 1
-	rw.plan.checks = disp.checks
+	rw.plan.stackIf = disp.stackIf
 	if rw.count {
 		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
 		limit := maxNestSites
@@ -1190,7 +1190,7 @@ func mayRunLong(body []Instr) bool {
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
-	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead && !rw.disp.checks[k] {
+	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead && !rw.disp.stackCompare(k) {
 		off, _ := offsetOperand(body, k)
 		rw.compare(in, off)
 		return nil
@@ -1227,10 +1227,10 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpIf:
-		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A, check: rw.disp.checks[k]})
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A, check: rw.disp.stackCheck(k)})
 		rw.keep(in)
-		if rw.count && rw.disp.checks[k] {
-			rw.counter(rw.site(in, IfThen, 0)) // Go's stack check: no else site (gocalls.go)
+		if rw.count && rw.disp.stackCheck(k) {
+			rw.counter(rw.site(in, IfThen, 0)) // Go's stack check: no else site (gostack.go)
 		} else if rw.count {
 			rw.counter(rw.site(in, IfThen, 0))
 			// reserve the else id now so ids follow instruction order
@@ -1276,19 +1276,12 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		if !rw.count {
 			break
 		}
-		check := rw.disp.checks[k] // Go's unwind br_if: no not-taken site (gocalls.go)
 		if rw.ctl[len(rw.ctl)-1].dead {
 			rw.site(in, BrIfTaken, 0)
-			if !check {
-				rw.site(in, BrIfNotTaken, 0)
-			}
+			rw.site(in, BrIfNotTaken, 0)
 			break
 		}
-		if check {
-			rw.brIfTaken(in)
-		} else {
-			rw.brIf(in)
-		}
+		rw.brIf(in)
 		return nil
 	case OpBrTable:
 		if k == rw.disp.table {
@@ -1402,16 +1395,6 @@ func (rw *rewriter) brIf(in *Instr) {
 	rw.pin()
 	rw.emit(OpLocalGet, uint64(c))
 	rw.keep(in)
-}
-
-// brIfTaken counts the taken arm of a br_if to a label without values
-// (Go's unwind br_if, gocalls.go): `if; count taken; br L+1; end`.
-func (rw *rewriter) brIfTaken(in *Instr) {
-	taken := rw.site(in, BrIfTaken, 0)
-	rw.out = append(rw.out, Instr{Op: OpIf, C: 0x40})
-	rw.armCounter(taken, in.A)
-	rw.emit(OpBr, in.A+1)
-	rw.emit(OpEnd, 0)
 }
 
 // brTable turns `br_table l0..ln-1 ld` into n+1 nested blocks, one per arm,

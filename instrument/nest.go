@@ -110,8 +110,8 @@ func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, le
 				return i, acc, exits, leaf
 			}
 		}
-		if d.checks[i] {
-			leaf = false // Go's call checks count one arm (gocalls.go)
+		if i+1 == d.stackIf {
+			leaf = false // Go's stack check counts one arm (gostack.go)
 			continue
 		}
 		switch in.Op {

@@ -218,35 +218,24 @@ func (rw *rewriter) trackRegion(k int) {
 		rw.regions.dispatch(in, rw.pool, next-rw.m.CodeOffset)
 		return
 	}
-	if rw.disp.checks[k] {
-		rw.regions.callCheck(in, len(rw.sm.Sites), next-rw.m.CodeOffset)
+	if rw.disp.stackCheck(k) {
+		rw.regions.stackCheck(len(rw.sm.Sites), next-rw.m.CodeOffset)
 		return
 	}
 	rw.regions.step(in, rw.pool, len(rw.sm.Sites), next-rw.m.CodeOffset)
 }
 
-// callCheck follows one of Go's checks around calls, which count their
-// rare arm only (gocalls.go): the stack check's arm is its IfThen site's
-// region and the way around it a path of unknown site, so the code after
-// it is in the region of the code before; the unwind br_if's taken arm
-// is a path of its BrIfTaken site, and the region goes on after it, as
-// after a call. sites is the number of sites placed so far.
-func (t *regionTracker) callCheck(in *Instr, sites int, next uint32) {
-	switch in.Op {
-	case OpIf:
-		f := regionFrame{op: OpBlock, before: t.cur}
-		if t.cur != NoRegion {
-			f.path(NoRegion, 2)
-			t.cur = uint32(sites - 1)
-		}
-		t.open = append(t.open, f)
-	case OpBrIf:
-		if t.cur != NoRegion {
-			t.reach(in.A, uint32(sites-1), 1)
-		}
-	default:
-		return // the comparison
+// stackCheck follows the if of Go's stack check, whose else has no
+// site (gostack.go): its arm is its IfThen site's region and the way
+// around it a path of unknown site, so the code after it is in the
+// region of the code before. sites is the number of sites placed so far.
+func (t *regionTracker) stackCheck(sites int, next uint32) {
+	f := regionFrame{op: OpBlock, before: t.cur}
+	if t.cur != NoRegion {
+		f.path(NoRegion, 2)
+		t.cur = uint32(sites - 1)
 	}
+	t.open = append(t.open, f)
 	t.record(next)
 }
 

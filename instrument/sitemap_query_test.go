@@ -9,7 +9,7 @@ import (
 // TestConditionals: on real modules every arm is grouped with the other
 // arms of its instruction (an if has two, a br_if two, a br_table as many
 // as its arms) and nothing else is an arm, the one counted arm of Go's
-// checks around calls (gocalls.go) included.
+// stack check (gostack.go) included.
 func TestConditionals(t *testing.T) {
 	for _, path := range []string{"../examples/tlv/tlv.wasm", "../examples/czstd/czstd.wasm", "../examples/gojson/gojson.wasm"} {
 		wasm, err := os.ReadFile(path)

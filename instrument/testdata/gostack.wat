@@ -1,4 +1,4 @@
-;; Go's checks around calls (gocalls.go), in the shape of Go's wasm
+;; Go's stack check (gostack.go), in the shape of Go's wasm
 ;; backend (godispatch.go): $f and $big start resume point 0 with the
 ;; stack check (`if SP <= g.stackguard0 { call runtime.morestack }`; for
 ;; $big's large frame, stackguard0 + framesize - StackSmall), and put the
@@ -8,7 +8,7 @@
 ;; $morestack counts its calls at address 0x100 and unwinds (returns 1);
 ;; $callee unwinds when $unwind is set. run(guard, unwind) sets
 ;; stackguard0 and $unwind and returns f + 2*big + 4*(morestack's calls).
-;; gocalls_test.go adds the "go:buildid" custom section that marks a
+;; gostack_test.go adds the "go:buildid" custom section that marks a
 ;; module as Go's.
 (module
   (memory (export "memory") 1)
