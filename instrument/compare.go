@@ -120,13 +120,11 @@ func compareLogBytes(ints, mems int) uint64 {
 	return uint64(ints)*CompareEntryBytes + uint64(mems)*CompareMemEntryBytes
 }
 
-// countCompares counts the comparisons of a body that the log takes (not
-// the one at body index stack, Go's stack check: gostack.go; negative:
-// none).
-func countCompares(e *Expr, stack int) int {
+// countCompares counts the comparisons of a body.
+func countCompares(e *Expr) int {
 	n := 0
 	for i := range e.Instrs {
-		if _, cases := switchCases(e, i, 1); (loggedCompare(e.Instrs[i].Op) && i != stack) || cases != nil {
+		if _, cases := switchCases(e, i, 1); loggedCompare(e.Instrs[i].Op) || cases != nil {
 			n++
 		}
 	}

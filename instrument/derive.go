@@ -37,9 +37,6 @@ type derivation struct {
 	// dispatch is 1 + the body index of a Go function's resume-point
 	// br_table, which gets no sites (godispatch.go); 0: none.
 	dispatch int
-	// stackIf is 1 + the body index of the if of Go's stack check, which
-	// has no else site (gostack.go); 0: none.
-	stackIf int
 }
 
 // derived reports whether function-local site s needs no counter.
@@ -59,9 +56,6 @@ func (d *derivation) plan(body []Instr, derive bool) {
 		switch in := &body[k]; in.Op {
 		case OpIf:
 			n += 2
-			if k+1 == d.stackIf {
-				n-- // no else site (gostack.go)
-			}
 			open = append(open, k)
 		case OpBrIf:
 			n += 2
@@ -90,16 +84,13 @@ func (d *derivation) plan(body []Instr, derive bool) {
 	}
 	derivable := func(s uint32, start int) {
 		b := branchAhead(body, start)
-		if b < 0 || b+1 == d.stackIf {
+		if b < 0 {
 			return
 		}
 		d.from[s], d.sum[s] = d.siteAt[b], 2
 	}
 	derivable(0, 0)
 	for k := range body {
-		if k+1 == d.stackIf {
-			continue
-		}
 		switch body[k].Op {
 		case OpIf:
 			derivable(d.siteAt[k], k+1)

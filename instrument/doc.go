@@ -83,17 +83,6 @@
 // 1.19 of before, p >= 0.1; persistent runs of gojson 2.12 instead of
 // 2.64 times the original's); skipping the runtime as well, 0.71-0.87.
 //
-// # Go's stack check (gostack.go)
-//
-// In a Go module the stack check at a function's start (`if SP <=
-// g.stackguard0 { call runtime.morestack }`) counts its then arm only
-// (the function grew the stack): its else's count is the function
-// entry's but for the rare entries that grew the stack or came back
-// after an unwind. Its comparison gets no compare-log entry;
-// Options.CountGoStackChecks counts both arms. The br_if after each call
-// keeps both arms: campaigns without them reached less of the program
-// (docs/PERFORMANCE.md, "Go targets: the stack check").
-//
 // # Where the counters live (the decision)
 //
 // The instrumented module keeps its single linear memory; the first

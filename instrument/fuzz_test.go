@@ -35,10 +35,6 @@ func FuzzInstrument(f *testing.F) {
 	// local's pattern must be followed exactly or left to marks.go
 	f.Add(asGoModule(goFrameWasm), uint8(2))
 	f.Add(asGoModule(goFrameWasm), uint8(3))
-	// Go's stack check (gostack.go): mutations of it and of unwindExit
-	// must be recognised exactly or counted as any other if
-	f.Add(asGoModule(goStackWasm), uint8(2))
-	f.Add(asGoModule(goStackWasm), uint8(8+1))
 	if b, err := os.ReadFile("../testdata/heapguard/guard.wasm"); err == nil {
 		f.Add(b, uint8(16+3)) // a C allocator for the heap guard and check
 		f.Add(b, uint8(16+2)) // the guard alone (the check needs fuel's flag)

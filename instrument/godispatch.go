@@ -56,18 +56,7 @@ type goDispatch struct {
 	// back, by body index of a br to entryPointLoop that jumps backward:
 	// the body index of the first instruction of its target resume point
 	back map[int]int
-	// stackIf is 1 + the body index of the if of Go's stack check, whose
-	// else gets no site and comparison (at stackIf-2) no compare-log
-	// entry (gostack.go); 0: none, or Options.CountGoStackChecks
-	stackIf int
 }
-
-// stackCheck reports whether body[k] is the if of d's stack check.
-func (d goDispatch) stackCheck(k int) bool { return k+1 == d.stackIf }
-
-// stackCompare reports whether body[k] is the comparison of d's stack
-// check.
-func (d goDispatch) stackCompare(k int) bool { return d.stackIf > 0 && k+2 == d.stackIf }
 
 // noDispatch is the goDispatch of a function without one.
 var noDispatch = goDispatch{table: -1, loop: -1}

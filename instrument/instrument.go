@@ -73,15 +73,6 @@ type Options struct {
 	// (godispatch.go has why no edge a condition decides is lost). Other
 	// modules are instrumented the same either way.
 	CountGoDispatch bool
-	// CountGoStackChecks counts, in a Go module, both arms of the stack
-	// check Go's wasm backend starts a function with (`if SP <=
-	// g.stackguard0 { call runtime.morestack }`) and logs its comparison,
-	// as wafer did before gostack.go. Zero: the else arm gets no site
-	// and the comparison no compare-log entry (gostack.go has why).
-	// Other modules are instrumented the same either way; with
-	// CountGoDispatch no dispatch is recognised and the check is
-	// counted too.
-	CountGoStackChecks bool
 	// MarkGoFrameStores gives, with DirtyPages, every store into a Go
 	// function's frame the mark marks.go leaves it (for measurements).
 	// Zero: goframe.go marks a frame once at the function's entry and
@@ -179,9 +170,6 @@ type frame struct {
 	// rewrites that need label types are not applied there (the sites keep
 	// their ids and can never be hit).
 	dead bool
-	// check: the if of Go's stack check, which has no else site
-	// (gostack.go)
-	check bool
 }
 
 // localSlot keys a scratch local: its type and a slot number.
@@ -411,16 +399,13 @@ func (rw *rewriter) countCode(names []string) counted {
 		if goMod && int(m.Funcs[i]) < len(m.Types) {
 			if ps := m.Types[m.Funcs[i]].Params; len(ps) > 0 && ps[0] == TI32 {
 				rw.dispatch[i] = findGoDispatch(&m.Code[i].Body)
-				if le, ok := goStackCheck(m.Code[i].Body.Instrs, rw.dispatch[i]); ok && !rw.opts.CountGoStackChecks {
-					rw.dispatch[i].stackIf = le + 2
-				}
 			}
 		}
 		if !rw.skip[i] {
-			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i])
+			rw.nsites += countSites(&m.Code[i].Body, rw.dispatch[i].table)
 		}
 		if rw.opts.Compares && !rw.skip[i] {
-			rw.cmpInts += countCompares(&m.Code[i].Body, rw.dispatch[i].stackIf-2)
+			rw.cmpInts += countCompares(&m.Code[i].Body)
 		}
 		name := names[nimp+uint32(i)]
 		if goRuntime(name) {
@@ -796,20 +781,17 @@ func constI32(in []Instr) (uint32, bool) {
 	return 0, false
 }
 
-// countSites counts the sites function body e will get; of Go's
-// machinery d names, the resume-point dispatch gets none (godispatch.go)
-// and the stack check one, its then arm (gostack.go).
-func countSites(e *Expr, d goDispatch) int {
+// countSites counts the sites function body e will get; the br_table at
+// body index dispatch (a Go function's resume-point dispatch, -1: none)
+// gets none.
+func countSites(e *Expr, dispatch int) int {
 	n := 1
 	for i := range e.Instrs {
 		switch e.Instrs[i].Op {
 		case OpIf, OpBrIf:
-			if !d.stackCheck(i) {
-				n++ // the stack check's if has no else site
-			}
-			n++
+			n += 2
 		case OpBrTable:
-			if i != d.table {
+			if i != dispatch {
 				n += int(e.Instrs[i].B)
 			}
 		}
@@ -1049,7 +1031,6 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	disp := rw.dispatch[i]
 	rw.disp = disp
 	rw.plan.dispatch = disp.table + 1
-	rw.plan.stackIf = disp.stackIf
 	if rw.count {
 		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
 		limit := maxNestSites
@@ -1190,7 +1171,7 @@ func mayRunLong(body []Instr) bool {
 }
 
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
-	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead && !rw.disp.stackCompare(k) {
+	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
 		off, _ := offsetOperand(body, k)
 		rw.compare(in, off)
 		return nil
@@ -1227,11 +1208,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 		}
 		return nil
 	case OpIf:
-		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A, check: rw.disp.stackCheck(k)})
+		rw.ctl = append(rw.ctl, frame{op: in.Op, c: in.C, a: in.A})
 		rw.keep(in)
-		if rw.count && rw.disp.stackCheck(k) {
-			rw.counter(rw.site(in, IfThen, 0)) // Go's stack check: no else site (gostack.go)
-		} else if rw.count {
+		if rw.count {
 			rw.counter(rw.site(in, IfThen, 0))
 			// reserve the else id now so ids follow instruction order
 			rw.ctl[len(rw.ctl)-1].elseSite = rw.site(in, IfElse, 0)
@@ -1254,7 +1233,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			return fmt.Errorf("end without block")
 		}
 		f := rw.ctl[n-1]
-		if f.op == OpIf && !f.hasElse && rw.count && !f.check {
+		if f.op == OpIf && !f.hasElse && rw.count {
 			rw.emit(OpElse, 0)
 			rw.counter(f.elseSite)
 		}

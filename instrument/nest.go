@@ -110,10 +110,6 @@ func scanNest(e *Expr, k int, d *derivation) (end int, acc []bool, exits int, le
 				return i, acc, exits, leaf
 			}
 		}
-		if i+1 == d.stackIf {
-			leaf = false // Go's stack check counts one arm (gostack.go)
-			continue
-		}
 		switch in.Op {
 		case OpIf:
 			s := d.siteAt[i]

@@ -218,25 +218,7 @@ func (rw *rewriter) trackRegion(k int) {
 		rw.regions.dispatch(in, rw.pool, next-rw.m.CodeOffset)
 		return
 	}
-	if rw.disp.stackCheck(k) {
-		rw.regions.stackCheck(len(rw.sm.Sites), next-rw.m.CodeOffset)
-		return
-	}
 	rw.regions.step(in, rw.pool, len(rw.sm.Sites), next-rw.m.CodeOffset)
-}
-
-// stackCheck follows the if of Go's stack check, whose else has no
-// site (gostack.go): its arm is its IfThen site's region and the way
-// around it a path of unknown site, so the code after it is in the
-// region of the code before. sites is the number of sites placed so far.
-func (t *regionTracker) stackCheck(sites int, next uint32) {
-	f := regionFrame{op: OpBlock, before: t.cur}
-	if t.cur != NoRegion {
-		f.path(NoRegion, 2)
-		t.cur = uint32(sites - 1)
-	}
-	t.open = append(t.open, f)
-	t.record(next)
 }
 
 // dispatch follows Go's resume-point br_table, which has no sites

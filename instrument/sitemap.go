@@ -398,8 +398,7 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 // of the conditional it is an arm of (the then and else arms of one if,
 // the taken and not-taken outcomes of one br_if, the arms of one
 // br_table), or -1 for a site that is no arm: function entries, stack
-// depth steps, call pairs and the one counted arm of Go's stack check
-// (gostack.go). Arms of one conditional share the
+// depth steps and call pairs. Arms of one conditional share the
 // instruction's function and offset; their ids need not be adjacent.
 func (m *SiteMap) Conditionals() []int32 {
 	type key struct {
@@ -428,19 +427,6 @@ func (m *SiteMap) Conditionals() []int32 {
 		}
 		first[k] = int32(i)
 		out[i] = int32(i)
-	}
-	// An if or br_if with one arm counted (Go's stack check, gostack.go)
-	// is no conditional of the program's: no arm.
-	n := make(map[int32]int, len(first))
-	for i, f := range out {
-		if f >= 0 && m.Sites[i].Kind != BrTableArm {
-			n[f]++
-		}
-	}
-	for i, f := range out {
-		if f >= 0 && m.Sites[i].Kind != BrTableArm && n[f] == 1 {
-			out[i] = -1
-		}
 	}
 	return out
 }

@@ -186,8 +186,7 @@ func main() {
 // runs executions on that build gives the inputs (its queue and the
 // seeds), replayed in rounds, builds in rotating order, on the original
 // module and on builds adding fuel (no counters: every function skipped),
-// counters (the runtime's skipped; both arms of Go's stack check
-// counted, as before gostack.go, then its then arm only), dirty marks (persistent: no
+// counters (the runtime's skipped), dirty marks (persistent: no
 // restore; every store into a Go frame marked, as before goframe.go, then
 // frames marked at their functions' entry) and the call pairs and stack
 // depth, which make it the build a campaign runs, then on that build in
@@ -207,8 +206,7 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 	}{
 		{"original", nil, runtime.Persistent, false},
 		{"fuel", &instrument.Options{Fuel: true, Skip: []string{"*"}}, runtime.Persistent, false},
-		{"+ counters, both arms of Go's stack check", &instrument.Options{Fuel: true, Skip: skip, CountGoStackChecks: true}, runtime.Persistent, false},
-		{"+ counters, its then arm only", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
+		{"+ counters", &instrument.Options{Fuel: true, Skip: skip}, runtime.Persistent, false},
 		{"+ dirty marks, every frame store marked", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip, MarkGoFrameStores: true}, runtime.Persistent, false},
 		{"+ dirty marks, frames marked at entry instead", &instrument.Options{Fuel: true, DirtyPages: true, Skip: skip}, runtime.Persistent, false},
 		{"+ call pairs, stack depth", campaignOpts, runtime.Persistent, false},
