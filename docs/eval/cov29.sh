@@ -34,6 +34,13 @@
 #   HEAD_ARGS='--warm-up @SEEDS@' RSS_TARGETS= docs/eval/cov29.sh HEAD
 # Results in $OUT (default /tmp/wafer-cov29): cov/TARGET__{base,head}__SEED.json,
 # rss/TARGET-jN__{base,head}__1.json, tables in cov.md and rss.md.
+#
+# RECOUNT=1 runs no campaign: it replays the queues of an earlier run in
+# $OUT with that run's head binary instead of the base's, into
+# covhead/ and covhead.md, so both sides are counted on HEAD's sites.
+# For a change that drops sites: the base's own sites hold the ones its
+# campaigns sought and HEAD's did not, and would favour the base.
+#   OUT=/tmp/wafer-cov29 RECOUNT=1 TARGETS="gojson gopng goparser" docs/eval/cov29.sh
 set -eu
 BASE=${1:-766bbb4}
 TIME=${TIME:-60}
@@ -44,15 +51,22 @@ PROG_TARGETS=${PROG_TARGETS-"gojson gopng goparser"}
 OUT=${OUT:-/tmp/wafer-cov29}
 
 root=$(git rev-parse --show-toplevel)
-mkdir -p "$OUT/cov" "$OUT/rss" "$OUT/runs"
-wt="$OUT/base-tree"
-if [ -d "$wt" ]; then git -C "$root" worktree remove --force "$wt"; fi
-git -C "$root" worktree add --detach "$wt" "$BASE" >/dev/null
-trap 'git -C "$root" worktree remove --force "$wt"' EXIT
-(cd "$wt" && go build -o "$OUT/wafer-base" .)
-(cd "$root" && go build -o "$OUT/wafer-head" .)
-[ -x /usr/bin/time ] || { echo "cov29: needs GNU time at /usr/bin/time for the peak RSS" >&2; exit 1; }
-echo "cov29: base $(git -C "$wt" rev-parse --short HEAD), head $(git -C "$root" rev-parse --short HEAD); $(uptime)"
+covbin=base cov=cov # the binary that replays the queues, and where the counts go
+if [ "${RECOUNT:-}" ]; then
+	covbin=head cov=covhead RSS_TARGETS=
+	[ -x "$OUT/wafer-head" ] || { echo "cov29: RECOUNT needs an earlier run's $OUT/wafer-head" >&2; exit 1; }
+fi
+mkdir -p "$OUT/$cov" "$OUT/rss" "$OUT/runs"
+if [ -z "${RECOUNT:-}" ]; then
+	wt="$OUT/base-tree"
+	if [ -d "$wt" ]; then git -C "$root" worktree remove --force "$wt"; fi
+	git -C "$root" worktree add --detach "$wt" "$BASE" >/dev/null
+	trap 'git -C "$root" worktree remove --force "$wt"' EXIT
+	(cd "$wt" && go build -o "$OUT/wafer-base" .)
+	(cd "$root" && go build -o "$OUT/wafer-head" .)
+	[ -x /usr/bin/time ] || { echo "cov29: needs GNU time at /usr/bin/time for the peak RSS" >&2; exit 1; }
+	echo "cov29: base $(git -C "$wt" rev-parse --short HEAD), head $(git -C "$root" rev-parse --short HEAD); $(uptime)"
+fi
 
 # campaign SIDE TARGET SEED WORKERS DIR: one campaign; its final stats line
 # in DIR.json, GNU time's report in DIR.time.
@@ -69,32 +83,34 @@ campaign() {
 }
 
 # record SIDE TARGET SEED DIR FILE [nocov]: the stats line plus the base
-# binary's coverage of the queue (on PROG_TARGETS with --skip 'runtime.*':
+# binary's (with RECOUNT, the head's) coverage of the queue (on PROG_TARGETS with --skip 'runtime.*':
 # the program's own code and the rest of the standard library) and the
 # peak RSS, one JSON object. With nocov, the RSS only.
 record() {
 	side=$1 t=$2 s=$3 d=$4 f=$5
 	skip=
 	case " $PROG_TARGETS " in *" $t "*) skip="--skip runtime.*" ;; esac
-	cov=-1
+	branches=-1
 	if [ "${6:-}" != nocov ]; then
 		# shellcheck disable=SC2086 # $skip is two words or none
-		cov=$("$OUT/wafer-base" cov $skip -o "$d.cov" "$root/examples/$t/$t.wasm" "$d" 2>&1 | sed -n 's/.*: branches \([0-9]*\)\/.*/\1/p' | tail -1)
+		branches=$("$OUT/wafer-$covbin" cov $skip -o "$d.$cov" "$root/examples/$t/$t.wasm" "$d" 2>&1 | sed -n 's/.*: branches \([0-9]*\)\/.*/\1/p' | tail -1)
 	fi
 	rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$d.time")
-	[ -s "$d.json" ] && [ -n "$cov" ] && [ -n "$rss" ] || { echo "cov29: no coverage or RSS for $d" >&2; exit 1; }
-	sed "s/}\$/,\"cov_prog\":$cov,\"peak_rss_mb\":$((rss / 1024))}/" "$d.json" >"$f"
+	[ -s "$d.json" ] && [ -n "$branches" ] && [ -n "$rss" ] || { echo "cov29: no coverage or RSS for $d" >&2; exit 1; }
+	sed "s/}\$/,\"cov_prog\":$branches,\"peak_rss_mb\":$((rss / 1024))}/" "$d.json" >"$f"
 }
 
 for t in $TARGETS; do
 	for s in $SEEDS; do
-		[ -s "$OUT/cov/${t}__head__$s.json" ] && continue
-		campaign base "$t" "$s" 1 "$OUT/runs/$t-base-$s" &
-		campaign head "$t" "$s" 1 "$OUT/runs/$t-head-$s" &
-		wait
-		# The two replays run at once too (they are the base binary both).
-		record base "$t" "$s" "$OUT/runs/$t-base-$s" "$OUT/cov/${t}__base__$s.json" &
-		record head "$t" "$s" "$OUT/runs/$t-head-$s" "$OUT/cov/${t}__head__$s.json" &
+		[ -s "$OUT/$cov/${t}__head__$s.json" ] && continue
+		if [ -z "${RECOUNT:-}" ]; then
+			campaign base "$t" "$s" 1 "$OUT/runs/$t-base-$s" &
+			campaign head "$t" "$s" 1 "$OUT/runs/$t-head-$s" &
+			wait
+		fi
+		# The two replays run at once too (one binary both).
+		record base "$t" "$s" "$OUT/runs/$t-base-$s" "$OUT/$cov/${t}__base__$s.json" &
+		record head "$t" "$s" "$OUT/runs/$t-head-$s" "$OUT/$cov/${t}__head__$s.json" &
 		wait
 		echo "cov29: $t seed $s done; $(uptime)"
 	done
@@ -112,6 +128,6 @@ for t in $RSS_TARGETS; do
 	done
 done
 cd "$root"
-cols='cov_prog=branches (base sites),coverage=edges_found,execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB'
-if [ -n "$TARGETS" ]; then go run ./internal/evaltable -base base -metrics "$cols" "$OUT/cov" | tee "$OUT/cov.md"; fi
+cols="cov_prog=branches ($covbin sites),coverage=edges_found,execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB"
+if [ -n "$TARGETS" ]; then go run ./internal/evaltable -base base -metrics "$cols" "$OUT/$cov" | tee "$OUT/$cov.md"; fi
 if [ -n "$RSS_TARGETS" ]; then go run ./internal/evaltable -base base -metrics 'execs=execs,execs_per_sec=execs/s,peak_rss_mb=peak RSS MiB' "$OUT/rss" | tee "$OUT/rss.md"; fi

@@ -213,7 +213,7 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 		{"+ restore", campaignOpts, runtime.Restore, false},
 		{"restore, the seeds as warm-up", campaignOpts, runtime.Restore, true},
 	}
-	tgt, sm := compile(ctx, wasm, *parts[len(parts)-2].opts, cache) // + restore
+	tgt, sm := compile(ctx, wasm, *campaignOpts, cache)
 	st := &queueStore{}
 	cfg := engine.Config{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc", Conditionals: sm.Conditionals()}
 	if _, err := engine.Fuzz(ctx, cfg, engine.Deps{NewExecutor: runexec.Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, Store: st}); err != nil {
