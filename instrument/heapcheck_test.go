@@ -1,9 +1,16 @@
 package instrument
 
 import (
+	"context"
+	_ "embed"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // TestUncheckedAccess: the heap check skips accesses at constant
@@ -68,6 +75,75 @@ func TestHeapCheckSameSites(t *testing.T) {
 		if checked.Layout.ShadowBytes == 0 || !slices.Equal(plain.Sites, checked.Sites) {
 			t.Fatalf("%s: shadow %d bytes; %d sites with the check, %d without, equal: %v", path, checked.Layout.ShadowBytes,
 				len(checked.Sites), len(plain.Sites), slices.Equal(plain.Sites, checked.Sites))
+		}
+	}
+}
+
+//go:embed testdata/heaptrap.wasm
+var heapTrapWasm []byte
+
+// TestHeapCheckTrapBlock: a checked function branches to one trap block
+// around its body (openTrap). Valid accesses give the original's results
+// whichever way the function's label is reached (return, br_if, falling
+// through, with two results); a read past a block, and a bulk fill past
+// one, trap with the function that made them on top of the stack; a
+// function with no check gets no trap block.
+func TestHeapCheckTrapBlock(t *testing.T) {
+	out, sm, err := Instrument(heapTrapWasm, Options{Fuel: true, DirtyPages: true, HeapGuard: true, HeapCheck: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm.Layout.ShadowBytes == 0 {
+		t.Fatal("no shadow: expected the allocator wrapped")
+	}
+	valid := []coreCall{call("run", 0, 16), call("run", 1, 16), call("run", 2, 16), call("run", 0, 4), call("run", 1, 8), call("none", 41)}
+	sameResults(t, heapTrapWasm, out, valid)
+
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCoreFeatures(api.CoreFeaturesV2))
+	defer rt.Close(ctx)
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		c   coreCall
+		top string // the stack trace's first frame
+	}{
+		{call("run", 0, 3), "pair"},  // a 4-byte read of a 3-byte block, then return
+		{call("run", 1, 7), "pair"},  // the second word of a 7-byte block, then br_if
+		{call("run", 2, 12), "pair"}, // a double word past a 12-byte block, falling through
+		{call("fillpast", 20), "fillpast"},
+	} {
+		_, err := mod.ExportedFunction(tc.c.fn).Call(ctx, tc.c.args...)
+		_, trace, _ := strings.Cut(fmt.Sprint(err), "wasm stack trace:\n\t")
+		if err == nil || !strings.Contains(err.Error(), "unreachable") || !strings.HasPrefix(trace, "."+tc.top+"(") {
+			t.Errorf("%s%v: expected an unreachable trap in %s, got %v", tc.c.fn, tc.c.args, tc.top, err)
+		}
+		if v := mod.ExportedGlobal(sm.Layout.HeapExport).Get(); v>>32&0xff != HeapReadOverflow && v>>32&0xff != HeapWriteOverflow {
+			t.Errorf("%s%v: heap error global %#x, expected an overflow", tc.c.fn, tc.c.args, v)
+		}
+	}
+
+	m, err := Decode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := funcNames(m)
+	nimp := m.NumImported(ExternFunc)
+	for i := range m.Code {
+		body := m.Code[i].Body.Instrs
+		n := len(body)
+		trapBlock := n >= 5 && body[n-5].Op == OpEnd && body[n-4].Op == OpReturn && body[n-3].Op == OpEnd && body[n-2].Op == OpUnreachable
+		switch names[nimp+uint32(i)] {
+		case "pair", "run", "fillpast":
+			if !trapBlock {
+				t.Errorf("%s: no trap block", names[nimp+uint32(i)])
+			}
+		case "none":
+			if trapBlock || body[0].Op != OpNop || body[1].Op != OpNop {
+				t.Errorf("none: expected no trap block, two nops in its place: %v", body[:2])
+			}
 		}
 	}
 }

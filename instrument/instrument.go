@@ -214,6 +214,7 @@ type rewriter struct {
 	heap           heapHelpers
 	shadowOff      uint32       // real address of the heap check's shadow
 	unchecked      []bool       // by defined function: the heap check leaves it alone
+	trapUsed       bool         // this function branches to its trap block (heapcheck.go)
 	wordwise       []bool       // by defined function: the heap check looks at first bytes
 	frame          []bool       // by local of this function: it addresses a stack frame (frameLocals)
 	callSites      int          // counters of indirect call pairs (Options.CallPairs)
@@ -538,8 +539,8 @@ func (rw *rewriter) addGlobals(names []string, guard *heapGuard) (nglobImp uint3
 	}
 	helpers := nimp + uint32(len(m.Code))
 	if rw.heapCheck {
-		rw.heap = heapHelpers{report: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3, span: helpers + 4, inAlloc: guard.inAlloc}
-		helpers += 5
+		rw.heap = heapHelpers{report: helpers, fill: helpers + 1, arm: helpers + 2, free: helpers + 3, span: helpers + 4, check: helpers + 5, inAlloc: guard.inAlloc}
+		helpers += 6
 		guard.patch(m, nimp, rw.heap)
 		rw.unchecked = make([]bool, len(m.Code))
 		rw.wordwise = make([]bool, len(m.Code))
@@ -1068,6 +1069,10 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	}
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
+	rw.trapUsed = false
+	if rw.heapCheck && !rw.unchecked[i] {
+		rw.openTrap(ft.Results)
+	}
 	// entry
 	if rw.count {
 		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
@@ -1238,6 +1243,9 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			rw.counter(f.elseSite)
 		}
 		rw.ctl = rw.ctl[:n-1]
+		if n == 1 && rw.heapCheck && !rw.unchecked[rw.def] {
+			rw.closeTrap()
+		}
 		rw.keep(in)
 		if rw.nest != nil && n-1 == rw.nest.frame {
 			rw.flush()

@@ -16,3 +16,4 @@ clang-14 --target=wasm32 -nostdlib -g -O0 -Wl,--no-entry -Wl,--export=classify -
 wat2wasm --enable-all --debug-names callpairs.wat -o callpairs.wasm
 wat2wasm --debug-names regions.wat -o regions.wasm
 wat2wasm --enable-all goframe.wat -o goframe.wasm
+wat2wasm --enable-all --debug-names heaptrap.wat -o heaptrap.wasm
