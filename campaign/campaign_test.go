@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/wafer-fuzz/wafer/corpus"
 )
@@ -129,4 +130,24 @@ func TestMerge(t *testing.T) {
 	if len(m.Keep) != 0 || m.NewFeatures != 0 || m.BaseFeatures == 0 || m.NewEdges != 0 {
 		t.Fatalf("a candidate the base covers: expected nothing kept, got %d kept, %d new of %d base features, %d new edges", len(m.Keep), m.NewFeatures, m.BaseFeatures, m.NewEdges)
 	}
+}
+
+// TestPrepareOneAtATime: a build waits for its turn at instrument.Prepare
+// while another build (the compare build, compiled aside) holds it, and
+// gives up when its context ends; with the turn free it proceeds.
+func TestPrepareOneAtATime(t *testing.T) {
+	tg := loadTLV(t)
+	aside := &Target{name: tg.name, wasm: tg.wasm, opts: tg.opts, building: tg.building}
+	aside.building <- struct{}{} // the other build is in Prepare
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := tg.compile(ctx, buildCounters, 0, ResetDefault, true); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("with the turn taken: expected to wait until the deadline, got %v", err)
+	}
+	<-aside.building
+	tgt, sm, err := tg.compile(context.Background(), buildCounters, 0, ResetDefault, true)
+	if err != nil || sm == nil || len(sm.Sites) == 0 {
+		t.Fatalf("with the turn free: %v", err)
+	}
+	tgt.Close(context.Background())
 }

@@ -183,13 +183,14 @@ type Target struct {
 	name string
 	wasm []byte
 	opts TargetOptions
-	// building admits two builds at a time into instrument.Prepare and
-	// wazero's compiler (compile), whichever goroutines ask: each holds
-	// a module's worth of transient memory, and a campaign's peak
-	// resident memory was its three builds made at once (csqlite, seeds
-	// only: 280-300 MB with three, 248-265 MB with two, 238-245 MB with
-	// one, which made the start 10-20 % slower on a loaded 2-core machine;
-	// on such a machine a third build at once finishes no sooner anyway).
+	// building admits one build at a time into instrument.Prepare,
+	// whichever goroutine asks; wazero's compiler is not held back (a
+	// campaign makes two builds at most). Prepare's transient memory was
+	// a Go module's start-up peak with both builds instrumented at once
+	// (gojson, raw mode: 118-126 MB against 100-108 one at a time), and
+	// the compiles overlap as before (csqlite with an empty compilation
+	// cache: SQLite's largest function holds the compiler's pools for
+	// seconds).
 	building chan struct{}
 }
 
@@ -205,7 +206,7 @@ func Load(name string, wasm []byte, opts TargetOptions) (*Target, error) {
 		// by the reserved pages)
 		return nil, fmt.Errorf("%s: %w", name, instrument.ErrInstrumented)
 	}
-	return &Target{name: name, wasm: wasm, opts: opts, building: make(chan struct{}, 2)}, nil
+	return &Target{name: name, wasm: wasm, opts: opts, building: make(chan struct{}, 1)}, nil
 }
 
 // Name is the name given to Load.
@@ -313,21 +314,13 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 		return nil, nil, err
 	}
 	cfg.NoSourceLines = noLines
-	if t.building != nil {
-		select {
-		case t.building <- struct{}{}:
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		}
-		defer func() { <-t.building }()
-	}
 	steps := runtime.Preparation(t.wasm, cfg)
 	if b != buildPlain {
 		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.skip(t.wasm),
 			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, Malloc: o.Malloc, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
 			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
 	}
-	p, err := instrument.Prepare(t.wasm, steps)
+	p, err := t.prepare(ctx, steps)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -336,6 +329,19 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
 	}
 	return tgt, p.SiteMap, nil
+}
+
+// prepare makes the build steps asks for, in its turn (building).
+func (t *Target) prepare(ctx context.Context, steps instrument.Build) (*instrument.Prepared, error) {
+	if t.building != nil {
+		select {
+		case t.building <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		defer func() { <-t.building }()
+	}
+	return instrument.Prepare(t.wasm, steps)
 }
 
 // compileAside starts compile of build b on another goroutine, with its
