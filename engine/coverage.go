@@ -106,7 +106,7 @@ type siteState struct {
 }
 
 func newScanner() *scanner {
-	return &scanner{}
+	return &scanner{traces: traceSet{forgetAt: workerFilterSlots}}
 }
 
 func (s *scanner) grow(n int) {

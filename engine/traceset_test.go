@@ -98,3 +98,38 @@ func TestTraceSetBounded(t *testing.T) {
 		t.Errorf("%d of %d new hashes read as seen; expected a few, under 1 %%", falseSeen, n)
 	}
 }
+
+// TestTraceSetForgetful: a forgetful set never outgrows forgetAt slots
+// and has no filter; past that it forgets, so a hash added long ago may
+// read as new again, but a hash it says it has was added (no false
+// "seen"), and the last hashes added are all still there.
+func TestTraceSetForgetful(t *testing.T) {
+	s := traceSet{forgetAt: 1024}
+	r := rand.New(rand.NewPCG(5, 6))
+	added := map[uint64]bool{}
+	var order []uint64
+	renewed := 0
+	for range 20_000 {
+		h := r.Uint64() % 50_000 // repeats, as a campaign's traces do
+		isNew := s.add(h)
+		if !isNew && !added[h] {
+			t.Fatalf("%#x read as seen but was never added", h)
+		}
+		if isNew && added[h] {
+			renewed++
+		}
+		added[h] = true
+		order = append(order, h)
+		if len(s.slots) > 1024 || s.bloom != nil {
+			t.Fatalf("memory: %d slots, filter %v; expected at most 1,024 and none", len(s.slots), s.bloom != nil)
+		}
+	}
+	if renewed == 0 {
+		t.Error("expected forgotten hashes to read as new again")
+	}
+	for _, h := range order[len(order)-s.len():] {
+		if !s.has(h) {
+			t.Fatalf("forgot %#x, added since the last forgetting", h)
+		}
+	}
+}
