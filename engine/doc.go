@@ -46,7 +46,10 @@
 // examples/cexpr met 1.85 million in its first minute, the process then at
 // 210 MB), a fixed 64 MiB Bloom filter
 // takes the rest, so memory stays bounded (128 MiB per set) and novelty is
-// undercounted by its false positives (traceSet).
+// undercounted by its false positives (traceSet). The coordinator's sets
+// decide; a worker's filter of what it sent holds at most 8 MiB and
+// empties itself when full, so a trace it forgot is sent once more, never
+// lost.
 //
 // Determinism: job j's mutations draw from PCG(Config.Seed, j), so the
 // children of a job do not depend on which worker runs it. Workers pull
