@@ -49,8 +49,9 @@ func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
 	return v >> 8, uint8(v)
 }
 
-// scanner is one worker's view of coverage: a private, monotone filter of
-// what this worker already reported, so it sends the coordinator only runs
+// scanner is one worker's view of coverage: a private filter of what this
+// worker already reported (monotone in sites and buckets; its trace set
+// forgets, traceSet), so it sends the coordinator only runs
 // that may be new. A run that is not new in the filter cannot be new to the
 // coordinator, which merges a worker's results after everything that worker
 // sent before (see loop.go). Not safe for concurrent use.

@@ -20,7 +20,8 @@
 // zeroes it in the same pass (so the runtime does not clear the whole map
 // again before the next run: Result.Counters), hashes the bucketed trace
 // with xxhash, and checks it
-// against a private, monotone coverage filter: only children that may be
+// against a private coverage filter (a subset of what the worker sent:
+// monotone in sites and buckets, forgetful in traces): only children that may be
 // new (new (site, bucket) pair, new valid site, new trace) and failures are
 // copied; the batch's survivors, its per-site hit counts and its sampled
 // time shares (one child in 64 is timed) go back in one message. Since the
