@@ -187,10 +187,10 @@ type Target struct {
 	// whichever goroutine asks; wazero's compiler is not held back (a
 	// campaign makes two builds at most). Prepare's transient memory was
 	// a Go module's start-up peak with both builds instrumented at once
-	// (gojson, raw mode: 118-126 MB against 100-108 one at a time), and
-	// the compiles overlap as before (csqlite with an empty compilation
-	// cache: SQLite's largest function holds the compiler's pools for
-	// seconds).
+	// (gojson, raw mode, warm cache: 118-124 MB against 102-104 one at a
+	// time), and the compiles overlap as before (csqlite with an empty
+	// compilation cache: SQLite's largest function holds the compiler's
+	// pools for seconds).
 	building chan struct{}
 }
 
