@@ -91,16 +91,17 @@ func (s *traceSet) add(h uint64) bool {
 	}
 	*r = h
 	if s.bloom == nil && 2*(s.n+1) > len(s.slots) {
-		if s.forgetAt > 0 && len(s.slots) >= s.forgetAt {
+		switch {
+		case s.forgetAt > 0 && len(s.slots) >= s.forgetAt: // a full forgetful set
 			clear(s.slots)
 			s.n, s.zero = 0, false
-		} else if s.n >= s.exactCap() && s.forgetAt == 0 {
+		case s.forgetAt == 0 && s.n >= s.exactCap(): // a full exact table
 			words := s.bloomWords
 			if words == 0 {
 				words = defaultBloomBits / 64
 			}
 			s.bloom = make([]uint64, words)
-		} else {
+		default:
 			s.rehash()
 		}
 	}

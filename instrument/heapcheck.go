@@ -176,7 +176,7 @@ func (rw *rewriter) checkAccess(a uint32, orig, size uint64, write, first bool) 
 	rw.i32(int64(rw.codeAt()))
 	rw.emit(OpLocalGet, uint64(a))
 	rw.emit(OpCall, uint64(rw.heap.check))
-	rw.trap(1)
+	rw.branchToTrap(1)
 	rw.emit(OpEnd, 0)
 	if rw.count {
 		rw.pin()
@@ -196,7 +196,7 @@ func (rw *rewriter) checkSpan(a, n uint32, write bool) {
 	rw.i32(int64(info))
 	rw.i32(int64(rw.codeAt()))
 	rw.emit(OpCall, uint64(rw.heap.span))
-	rw.trap(0)
+	rw.branchToTrap(0)
 }
 
 // codeAt is the code-section offset, in the input, of the instruction
@@ -209,6 +209,15 @@ func (rw *rewriter) codeAt() uint32 {
 	return 0
 }
 
+// trapState is where a function's trap block stands (openTrap).
+type trapState uint8
+
+const (
+	noTrap   trapState = iota // the function is not checked: no trap block
+	trapOpen                  // opened; no check branches to it yet
+	trapUsed                  // a check branches to it
+)
+
 // openTrap opens the trap blocks around a checked function's body (see
 // above): the outer one's end is followed by
 // unreachable, the inner one takes the function's results, which the
@@ -217,6 +226,7 @@ func (rw *rewriter) codeAt() uint32 {
 // before. When no check of the function branches to the outer block,
 // closeTrap turns both into nops.
 func (rw *rewriter) openTrap(results []ValType) {
+	rw.trap = trapOpen
 	rw.out = append(rw.out, Instr{Op: OpBlock, C: 0x40})
 	body := Instr{Op: OpBlock, C: 0x40}
 	if len(results) > 0 {
@@ -227,7 +237,7 @@ func (rw *rewriter) openTrap(results []ValType) {
 
 // closeTrap closes what openTrap opened, before the function's end.
 func (rw *rewriter) closeTrap() {
-	if !rw.trapUsed {
+	if rw.trap != trapUsed {
 		rw.out[0], rw.out[1] = Instr{Op: OpNop}, Instr{Op: OpNop}
 		return
 	}
@@ -237,12 +247,12 @@ func (rw *rewriter) closeTrap() {
 	rw.emit(OpUnreachable, 0)
 }
 
-// trap emits a br_if to the function's trap block, from inside open
+// branchToTrap emits a br_if to the function's trap block, from inside open
 // blocks the check itself opened: the blocks open in the output are the
 // body's (rw.ctl, the function's own frame being the trap's inner block)
 // and the outer trap block.
-func (rw *rewriter) trap(open int) {
-	rw.trapUsed = true
+func (rw *rewriter) branchToTrap(open int) {
+	rw.trap = trapUsed
 	rw.emit(OpBrIf, uint64(len(rw.ctl)+open))
 }
 

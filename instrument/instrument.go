@@ -214,7 +214,7 @@ type rewriter struct {
 	heap           heapHelpers
 	shadowOff      uint32       // real address of the heap check's shadow
 	unchecked      []bool       // by defined function: the heap check leaves it alone
-	trapUsed       bool         // this function branches to its trap block (heapcheck.go)
+	trap           trapState    // this function's trap block (heapcheck.go)
 	wordwise       []bool       // by defined function: the heap check looks at first bytes
 	frame          []bool       // by local of this function: it addresses a stack frame (frameLocals)
 	callSites      int          // counters of indirect call pairs (Options.CallPairs)
@@ -1069,7 +1069,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	}
 	first := &body[0]
 	rw.ctl = append(rw.ctl, frame{op: OpBlock})
-	rw.trapUsed = false
+	rw.trap = noTrap
 	if rw.heapCheck && !rw.unchecked[i] {
 		rw.openTrap(ft.Results)
 	}
@@ -1243,7 +1243,7 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			rw.counter(f.elseSite)
 		}
 		rw.ctl = rw.ctl[:n-1]
-		if n == 1 && rw.heapCheck && !rw.unchecked[rw.def] {
+		if n == 1 && rw.trap != noTrap {
 			rw.closeTrap()
 		}
 		rw.keep(in)
