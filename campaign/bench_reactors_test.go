@@ -99,7 +99,7 @@ func BenchmarkReactors(b *testing.B) {
 		loop := func(b *testing.B, runs int64, workers int, det bool, onRun func(uint64, int, []byte)) *engine.Summary {
 			sum, err := engine.Fuzz(ctx,
 				engine.Config{Seed: 1, Runs: runs, Workers: workers, Deterministic: det, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
-				engine.Deps{NewExecutor: executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, OnRun: onRun})
+				engine.Deps{NewExecutor: Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, OnRun: onRun})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestRecordCounters(t *testing.T) {
 		seeds := readSeeds(t, bt.seeds)
 		_, tgt, sm := counterBuild(t, bt.wasm, seeds)
 		rec := &counterRecorder{every: 400}
-		newExec := executors(tgt)
+		newExec := Executors(tgt)
 		_, err := engine.Fuzz(ctx,
 			engine.Config{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
 			engine.Deps{Seeds: seeds, TargetDict: sm.Dictionary,

@@ -9,7 +9,6 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/wafer-fuzz/wafer/engine"
-	"github.com/wafer-fuzz/wafer/internal/runexec"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -17,11 +16,68 @@ import (
 // engine: which build runs an input is the wiring's decision, not the
 // search's.
 
-// executors returns an engine.Deps.NewExecutor that makes one runtime
-// Worker of t per engine worker (runexec.Executors; the name is kept for
-// the benchmarks docs/eval/perf29.sh also builds at older commits).
-func executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
-	return runexec.Executors(t)
+// workerExec is a runtime.Worker as an engine.FuelExecutor. The counters view
+// is passed through without a copy, and its zeroing between runs is left
+// to the engine, which zeroes what it reads (engine.Result.Counters), so
+// the Worker must be used through its Exec only.
+type workerExec struct{ w *runtime.Worker }
+
+// newWorkerExec makes w an executor (w.SetCallerClears(true)).
+func newWorkerExec(w *runtime.Worker) *workerExec {
+	w.SetCallerClears(true)
+	return &workerExec{w: w}
+}
+
+// Executors returns an engine.Deps.NewExecutor that makes one Worker of t
+// per engine worker: the executor every campaign runs its search with,
+// exported for the evaluation programs (eval/) that drive the engine
+// directly and must run targets exactly as campaigns do.
+func Executors(t *runtime.Target) func(ctx context.Context, w int) (engine.Executor, error) {
+	return func(ctx context.Context, _ int) (engine.Executor, error) {
+		w, err := t.NewWorker(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newWorkerExec(w), nil
+	}
+}
+
+// Run implements engine.Executor.
+func (e *workerExec) Run(ctx context.Context, input []byte) (engine.Result, error) {
+	return e.RunFuel(ctx, input, 0)
+}
+
+// Fuel implements engine.FuelExecutor.
+func (e *workerExec) Fuel() uint64 { return e.w.Fuel() }
+
+// RunFuel implements engine.FuelExecutor (0: the whole budget).
+func (e *workerExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (engine.Result, error) {
+	r, err := e.w.RunFuel(ctx, input, fuel)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return engine.Result{Outcome: r.Outcome, Counters: r.Counters, Fuel: r.Fuel, Failure: failureOf(r)}, nil
+}
+
+// Close closes the Worker.
+func (e *workerExec) Close(ctx context.Context) error { return e.w.Close(ctx) }
+
+// failureOf converts a crash or hang to the engine's failure: its
+// identity (runtime.Result.Identity), crash site, kind, message, frame
+// function names and runtime.Report's full text; nil for valid and
+// invalid runs.
+func failureOf(r runtime.Result) *engine.Failure {
+	if !r.Outcome.Failed() {
+		return nil
+	}
+	f := &engine.Failure{Identity: r.Identity(), Site: r.CrashSite()}
+	if r.Failure != nil {
+		f.Kind, f.Message, f.Text = r.Failure.Kind, r.Failure.Message, runtime.Report(r)
+		for _, fr := range r.Failure.Stack {
+			f.Frames = append(f.Frames, runtime.FrameKey(fr.Func))
+		}
+	}
+	return f
 }
 
 // comparers returns an engine.Deps.NewComparer whose Comparers share one
@@ -75,7 +131,7 @@ func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]engine.O
 	}
 	var f *engine.Failure
 	if r.Outcome == runtime.Crash {
-		f = runexec.FailureOf(r)
+		f = failureOf(r)
 	}
 	var ops []engine.Operands
 	for x := range w.Comparisons() {
@@ -118,7 +174,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			return nil, err
 		}
 		cw.SetComparesUnread(true) // checked may be the compare build: its log is the comparers'
-		ce := runexec.New(cw)
+		ce := newWorkerExec(cw)
 		if every <= 1 {
 			return ce, nil
 		}
@@ -127,7 +183,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 			cw.Close(context.WithoutCancel(ctx)) //nolint:errcheck // the error at hand is pw's
 			return nil, err
 		}
-		pe := runexec.New(pw)
+		pe := newWorkerExec(pw)
 		if w >= workers {
 			return &lookAgainExec{builds: builds{pe, ce}}, nil
 		}
@@ -136,7 +192,7 @@ func sampledExecutors(plain, checked *runtime.Target, every, workers int) func(c
 }
 
 // builds are a runtime executor of each build of sampledExecutors.
-type builds struct{ plain, checked *runexec.Exec }
+type builds struct{ plain, checked *workerExec }
 
 // Fuel implements engine.FuelExecutor: both builds count fuel alike.
 func (b *builds) Fuel() uint64 { return b.plain.Fuel() }

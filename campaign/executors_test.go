@@ -70,7 +70,7 @@ func TestSampledExecutors(t *testing.T) {
 	if kc := heapKinds(c); strings.Join(kc, ",") != strings.Join(ka, ",") || hc != ha {
 		t.Fatalf("on the compare build: expected %v, got %v (runs hash equal: %v)", ka, kc, hc == ha)
 	}
-	plainSum, _ := run(executors(plain), 2)
+	plainSum, _ := run(Executors(plain), 2)
 	for _, f := range plainSum.Failures {
 		if !strings.Contains(f.Failure.Message, "found when it was freed") {
 			t.Fatalf("the plain build alone: expected only the heap guard's findings, got %s", f.Identity)

@@ -37,7 +37,7 @@ func TestOneBugOneReport(t *testing.T) {
 	defer tg.Close(ctx)
 	seeds := [][]byte{[]byte("Aa"), []byte("Ab"), []byte("Ac"), []byte("Tx\xff"), []byte("Ty\xff"), []byte("L_"), []byte("M_")}
 	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
-		engine.Deps{NewExecutor: executors(tg), Seeds: seeds})
+		engine.Deps{NewExecutor: Executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestGoHugeAllocationOneReport(t *testing.T) {
 		size(1<<50, 'b'),
 	}
 	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
-		engine.Deps{NewExecutor: executors(tg), Seeds: seeds})
+		engine.Deps{NewExecutor: Executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -348,7 +348,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 			}
 		}
 	}
-	deps.NewExecutor = executors(tgt)
+	deps.NewExecutor = Executors(tgt)
 	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
 		if len(checkedMap.Sites) != len(sm.Sites) {
 			// both builds' counters feed one coverage map

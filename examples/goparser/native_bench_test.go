@@ -3,9 +3,9 @@ package main
 import (
 	"testing"
 
-	"github.com/wafer-fuzz/wafer/internal/nativebench"
+	"github.com/wafer-fuzz/wafer/eval/nativebench"
 )
 
 // BenchmarkNative runs the fuzz function over $WAFER_NATIVE_INPUTS
-// natively (docs/eval/native29.sh).
+// natively (eval/native.sh).
 func BenchmarkNative(b *testing.B) { nativebench.Run(b, fuzz) }
