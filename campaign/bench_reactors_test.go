@@ -98,7 +98,7 @@ func BenchmarkReactors(b *testing.B) {
 		}
 		loop := func(b *testing.B, runs int64, workers int, det bool, onRun func(uint64, int, []byte)) *engine.Summary {
 			sum, err := engine.Fuzz(ctx,
-				engine.Config{Seed: 1, Runs: runs, Workers: workers, Deterministic: det, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
+				engine.Config{Search: engine.Search{Seed: 1, Runs: runs, Workers: workers, Deterministic: det, KeepGoing: true, NoShrink: true}, Conditionals: sm.Conditionals()},
 				engine.Deps{NewExecutor: Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, OnRun: onRun})
 			if err != nil {
 				b.Fatal(err)
@@ -287,7 +287,7 @@ func TestRecordCounters(t *testing.T) {
 		rec := &counterRecorder{every: 400}
 		newExec := Executors(tgt)
 		_, err := engine.Fuzz(ctx,
-			engine.Config{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true, Conditionals: sm.Conditionals()},
+			engine.Config{Search: engine.Search{Seed: 1, Runs: 48 * 400, Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: sm.Conditionals()},
 			engine.Deps{Seeds: seeds, TargetDict: sm.Dictionary,
 				NewExecutor: func(ctx context.Context, w int) (engine.Executor, error) {
 					ex, err := newExec(ctx, w)

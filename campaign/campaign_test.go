@@ -40,7 +40,7 @@ func TestFuzzDeterministic(t *testing.T) {
 	tg := loadTLV(t)
 	seed := readFile(t, "../examples/tlv/seeds/valid")
 	run := func() *Summary {
-		sum, err := tg.Fuzz(context.Background(), Options{Seed: 7, Runs: 5_000, KeepGoing: true, Seeds: [][]byte{seed}})
+		sum, err := tg.Fuzz(context.Background(), Options{Search: Search{Seed: 7, Runs: 5_000, KeepGoing: true}, Seeds: [][]byte{seed}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sum, err := target.Fuzz(context.Background(), campaign.Options{Seed: 1, Runs: 20_000, Seeds: [][]byte{seed}})
+	sum, err := target.Fuzz(context.Background(), campaign.Options{Search: campaign.Search{Seed: 1, Runs: 20_000}, Seeds: [][]byte{seed}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func Example_generator() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sum, err := target.Fuzz(context.Background(), campaign.Options{Generator: jsonValue, Strategy: "zest", Seed: 1, Runs: 3_000})
+	sum, err := target.Fuzz(context.Background(), campaign.Options{Search: campaign.Search{Strategy: "zest", Seed: 1, Runs: 3_000}, Generator: jsonValue})
 	if err != nil {
 		log.Fatal(err)
 	}

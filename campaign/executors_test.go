@@ -32,7 +32,7 @@ func TestSampledExecutors(t *testing.T) {
 	}
 	run := func(newExec func(context.Context, int) (engine.Executor, error), workers int) (*engine.Summary, uint64) {
 		var h uint64
-		sum, err := engine.Fuzz(context.Background(), engine.Config{Seed: 3, Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true},
+		sum, err := engine.Fuzz(context.Background(), engine.Config{Search: engine.Search{Seed: 3, Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true}},
 			engine.Deps{NewExecutor: newExec, Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary,
 				OnRun: func(seq uint64, i int, in []byte) { atomic.AddUint64(&h, xxhash.Sum64(in)^seq<<20^uint64(i)) }})
 		if err != nil {
@@ -86,7 +86,7 @@ func TestSampledExecutors(t *testing.T) {
 func TestComparerChecks(t *testing.T) {
 	plain, sm, checked, _ := heapBuilds(t)
 	cmp, _ := heapBuild(t, buildCompares)
-	sum, err := engine.Fuzz(context.Background(), engine.Config{Seed: 5, Runs: 20_000, KeepGoing: true},
+	sum, err := engine.Fuzz(context.Background(), engine.Config{Search: engine.Search{Seed: 5, Runs: 20_000, KeepGoing: true}},
 		engine.Deps{NewExecutor: sampledExecutors(plain, checked, math.MaxInt32, 1), NewComparer: comparers(cmp), Seeds: [][]byte{[]byte("xxxx")}, TargetDict: sm.Dictionary})
 	if err != nil {
 		t.Fatal(err)

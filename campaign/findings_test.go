@@ -36,7 +36,7 @@ func TestOneBugOneReport(t *testing.T) {
 	}
 	defer tg.Close(ctx)
 	seeds := [][]byte{[]byte("Aa"), []byte("Ab"), []byte("Ac"), []byte("Tx\xff"), []byte("Ty\xff"), []byte("L_"), []byte("M_")}
-	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+	sum, err := engine.Fuzz(ctx, engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true}},
 		engine.Deps{NewExecutor: Executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestGuardAndCheckOneReport(t *testing.T) {
 		}
 	}
 	for _, seeds := range [][][]byte{{toPlain, toChecked}, {toChecked, toPlain}} {
-		sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: 2, KeepGoing: true, NoShrink: true},
+		sum, err := engine.Fuzz(ctx, engine.Config{Search: engine.Search{Seed: 1, Runs: 2, KeepGoing: true, NoShrink: true}},
 			engine.Deps{NewExecutor: sampledExecutors(plain, checked, every, 1), Seeds: seeds})
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +162,7 @@ func TestGoHugeAllocationOneReport(t *testing.T) {
 		size(700<<20, 'a'), // past the malloc limit
 		size(1<<50, 'b'),
 	}
-	sum, err := engine.Fuzz(ctx, engine.Config{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true},
+	sum, err := engine.Fuzz(ctx, engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(seeds)), KeepGoing: true, NoShrink: true}},
 		engine.Deps{NewExecutor: Executors(tg), Seeds: seeds})
 	if err != nil {
 		t.Fatal(err)

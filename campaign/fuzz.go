@@ -51,9 +51,12 @@ func Strategies() []string { return engine.Strategies() }
 // ParseDict reads an AFL/libFuzzer dictionary file's tokens.
 func ParseDict(b []byte) ([][]byte, error) { return engine.ParseDict(b) }
 
-// HavocOptions, FairFuzzOptions and LevyOptions are the knobs of the
-// havoc, fairfuzz and levy strategies (engine's, documented there).
+// Search is the search's options (engine's, documented there): the
+// strategy and its knobs, the seed, the workers and the limits; Options
+// embed it. HavocOptions, FairFuzzOptions and LevyOptions are the knobs of
+// the havoc, fairfuzz and levy strategies.
 type (
+	Search          = engine.Search
 	HavocOptions    = engine.HavocConfig
 	FairFuzzOptions = engine.FairFuzzConfig
 	LevyOptions     = engine.LevyConfig
@@ -63,9 +66,10 @@ type (
 // the empty input, one worker, seed 0, until the first crash, nothing
 // written to disk.
 type Options struct {
-	// Strategy names the search technique (Strategies); empty means havoc
-	// without a Generator, zest with one.
-	Strategy string
+	// Search is the search: the strategy and its knobs, the seed, the
+	// workers and the limits (engine.Search; each zero value is
+	// documented there, and is docs/ALGORITHMS.md's default).
+	Search
 	// Generator makes inputs from choice sequences (any Go function over
 	// *generators.Source); nil fuzzes raw bytes. The strategies that use a
 	// choice sequence's structure (zest, and those after it) get it from
@@ -74,50 +78,17 @@ type Options struct {
 	// Seeds are the first inputs (raw mode; a Generator starts from
 	// choice sequences and leaves them out).
 	Seeds [][]byte
-	// Dict are dictionary tokens (ParseDict), added to the target's own
-	// constants.
-	Dict [][]byte
-	// Seed seeds every PRNG: the same seed, target and options make the
-	// same executions.
-	Seed uint64
-	// Workers is the number of parallel workers; zero means 1.
-	Workers int
-	// Deterministic keeps the executions a function of Seed with several
-	// workers, whatever the scheduling.
-	Deterministic bool
-	// Runs stops after this many executions; zero means no limit.
-	Runs int64
 	// SeedsOnly runs the seeds (and a resumed queue) and nothing more, as
 	// libFuzzer's -runs=0; the empty input when there is none.
 	SeedsOnly bool
-	// MaxTotalTime stops the campaign after this long; zero means no
-	// limit.
-	MaxTotalTime time.Duration
-	// KeepGoing goes on after the first crash.
-	KeepGoing bool
-	// NoShrink saves crashes as found, not minimised at the end.
-	NoShrink bool
-	// MaxLen caps the length of the inputs (raw mode) or choice sequences
-	// the campaign makes; zero means DefaultMaxLen. Longer seeds run whole.
-	MaxLen int
-	// Generative holds the numbers of the bedivfuzz and spoton strategies
-	// (engine.Config.Generative; zero: ALGORITHMS.md's defaults), ValidHill
-	// makes B(0..2) count unique valid traces only (engine.Config.ValidHill),
-	// and DictProb and IntBias set the generator's dictionary and integer
+	// DictProb and IntBias set the generator's dictionary and integer
 	// boundary probabilities (generators.Options; zero: the defaults,
 	// negative: none, the papers' baselines).
-	Generative        engine.GenerativeOptions
-	ValidHill         bool
 	DictProb, IntBias float64
 	// NoCompares turns off input-to-state mutation (raw mode): by default
 	// a second build of the target logs the operands of its comparisons,
 	// run once per queue entry that reached a new branch.
 	NoCompares bool
-	// Havoc, FairFuzz and Levy are the knobs of those strategies; their
-	// zero values are ALGORITHMS.md's defaults.
-	Havoc    HavocOptions
-	FairFuzz FairFuzzOptions
-	Levy     LevyOptions
 
 	// Output is the campaign directory in AFL++'s layout (queue/,
 	// crashes/, hangs/, fuzzer_stats, plot_data); a campaign resumes from
@@ -200,6 +171,9 @@ type Saved struct {
 	// it was met, as the directory counts.
 	Identity, Site string
 	Hits           uint64
+	// SessionHits is how many runs of this session had its identity (set
+	// by Summary.Bugs).
+	SessionHits int64
 }
 
 // Summary is what a campaign returns.
@@ -230,154 +204,211 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	// The output directory first: the input buffer must hold every input
 	// the campaign replays (seeds, the resumed queue; peers' entries that
 	// do not fit are left out, see syncImporter).
-	var dir *corpus.Dir
-	var syncer *corpus.Syncer
-	var flat flatStore // without Output: the CorpusDir's writer
-	if opts.Output != "" {
-		unlock, err := lockOutput(opts.Output)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-		if dir, syncer, err = openOutput(ctx, logw, &opts); err != nil {
-			return nil, err
-		}
-		defer dir.Close()
+	out, err := openCampaignDir(ctx, logw, &opts)
+	if err != nil {
+		return nil, err
 	}
-	var resumed []corpus.Entry // the queue the engine replays first
-	if dir != nil {
-		resumed = dir.Entries()
-	}
+	defer out.close()
 	maxIn := opts.MaxLen
 	for _, s := range opts.Seeds {
 		maxIn = max(maxIn, len(s))
 	}
-	for _, e := range resumed {
+	for _, e := range out.resumed {
 		maxIn = max(maxIn, len(e.Input))
 	}
-	useGen := opts.Generator != nil
-	// At most two builds. The campaign's (counters) runs the inputs; a
-	// second one logs comparisons for input-to-state mutation (raw mode)
-	// and has the heap check when the options ask for it, so the one in
-	// every inputs the heap check samples runs on it too (the comparison
-	// log costs them a call per comparison; a third build would cost its
-	// compiled code and decoded module: 26 MB on csqlite). Without
-	// comparisons, the second build is the heap check's alone. The
-	// compare build compiles on another goroutine meanwhile (compiling is
-	// one core's work: on gojson, 2.5 s of a cold start); the heap check's
-	// alone waits for the campaign's build, which says whether the module
-	// has a heap to check (instrument's heap guard wrapped an allocator:
-	// never in a Go module).
-	every := t.opts.heapCheck()
-	sampled := t.opts.checkedBuild() == buildChecked && every > 1      // one input in every on the checked build
-	var cmpTarget func() (*runtime.Target, *instrument.SiteMap, error) // waits for the compare build
-	if !useGen && !opts.NoCompares {
-		var done func()
-		cmpTarget, done = t.compileAside(ctx, buildCompares, maxIn)
-		defer done()
+	b, err := t.compileBuilds(ctx, logw, &opts, maxIn)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close(context.WithoutCancel(ctx))
+	fmt.Fprint(logw, t.NoNamesInfo())
+	cfg := engine.Config{Search: opts.Search, Conditionals: b.sm.Conditionals()}
+	cfg.Runs = max(0, cfg.Runs)
+	deps, err := t.engineDeps(ctx, logw, &opts, b, out, maxIn)
+	if err != nil {
+		return nil, err
+	}
+	// The engine replays the resumed queue, then the seeds, then the
+	// peers' entries (its first sync poll), before it mutates anything.
+	if opts.SeedsOnly {
+		cfg.Runs = max(1, int64(len(out.resumed)+len(deps.Seeds)))
+	}
+	if opts.OnStart != nil {
+		opts.OnStart(Start{Counters: b.sm.Counted()})
+	}
+	return runEngine(ctx, cfg, deps, &opts, out)
+}
+
+// campaignDir is a campaign's Output directory, locked, and what the
+// campaign resumes from it; the zero value is a campaign without Output.
+type campaignDir struct {
+	dir     *corpus.Dir
+	syncer  *corpus.Syncer // with Options.Sync
+	resumed []corpus.Entry // the queue the engine replays first
+	unlock  func()
+}
+
+// openCampaignDir locks and opens opts.Output, when set.
+func openCampaignDir(ctx context.Context, logw io.Writer, opts *Options) (*campaignDir, error) {
+	out := &campaignDir{}
+	if opts.Output == "" {
+		return out, nil
+	}
+	unlock, err := lockOutput(opts.Output)
+	if err != nil {
+		return nil, err
+	}
+	if out.dir, out.syncer, err = openOutput(ctx, logw, opts); err != nil {
+		unlock()
+		return nil, err
+	}
+	out.unlock = unlock
+	out.resumed = out.dir.Entries()
+	return out, nil
+}
+
+func (out *campaignDir) close() {
+	if out.dir != nil {
+		out.dir.Close()
+		out.unlock()
+	}
+}
+
+// campaignBuilds are the compiled builds of a campaign: at most two. The
+// campaign's (counters) runs the inputs; a second one logs comparisons
+// for input-to-state mutation (raw mode) and has the heap check when the
+// options ask for it, so the one in every inputs the heap check samples
+// runs on it too (the comparison log costs them a call per comparison; a
+// third build would cost its compiled code and decoded module: 26 MB on
+// csqlite). Without comparisons, the second build is the heap check's
+// alone.
+type campaignBuilds struct {
+	tgt *runtime.Target
+	sm  *instrument.SiteMap
+	// cmp waits for the compare build (nil: none); cmpDone cancels it if
+	// unfinished and closes it.
+	cmp     func() (*runtime.Target, *instrument.SiteMap, error)
+	cmpDone func()
+	// checked is the heap check's own build, when it is not the compare
+	// build; sampled says whether one input in every runs on a checked
+	// build.
+	checked    *runtime.Target
+	checkedMap *instrument.SiteMap
+	every      int
+	sampled    bool
+}
+
+// compileBuilds compiles the campaign's builds. The compare build
+// compiles on another goroutine meanwhile (compiling is one core's work:
+// on gojson, 2.5 s of a cold start); the heap check's alone waits for the
+// campaign's build, which says whether the module has a heap to check
+// (instrument's heap guard wrapped an allocator: never in a Go module).
+func (t *Target) compileBuilds(ctx context.Context, logw io.Writer, opts *Options, maxIn int) (*campaignBuilds, error) {
+	b := &campaignBuilds{every: t.opts.heapCheck()}
+	b.sampled = t.opts.checkedBuild() == buildChecked && b.every > 1
+	if opts.Generator == nil && !opts.NoCompares {
+		b.cmp, b.cmpDone = t.compileAside(ctx, buildCompares, maxIn)
 	}
 	// A first campaign on a module waits seconds for wazero to compile it
 	// (a later one reads the compilation cache): say so when it is slow.
 	slow := time.AfterFunc(time.Second, func() {
 		fmt.Fprintf(logw, "INFO: compiling %s (%d bytes) with wazero; later campaigns read it from the compilation cache\n", filepath.Base(t.name), len(t.wasm))
 	})
-	b := buildCounters
-	if every == 1 {
-		b = t.opts.checkedBuild() // every input checked: the one build
+	main := buildCounters
+	if b.every == 1 {
+		main = t.opts.checkedBuild() // every input checked: the one build
 	}
-	tgt, sm, err := t.compile(ctx, b, maxIn, ResetDefault, false)
+	var err error
+	b.tgt, b.sm, err = t.compile(ctx, main, maxIn, ResetDefault, false)
 	slow.Stop()
 	if err != nil {
+		b.close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	defer tgt.Close(context.WithoutCancel(ctx))
 	// The build the heap check's samples run on: none without a heap
-	// check asked for or a heap to check, else the compare build (below,
-	// when it compiled) or the heap check's own.
-	sampled = sampled && sm.Layout.HeapExport != ""
-	var checked *runtime.Target
-	var checkedMap *instrument.SiteMap
-	if sampled && cmpTarget == nil {
-		if checked, checkedMap, err = t.compile(ctx, buildChecked, maxIn, ResetDefault, false); err != nil {
+	// check asked for or a heap to check, else the compare build (see
+	// engineDeps, when it compiled) or the heap check's own.
+	b.sampled = b.sampled && b.sm.Layout.HeapExport != ""
+	if b.sampled && b.cmp == nil {
+		if b.checked, b.checkedMap, err = t.compile(ctx, buildChecked, maxIn, ResetDefault, false); err != nil {
+			b.close(context.WithoutCancel(ctx))
 			return nil, err
 		}
-		defer checked.Close(context.WithoutCancel(ctx))
 	}
-	fmt.Fprint(logw, t.NoNamesInfo())
-	cfg := engine.Config{
-		Strategy:      opts.Strategy,
-		Workers:       opts.Workers,
-		Deterministic: opts.Deterministic,
-		NoShrink:      opts.NoShrink,
-		Seed:          opts.Seed,
-		MaxTotalTime:  opts.MaxTotalTime,
-		KeepGoing:     opts.KeepGoing,
-		MaxLen:        opts.MaxLen,
-		SyncInterval:  opts.SyncInterval,
-		Dict:          opts.Dict,
-		Runs:          max(0, opts.Runs),
-		Conditionals:  sm.Conditionals(),
-		Generative:    opts.Generative,
-		ValidHill:     opts.ValidHill,
-		Havoc:         opts.Havoc,
-		FairFuzz:      opts.FairFuzz,
-		Levy:          opts.Levy,
+	return b, nil
+}
+
+// close closes the builds (the compare build through cmpDone, which
+// waits for it).
+func (b *campaignBuilds) close(ctx context.Context) {
+	if b.checked != nil && b.cmp == nil {
+		b.checked.Close(ctx)
 	}
+	if b.tgt != nil {
+		b.tgt.Close(ctx)
+	}
+	if b.cmpDone != nil {
+		b.cmpDone()
+	}
+}
+
+// engineDeps wires the builds, the generator or seeds, the store and the
+// sync importer into the engine's Deps.
+func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, b *campaignBuilds, out *campaignDir, maxIn int) (engine.Deps, error) {
 	deps := engine.Deps{
-		TargetDict: sm.Dictionary,
+		TargetDict: b.sm.Dictionary,
 		Status:     opts.Status,
 		StatusTTY:  opts.StatusTTY,
 	}
+	useGen := opts.Generator != nil
+	checked, checkedMap := b.checked, b.checkedMap
 	if useGen {
-		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias})
+		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: b.sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias})
 	} else {
 		deps.Seeds = append(deps.Seeds, opts.Seeds...)
-		if cmpTarget != nil {
+		if b.cmp != nil {
 			// The campaign does not need it: without it, say why and go on
 			// (without the heap check's samples too).
-			switch ct, csm, err := cmpTarget(); {
+			switch ct, csm, err := b.cmp(); {
 			case err != nil && ctx.Err() != nil:
-				return nil, err
+				return deps, err
 			case err != nil:
 				fmt.Fprintf(logw, "INFO: no input-to-state mutation: %v\n", err)
 			default:
 				deps.NewComparer = comparers(ct)
-				if sampled {
+				if b.sampled {
 					checked, checkedMap = ct, csm
 				}
 			}
 		}
 	}
-	deps.NewExecutor = Executors(tgt)
+	deps.NewExecutor = Executors(b.tgt)
 	if checked != nil && checkedMap.Layout.ShadowBytes > 0 {
-		if len(checkedMap.Sites) != len(sm.Sites) {
+		if len(checkedMap.Sites) != len(b.sm.Sites) {
 			// both builds' counters feed one coverage map
-			return nil, fmt.Errorf("%s: internal error: the heap check's build has %d sites, the campaign's %d", t.name, len(checkedMap.Sites), len(sm.Sites))
+			return deps, fmt.Errorf("%s: internal error: the heap check's build has %d sites, the campaign's %d", t.name, len(checkedMap.Sites), len(b.sm.Sites))
 		}
-		deps.NewExecutor = sampledExecutors(tgt, checked, every, max(1, opts.Workers))
+		deps.NewExecutor = sampledExecutors(b.tgt, checked, b.every, max(1, opts.Workers))
 	}
 	switch {
-	case dir != nil:
-		deps.Store = newStore(&opts, dir, t.name, sm, &deps)
-		if syncer != nil && !opts.SeedsOnly {
-			deps.Importer = &syncImporter{s: syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
+	case out.dir != nil:
+		deps.Store = newStore(opts, out.dir, t.name, b.sm, &deps)
+		if out.syncer != nil && !opts.SeedsOnly {
+			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
 		}
 	case opts.CorpusDir != "":
-		flat = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
-		deps.Store = flat
+		deps.Store = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
 	}
-	// The engine replays the resumed queue, then the seeds, then the
-	// peers' entries (its first sync poll), before it mutates anything.
-	replays := int64(len(resumed) + len(deps.Seeds))
-	if opts.SeedsOnly {
-		cfg.Runs = max(1, replays)
-	}
-	if opts.OnStart != nil {
-		opts.OnStart(Start{Counters: sm.Counted()})
-	}
+	return deps, nil
+}
+
+// runEngine runs the search and turns its result into the Summary; the
+// flat corpus directory gets the new inputs (as found without Output, at
+// the end with it).
+func runEngine(ctx context.Context, cfg engine.Config, deps engine.Deps, opts *Options, out *campaignDir) (*Summary, error) {
 	start := time.Now()
 	es, err := engine.Fuzz(ctx, cfg, deps)
-	if flat.w != nil {
+	if flat, ok := deps.Store.(flatStore); ok {
 		if werr := flat.w.Wait(); werr != nil && err == nil {
 			err = fmt.Errorf("corpus: %w", werr)
 		}
@@ -389,11 +420,8 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 		// What was found before the error is still returned.
 		return summary(es, time.Since(start), nil, ""), fmt.Errorf("campaign: %w", err)
 	}
-	elapsed := time.Since(start)
-	sum := summary(es, elapsed, dir, opts.Output)
-	if dir != nil && opts.CorpusDir != "" {
-		// With Output the store is the campaign directory; the flat corpus
-		// directory still gets the new inputs.
+	sum := summary(es, time.Since(start), out.dir, opts.Output)
+	if out.dir != nil && opts.CorpusDir != "" {
 		w := corpus.Flat{Path: opts.CorpusDir}.Writer(0)
 		for _, in := range sum.NewInputs {
 			w.Write(context.WithoutCancel(ctx), "", in)

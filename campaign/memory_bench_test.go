@@ -67,7 +67,7 @@ func BenchmarkCampaignMemory(b *testing.B) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := campaign.Options{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second, Output: os.Getenv("WAFER_MEMPROF_DIR")}
+	opts := campaign.Options{Search: campaign.Search{Seed: 1, Workers: max(1, j), MaxTotalTime: time.Duration(secs) * time.Second}, Output: os.Getenv("WAFER_MEMPROF_DIR")}
 	var topts campaign.TargetOptions
 	if name == "gojson" {
 		ents, _ := os.ReadDir("../examples/gojson/seeds")

@@ -83,9 +83,7 @@ func TestLiveSync(t *testing.T) {
 	var wg sync.WaitGroup
 	run := func(name string, seeds [][]byte, sync bool, started chan<- struct{}) {
 		defer wg.Done()
-		_, err := tg.Fuzz(ctx, Options{Output: filepath.Join(root, name), Sync: sync, SyncInterval: interval, NoFsync: true,
-			KeepGoing: true, Seed: 1, Seeds: seeds, MaxTotalTime: 20 * time.Second,
-			OnStart: func(Start) { close(started) }})
+		_, err := tg.Fuzz(ctx, Options{Search: Search{SyncInterval: interval, KeepGoing: true, Seed: 1, MaxTotalTime: 20 * time.Second}, Output: filepath.Join(root, name), Sync: sync, NoFsync: true, Seeds: seeds, OnStart: func(Start) { close(started) }})
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -143,8 +141,7 @@ func TestSyncKnownCrash(t *testing.T) {
 	root := t.TempDir()
 	crash := append(slices8(gateSeed), '!')
 	fuzz := func(name string, sync bool) *Summary {
-		sum, err := tg.Fuzz(context.Background(), Options{Output: filepath.Join(root, name), Sync: sync, NoFsync: true,
-			KeepGoing: true, Seed: 1, Seeds: [][]byte{crash}, Runs: 300})
+		sum, err := tg.Fuzz(context.Background(), Options{Search: Search{KeepGoing: true, Seed: 1, Runs: 300}, Output: filepath.Join(root, name), Sync: sync, NoFsync: true, Seeds: [][]byte{crash}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,8 +171,7 @@ const syncKillEnv = "WAFER_SYNC_KILL_CHILD"
 // syncKillOptions are the options of the campaigns of TestSyncKill: a has
 // the gate's seed, b none; both sync every 100ms.
 func syncKillOptions(root, name string) Options {
-	o := Options{Output: filepath.Join(root, name), Sync: true, SyncInterval: 100 * time.Millisecond, NoFsync: true,
-		KeepGoing: true, Seed: 2, MaxTotalTime: 60 * time.Second}
+	o := Options{Search: Search{SyncInterval: 100 * time.Millisecond, KeepGoing: true, Seed: 2, MaxTotalTime: 60 * time.Second}, Output: filepath.Join(root, name), Sync: true, NoFsync: true}
 	if name == "a" {
 		o.Seeds, o.Seed = [][]byte{gateSeed}, 3
 	}
@@ -313,8 +309,7 @@ func TestSyncGenerator(t *testing.T) {
 		return b
 	}
 	fuzz := func(name string, seed uint64, sync bool) {
-		if _, err := tg.Fuzz(context.Background(), Options{Generator: gen, Output: filepath.Join(root, name), Sync: sync,
-			NoFsync: true, KeepGoing: true, Seed: seed, Runs: 2000}); err != nil {
+		if _, err := tg.Fuzz(context.Background(), Options{Search: Search{KeepGoing: true, Seed: seed, Runs: 2000}, Generator: gen, Output: filepath.Join(root, name), Sync: sync, NoFsync: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -26,7 +26,7 @@ var byteTarget = &fakeTarget{sites: 64, run: func(in []byte, c fakeCov) (Outcome
 func TestLoopAllocs(t *testing.T) {
 	campaign := func(runs int64) func() {
 		return func() {
-			sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: runs, KeepGoing: true, NoShrink: true},
+			sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: runs, KeepGoing: true, NoShrink: true}},
 				Deps{NewExecutor: byteTarget.executors(nil), Seeds: [][]byte{[]byte("Vseed input")}})
 			if err != nil || sum.Stats.Execs != runs {
 				t.Fatalf("campaign of %d runs: %v, %d executions", runs, err, sum.Stats.Execs)
@@ -34,7 +34,7 @@ func TestLoopAllocs(t *testing.T) {
 		}
 	}
 	var fresh int
-	sum, _ := Fuzz(context.Background(), Config{Seed: 1, Runs: 60_000, KeepGoing: true, NoShrink: true},
+	sum, _ := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 60_000, KeepGoing: true, NoShrink: true}},
 		Deps{NewExecutor: byteTarget.executors(nil), Seeds: [][]byte{[]byte("Vseed input")}})
 	fresh = int(sum.Stats.UniqueTraces)
 	small := testing.AllocsPerRun(2, campaign(20_000))

@@ -256,7 +256,7 @@ var pairTarget = &fakeTarget{sites: 20, run: func(in []byte, c fakeCov) (Outcome
 func TestBeDivFuzzCampaign(t *testing.T) {
 	run := func(simple bool) *Summary {
 		sum, err := Fuzz(context.Background(),
-			Config{Strategy: "bedivfuzz", Seed: 3, Runs: 3000, Generative: GenerativeOptions{BeDivSimple: simple}},
+			Config{Search: Search{Strategy: "bedivfuzz", Seed: 3, Runs: 3000, Generative: GenerativeOptions{BeDivSimple: simple}}},
 			Deps{NewExecutor: pairTarget.executors(nil), Generator: FromGenerator(pairGen, generators.Options{})})
 		if err != nil {
 			t.Fatal(err)
@@ -321,7 +321,7 @@ func TestHillValid(t *testing.T) {
 	if b0 != 3 || math.Abs(b1-math.Pow(2, 1.5)) > 1e-9 || math.Abs(b2-8.0/3) > 1e-9 {
 		t.Errorf("valid Hill numbers %v %v %v, expected 3, 2^1.5, 8/3", b0, b1, b2)
 	}
-	sum, err := Fuzz(context.Background(), Config{Strategy: "bedivfuzz", Seed: 1, Runs: 500, ValidHill: true},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Strategy: "bedivfuzz", Seed: 1, Runs: 500, ValidHill: true}},
 		Deps{NewExecutor: pairTarget.executors(nil), Generator: FromGenerator(pairGen, generators.Options{})})
 	if err != nil {
 		t.Fatal(err)

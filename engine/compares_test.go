@@ -183,7 +183,7 @@ func TestInputToStateFindsMagic(t *testing.T) {
 			if withCmp {
 				deps.NewComparer = runtimeComparers(cmpTgt)
 			}
-			sum, err := Fuzz(ctx, Config{Seed: 3, Runs: runs, NoShrink: true}, deps)
+			sum, err := Fuzz(ctx, Config{Search: Search{Seed: 3, Runs: runs, NoShrink: true}}, deps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +211,7 @@ func TestInputToStateDeterministic(t *testing.T) {
 	runs := func(workers int) map[[2]uint64]string {
 		var mu sync.Mutex
 		got := map[[2]uint64]string{}
-		sum, err := Fuzz(ctx, Config{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true},
+		sum, err := Fuzz(ctx, Config{Search: Search{Seed: 5, Runs: 5000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true}},
 			Deps{NewExecutor: runtimeExecutors(tgt), NewComparer: runtimeComparers(cmpTgt), Seeds: [][]byte{seed},
 				OnRun: func(job uint64, child int, in []byte) {
 					mu.Lock()
@@ -267,7 +267,7 @@ func TestStageMaxLen(t *testing.T) {
 		},
 		Seeds: [][]byte{[]byte("FUxxxxxx")},
 	}
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 2000, MaxLen: maxLen}, deps)
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 2000, MaxLen: maxLen}}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestStageSavesNewBranchesOnly(t *testing.T) {
 		},
 		Seeds: [][]byte{{3, 1}},
 	}
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 3000, Strategy: "havoc"}, deps)
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 3000, Strategy: "havoc"}}, deps)
 	if err != nil {
 		t.Fatal(err)
 	}

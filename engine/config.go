@@ -10,9 +10,12 @@ import (
 // DefaultMaxLen is Config.MaxLen's default.
 const DefaultMaxLen = 10240
 
-// Config holds the campaign options. The zero value works: raw-mode havoc
-// (zest with a generator), one worker, seed 0, no limits.
-type Config struct {
+// Search holds the options of a search that a campaign's user sets: the
+// strategy and its knobs, the seed, the workers and the limits. Package
+// campaign's Options embed it as it is, so each option is declared once.
+// The zero value works: raw-mode havoc (zest with a generator), one
+// worker, seed 0, no limits.
+type Search struct {
 	// Strategy names the search technique (Strategies lists them). Empty
 	// means "havoc" without a generator and "zest" with one.
 	Strategy string
@@ -40,14 +43,6 @@ type Config struct {
 	// KeepGoing continues after a crash; by default the campaign stops at
 	// the first crash (hangs never stop it).
 	KeepGoing bool
-	// Conditionals describes the target's sites for strategies that treat
-	// the arms of a conditional apart from other sites (FairFuzz's rare
-	// branches, SpotOn's targets): Conditionals[i] is the id of the first
-	// arm of the conditional site i is an arm of (the other arms of an if,
-	// br_if or br_table share it), -1 for a site that is no arm (function
-	// entries, stack depth, call pairs). Nil means nothing is known: every
-	// site counts as an arm of a conditional of its own.
-	Conditionals []int32
 	// MaxLen caps the length of a mutated child (raw input or choice
 	// sequence); zero means DefaultMaxLen (ALGORITHMS.md §1, impl.). Keep it
 	// within what the Executor accepts (runtime's Config.MaxInputLen): an
@@ -56,21 +51,11 @@ type Config struct {
 	// Dict holds dictionary tokens (ParseDict reads -dict files); the
 	// target's constant dictionary (Deps.TargetDict) is added to them.
 	Dict [][]byte
-	// FreshLen is the length of a fresh random choice sequence (generator
-	// mode; the generator extends it as needed) and the maximum length of a
-	// fresh random input (raw mode). Zero means 64.
-	FreshLen int
-	// JobSize is the most children one job holds; zero means 64. Smaller
-	// jobs spread a parent over workers sooner. (Jobs are handed out in
-	// batches of up to ~256 children, so small jobs cost no extra
-	// coordination.)
-	JobSize int
 	// NoShrink disables minimising the unique crashes at the end of the
 	// campaign (hangs are never shrunk: each attempt may burn the whole fuel
-	// budget). ShrinkBudget bounds the runs per crash; zero means 2,000.
-	// Shrinking is skipped when ctx was canceled.
-	NoShrink     bool
-	ShrinkBudget int
+	// budget; Config.ShrinkBudget bounds the runs per crash). Shrinking is
+	// skipped when ctx was canceled.
+	NoShrink bool
 	// Generative holds the numbers of the generator-mode strategies
 	// (zest's mutation means, bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
 	Generative GenerativeOptions
@@ -84,13 +69,38 @@ type Config struct {
 	Havoc    HavocConfig
 	FairFuzz FairFuzzConfig
 	Levy     LevyConfig
-	// StatsInterval is the period of the status line, JSON stats and
-	// fuzzer_stats/plot_data updates; zero means one second.
-	StatsInterval time.Duration
 	// SyncInterval is how often the coordinator polls Deps.Importer while
 	// the campaign runs (it also polls once before the first execution);
 	// zero means DefaultSyncInterval. Unused without an Importer.
 	SyncInterval time.Duration
+}
+
+// Config holds a campaign's options: the user's Search and what the
+// wiring knows of the target. The zero value works, as Search's does.
+type Config struct {
+	Search
+	// Conditionals describes the target's sites for strategies that treat
+	// the arms of a conditional apart from other sites (FairFuzz's rare
+	// branches, SpotOn's targets): Conditionals[i] is the id of the first
+	// arm of the conditional site i is an arm of (the other arms of an if,
+	// br_if or br_table share it), -1 for a site that is no arm (function
+	// entries, stack depth, call pairs). Nil means nothing is known: every
+	// site counts as an arm of a conditional of its own.
+	Conditionals []int32
+	// FreshLen is the length of a fresh random choice sequence (generator
+	// mode; the generator extends it as needed) and the maximum length of a
+	// fresh random input (raw mode). Zero means 64.
+	FreshLen int
+	// JobSize is the most children one job holds; zero means 64. Smaller
+	// jobs spread a parent over workers sooner. (Jobs are handed out in
+	// batches of up to ~256 children, so small jobs cost no extra
+	// coordination.)
+	JobSize int
+	// ShrinkBudget bounds the runs per crash when shrinking; zero means 2,000.
+	ShrinkBudget int
+	// StatsInterval is the period of the status line, JSON stats and
+	// fuzzer_stats/plot_data updates; zero means one second.
+	StatsInterval time.Duration
 }
 
 // DefaultSyncInterval is Config.SyncInterval's default: AFL++'s own

@@ -575,8 +575,7 @@ func TestDependentRunsDeterministic(t *testing.T) {
 						return inner(in, c)
 					}
 				}
-				cfg := Config{Seed: 9, Runs: 8000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true,
-					Strategy: name, Levy: LevyConfig{Flights: 2}, FairFuzz: FairFuzzConfig{PlainExecs: 300}}
+				cfg := Config{Search: Search{Seed: 9, Runs: 8000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: name, Levy: LevyConfig{Flights: 2}, FairFuzz: FairFuzzConfig{PlainExecs: 300}}}
 				deps := Deps{NewExecutor: target.executors(nil), OnRun: logs[i].onRun, Seeds: [][]byte{{3, 0, 1, 1, 2, 5, 3, 0xff}}}
 				var err error
 				switch name {
@@ -627,7 +626,7 @@ func TestDependentRunsDeterministic(t *testing.T) {
 // TestWaitWithNothingInFlight: a strategy that waits with no job in
 // flight is a bug the campaign reports instead of ending quietly.
 func TestWaitWithNothingInFlight(t *testing.T) {
-	sum, err := FuzzWith(context.Background(), Config{Runs: 100, NoShrink: true}, Deps{NewExecutor: magicTarget.executors(nil)}, waitForever{})
+	sum, err := FuzzWith(context.Background(), Config{Search: Search{Runs: 100, NoShrink: true}}, Deps{NewExecutor: magicTarget.executors(nil)}, waitForever{})
 	if err == nil || sum == nil || sum.Stop != "error" {
 		t.Fatalf("expected an error stop, got %v, %+v", err, sum)
 	}
@@ -684,8 +683,7 @@ func BenchmarkMutateFairLevy(b *testing.B) {
 // probe rounds waiting on each other) spend exactly the budget.
 func TestDependentRunsManyWorkers(t *testing.T) {
 	for _, name := range []string{"fairfuzz", "levy"} {
-		sum, err := Fuzz(context.Background(), Config{Seed: 2, Runs: 20_000, Workers: 4, KeepGoing: true, NoShrink: true, Strategy: name,
-			FairFuzz: FairFuzzConfig{PlainExecs: 200}},
+		sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 2, Runs: 20_000, Workers: 4, KeepGoing: true, NoShrink: true, Strategy: name, FairFuzz: FairFuzzConfig{PlainExecs: 200}}},
 			Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 1, 1, 2, 5, 3, 0xff}}})
 		if err != nil {
 			t.Fatal(err)
@@ -701,7 +699,7 @@ func TestDependentRunsManyWorkers(t *testing.T) {
 // sequence (nothing banned: no I/D probe runs) and levy walks over the
 // choices; both reach past the generator's syntax checks.
 func TestFairLevyGeneratorMode(t *testing.T) {
-	cfg := Config{Seed: 4, Runs: 20_000, KeepGoing: true, NoShrink: true, FairFuzz: FairFuzzConfig{PlainExecs: 500}}
+	cfg := Config{Search: Search{Seed: 4, Runs: 20_000, KeepGoing: true, NoShrink: true, FairFuzz: FairFuzzConfig{PlainExecs: 500}}}
 	deps := Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}}
 	f := NewFairFuzz(StrategyOptions{FairFuzz: cfg.FairFuzz})
 	sum, err := FuzzWith(context.Background(), cfg, deps, f)

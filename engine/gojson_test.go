@@ -42,7 +42,7 @@ func TestZestVsHavocGoJSON(t *testing.T) {
 	for _, v := range variants {
 		var line strings.Builder
 		for _, s := range seeds {
-			sum, err := Fuzz(context.Background(), Config{Seed: s, Runs: runs, Strategy: v.strat, KeepGoing: true, NoShrink: true},
+			sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: s, Runs: runs, Strategy: v.strat, KeepGoing: true, NoShrink: true}},
 				Deps{NewExecutor: runtimeExecutors(tgt), Generator: v.gen, Seeds: v.seeds, TargetDict: sm.Dictionary})
 			if err != nil {
 				t.Fatal(err)

@@ -110,7 +110,7 @@ func TestGrammarCampaign(t *testing.T) {
 				deps := c.deps()
 				deps.NewExecutor = runtimeExecutors(tgt)
 				deps.TargetDict = sm.Dictionary
-				sum, err := Fuzz(context.Background(), Config{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true, Conditionals: conds}, deps)
+				sum, err := Fuzz(context.Background(), Config{Search: Search{Strategy: c.strat, Seed: uint64(s + 1), Runs: runs, KeepGoing: true, NoShrink: true}, Conditionals: conds}, deps)
 				if err != nil {
 					t.Error(err)
 					return

@@ -23,7 +23,7 @@ func BenchmarkGeneratorLengths(b *testing.B) {
 		b.Run(st, func(b *testing.B) {
 			var mu sync.Mutex
 			var lens []int
-			_, err := Fuzz(context.Background(), Config{Seed: 1, Runs: int64(b.N), Strategy: st, KeepGoing: true, NoShrink: true},
+			_, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: int64(b.N), Strategy: st, KeepGoing: true, NoShrink: true}},
 				Deps{NewExecutor: runtimeExecutors(tgt), Generator: gen, TargetDict: sm.Dictionary,
 					OnRun: func(_ uint64, _ int, in []byte) { mu.Lock(); lens = append(lens, len(in)); mu.Unlock() }})
 			if err != nil {

@@ -54,7 +54,7 @@ func slowTarget(d time.Duration) *fakeTarget {
 func TestStopConditions(t *testing.T) {
 	t.Run("max total time", func(t *testing.T) {
 		start := time.Now()
-		sum, err := Fuzz(context.Background(), Config{MaxTotalTime: 200 * time.Millisecond, Workers: 2},
+		sum, err := Fuzz(context.Background(), Config{Search: Search{MaxTotalTime: 200 * time.Millisecond, Workers: 2}},
 			Deps{NewExecutor: slowTarget(50 * time.Microsecond).executors(nil)})
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +74,7 @@ func TestStopConditions(t *testing.T) {
 				}
 			}}, nil
 		}
-		sum, err := Fuzz(ctx, Config{Workers: 2, KeepGoing: true}, Deps{NewExecutor: exec, Store: st})
+		sum, err := Fuzz(ctx, Config{Search: Search{Workers: 2, KeepGoing: true}}, Deps{NewExecutor: exec, Store: st})
 		if err != nil {
 			t.Fatalf("expected a clean stop, got %v", err)
 		}
@@ -86,7 +86,7 @@ func TestStopConditions(t *testing.T) {
 		}
 	})
 	t.Run("runs", func(t *testing.T) {
-		sum, err := Fuzz(context.Background(), Config{Runs: 777, JobSize: 10, Workers: 2, KeepGoing: true},
+		sum, err := Fuzz(context.Background(), Config{Search: Search{Runs: 777, Workers: 2, KeepGoing: true}, JobSize: 10},
 			Deps{NewExecutor: progTarget.executors(nil)})
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestShrinkCrash(t *testing.T) {
 	st := &memStore{}
 	// Start from a long seed that only needs its first byte fixed.
 	seed := []byte("XUZZ and a long tail that shrinking removes")
-	sum, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 100_000},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 3, Runs: 100_000}},
 		Deps{NewExecutor: magicTarget.executors(nil), Store: st, Seeds: [][]byte{seed}})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestShrinkCrash(t *testing.T) {
 func TestStatusOutput(t *testing.T) {
 	for _, tty := range []bool{true, false} {
 		var out bytes.Buffer
-		_, err := Fuzz(context.Background(), Config{MaxTotalTime: 300 * time.Millisecond, StatsInterval: 20 * time.Millisecond},
+		_, err := Fuzz(context.Background(), Config{Search: Search{MaxTotalTime: 300 * time.Millisecond}, StatsInterval: 20 * time.Millisecond},
 			Deps{NewExecutor: slowTarget(10 * time.Microsecond).executors(nil), Status: &out, StatusTTY: tty})
 		if err != nil {
 			t.Fatal(err)
@@ -184,7 +184,7 @@ func TestCorpusResume(t *testing.T) {
 		}
 		defer d.Close()
 		store := NewCorpusStore(d, false)
-		sum, err := Fuzz(ctx, Config{Seed: 5, Runs: runs, Strategy: "zest"},
+		sum, err := Fuzz(ctx, Config{Search: Search{Seed: 5, Runs: runs, Strategy: "zest"}},
 			Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}, Store: store})
 		if err != nil {
 			t.Fatal(err)
@@ -242,7 +242,7 @@ func TestGeneratorAdapter(t *testing.T) {
 			t.Fatalf("choices %x: expected one input, got %q, %q, %q", ch, in1, in2, in3)
 		}
 	}
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 2000, Workers: 2, Deterministic: true},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 2000, Workers: 2, Deterministic: true}},
 		Deps{NewExecutor: progTarget.executors(nil), Generator: a})
 	if err != nil || sum.Stats.Execs != 2000 || sum.Stats.Strategy != "zest" {
 		t.Fatalf("expected 2000 zest runs, got %v, %+v", err, sum)
@@ -290,7 +290,7 @@ func TestIndexedMutatorGetsParentSeq(t *testing.T) {
 		if indexed {
 			strat = &indexedZest{}
 		}
-		sum, err := FuzzWith(context.Background(), Config{Runs: 500}, Deps{NewExecutor: progTarget.executors(nil), Generator: recordingGen{withBase: &n}}, strat)
+		sum, err := FuzzWith(context.Background(), Config{Search: Search{Runs: 500}}, Deps{NewExecutor: progTarget.executors(nil), Generator: recordingGen{withBase: &n}}, strat)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func TestIndexedMutatorGetsParentSeq(t *testing.T) {
 // appends).
 func TestHammer(t *testing.T) {
 	for _, det := range []bool{false, true} {
-		sum, err := Fuzz(context.Background(), Config{Seed: 9, Runs: 20_000, Workers: 4, JobSize: 1, Deterministic: det, KeepGoing: true},
+		sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 9, Runs: 20_000, Workers: 4, Deterministic: det, KeepGoing: true}, JobSize: 1},
 			Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 0, 1, 0, 5, 0, 0xff}, {1, 5, 0, 0xff}}})
 		if err != nil {
 			t.Fatal(err)
@@ -325,7 +325,7 @@ type failStore struct{ memStore }
 func (*failStore) AddEntry(context.Context, *Entry) error { return errors.New("disk full") }
 
 func TestStoreErrorStops(t *testing.T) {
-	sum, err := Fuzz(context.Background(), Config{Runs: 1_000_000, KeepGoing: true},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Runs: 1_000_000, KeepGoing: true}},
 		Deps{NewExecutor: progTarget.executors(nil), Store: &failStore{}})
 	if err == nil || !strings.Contains(err.Error(), "disk full") || sum.Stop != "error" {
 		t.Fatalf("expected a \"disk full\" error and stop \"error\", got %v, stop %q", err, sum.Stop)
@@ -363,7 +363,7 @@ func (s *noteStrategy) Learn(_ *State, j *Job, fb *Feedback) {
 
 func TestFeedbackCarriesChild(t *testing.T) {
 	s := &noteStrategy{t: t}
-	if _, err := FuzzWith(context.Background(), Config{Runs: 5000, Workers: 2, KeepGoing: true}, Deps{NewExecutor: progTarget.executors(nil)}, s); err != nil {
+	if _, err := FuzzWith(context.Background(), Config{Search: Search{Runs: 5000, Workers: 2, KeepGoing: true}}, Deps{NewExecutor: progTarget.executors(nil)}, s); err != nil {
 		t.Fatal(err)
 	}
 	if s.learned == 0 {
@@ -383,7 +383,7 @@ func TestHangsDoNotStop(t *testing.T) {
 		return Valid, nil
 	}}
 	st := &memStore{}
-	sum, err := Fuzz(context.Background(), Config{Runs: 3000}, Deps{NewExecutor: hangy.executors(nil), Store: st})
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Runs: 3000}}, Deps{NewExecutor: hangy.executors(nil), Store: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,9 +431,9 @@ func TestStopsMidBatch(t *testing.T) {
 		stop    Stop
 		fast    bool // stops well before a job's second
 	}{
-		{"time, one worker", Config{MaxTotalTime: 100 * time.Millisecond}, 0, "time", true},
-		{"time, two workers", Config{MaxTotalTime: 100 * time.Millisecond, Workers: 2}, 0, "time", true},
-		{"crash, two workers", Config{Workers: 2}, 50, "crash", true},
+		{"time, one worker", Config{Search: Search{MaxTotalTime: 100 * time.Millisecond}}, 0, "time", true},
+		{"time, two workers", Config{Search: Search{MaxTotalTime: 100 * time.Millisecond, Workers: 2}}, 0, "time", true},
+		{"crash, two workers", Config{Search: Search{Workers: 2}}, 50, "crash", true},
 		{"crash, one worker", Config{JobSize: 100}, 50, "crash", false},
 	}
 	for _, tc := range tests {
@@ -483,7 +483,7 @@ func TestKnownCrashKeepsBudget(t *testing.T) {
 		return Valid, nil
 	}}
 	const runs = 20000
-	sum, err := Fuzz(context.Background(), Config{Runs: runs, Seed: 1, NoShrink: true},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Runs: runs, Seed: 1, NoShrink: true}},
 		Deps{NewExecutor: tg.executors(nil), Seeds: [][]byte{{0, 0, 0, 0}}, KnownFailures: []string{fail.Identity}})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 func TestHavocFindsMagic(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			sum, err := Fuzz(context.Background(), Config{Seed: seed, Runs: 200_000},
+			sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: seed, Runs: 200_000}},
 				Deps{NewExecutor: magicTarget.executors(nil)})
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +93,7 @@ func TestDeterministic(t *testing.T) {
 			var logs [2]execLog
 			var sums [2]*Summary
 			for i := range logs {
-				cfg := Config{Seed: 7, Runs: 10_000, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true, Strategy: tc.strat, JobSize: 16}
+				cfg := Config{Search: Search{Seed: 7, Runs: 10_000, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true, Strategy: tc.strat}, JobSize: 16}
 				target := tc.target
 				if i == 1 {
 					// Perturb the scheduling: some runs are slow in the second campaign.
@@ -159,7 +159,7 @@ func TestZestBeatsHavoc(t *testing.T) {
 	for _, v := range variants {
 		var line strings.Builder
 		for _, seed := range seeds {
-			sum, err := Fuzz(context.Background(), Config{Seed: seed, Runs: runs, Strategy: v.strat},
+			sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: seed, Runs: runs, Strategy: v.strat}},
 				Deps{NewExecutor: progTarget.executors(nil), Generator: v.gen, Seeds: v.seeds})
 			if err != nil {
 				t.Fatal(err)
@@ -185,7 +185,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 	var hs [2]uint64
 	for i, w := range []int{1, 2} {
 		var l execLog
-		if _, err := Fuzz(context.Background(), Config{Seed: 3, Runs: 10_000, Workers: w, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: "zest"},
+		if _, err := Fuzz(context.Background(), Config{Search: Search{Seed: 3, Runs: 10_000, Workers: w, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: "zest"}},
 			Deps{NewExecutor: progTarget.executors(nil), Generator: progGen{}, OnRun: l.onRun}); err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestTraceFreeQueue(t *testing.T) {
 			var sums [2]*Summary
 			var stores [2]memStore
 			for i := range sums {
-				cfg := Config{Seed: 7, Runs: 5_000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: tc.strat}
+				cfg := Config{Search: Search{Seed: 7, Runs: 5_000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: tc.strat}}
 				strat, err := NewStrategy(tc.strat, StrategyOptions{})
 				if err != nil {
 					t.Fatal(err)

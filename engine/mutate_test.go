@@ -381,7 +381,7 @@ func (m *donorCheckMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 // the same children as through the entries.
 func TestJobDonors(t *testing.T) {
 	d := &donorCheck{t: t, jobs: &atomic.Int64{}}
-	sum, err := FuzzWith(context.Background(), Config{Seed: 2, Runs: 20_000, Workers: 2, KeepGoing: true, NoShrink: true},
+	sum, err := FuzzWith(context.Background(), Config{Search: Search{Seed: 2, Runs: 20_000, Workers: 2, KeepGoing: true, NoShrink: true}},
 		Deps{NewExecutor: progTarget.executors(nil), Seeds: [][]byte{{3, 0, 0, 1, 0, 5, 0, 0xff}, {1, 5, 0, 0xff}}}, d)
 	if err != nil {
 		t.Fatal(err)

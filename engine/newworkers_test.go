@@ -46,7 +46,7 @@ func TestNewWorkersConcurrent(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 2000, Workers: workers}, Deps{NewExecutor: exec})
+		_, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 2000, Workers: workers}}, Deps{NewExecutor: exec})
 		done <- err
 	}()
 	select {
@@ -77,7 +77,7 @@ func TestNewWorkersConcurrent(t *testing.T) {
 			cmpMade.Add(1)
 			return &closingComparer{closed: &cmpClosed}, nil
 		}
-		sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 100, Workers: workers}, Deps{NewExecutor: exec, NewComparer: cmp})
+		sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 100, Workers: workers}}, Deps{NewExecutor: exec, NewComparer: cmp})
 		want := "worker 1: no instance"
 		if failCmp {
 			want = "worker 1: comparer: no comparer"

@@ -290,7 +290,7 @@ func TestSpotOnCampaign(t *testing.T) {
 	}}
 	run := func() *Summary {
 		sum, err := Fuzz(context.Background(),
-			Config{Strategy: "spoton", Seed: 5, Runs: 4000, Conditionals: []int32{-1, 1, 1, 3, 3}},
+			Config{Search: Search{Strategy: "spoton", Seed: 5, Runs: 4000}, Conditionals: []int32{-1, 1, 1, 3, 3}},
 			Deps{NewExecutor: target.executors(nil), Generator: FromGenerator(typed, generators.Options{})})
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +340,7 @@ func TestGenerativeDeterministic(t *testing.T) {
 			var mu sync.Mutex
 			runs := map[[2]uint64]string{}
 			_, err := Fuzz(context.Background(),
-				Config{Strategy: strat, Seed: 9, Runs: 3000, Workers: 2, Deterministic: true, Conditionals: []int32{-1, 1, 1, 3, 3}},
+				Config{Search: Search{Strategy: strat, Seed: 9, Runs: 3000, Workers: 2, Deterministic: true}, Conditionals: []int32{-1, 1, 1, 3, 3}},
 				Deps{NewExecutor: pairTarget.executors(nil), Generator: FromGenerator(typed, generators.Options{}),
 					OnRun: func(job uint64, child int, in []byte) {
 						mu.Lock()

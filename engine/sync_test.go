@@ -96,7 +96,7 @@ func TestLiveImport(t *testing.T) {
 		},
 	}}
 	sum, err := Fuzz(context.Background(),
-		Config{Seed: 1, MaxTotalTime: 500 * time.Millisecond, SyncInterval: 20 * time.Millisecond},
+		Config{Search: Search{Seed: 1, MaxTotalTime: 500 * time.Millisecond, SyncInterval: 20 * time.Millisecond}},
 		Deps{NewExecutor: gateTarget.executors(nil), Seeds: [][]byte{[]byte("AAAA")}, Importer: imp, OnRun: imp.onRun})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestImportStartsQueue(t *testing.T) {
 	imp := &fakeImporter{polls: []Import{{Inputs: []Imported{{Choices: []byte("FUaa")}, {Choices: []byte("xy")}}}}}
 	var mu sync.Mutex
 	var first [][]byte
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 50},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 50}},
 		Deps{NewExecutor: magicTarget.executors(nil), Importer: imp, OnRun: func(_ uint64, _ int, in []byte) {
 			imp.onRun(0, 0, in)
 			mu.Lock()
@@ -170,7 +170,7 @@ func TestImportStartsQueue(t *testing.T) {
 func TestImportedCrash(t *testing.T) {
 	imp := &fakeImporter{polls: []Import{{}, {Inputs: []Imported{{Choices: []byte("SYNCSEED!"), Op: "sync:peer"}}}}}
 	sum, err := Fuzz(context.Background(),
-		Config{Seed: 1, MaxTotalTime: 5 * time.Second, SyncInterval: 20 * time.Millisecond},
+		Config{Search: Search{Seed: 1, MaxTotalTime: 5 * time.Second, SyncInterval: 20 * time.Millisecond}},
 		Deps{NewExecutor: gateTarget.executors(nil), Seeds: [][]byte{[]byte("AAAA")}, Importer: imp})
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestTimeoutsRerunOnlyNewSites(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		ft := &fuelTarget{full: 1 << 24}
 		st := &memStore{}
-		cfg := Config{Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true, Seed: 3}
+		cfg := Config{Search: Search{Runs: 20_000, Workers: workers, Deterministic: true, KeepGoing: true, Seed: 3}}
 		sum, err := Fuzz(context.Background(), cfg, Deps{NewExecutor: ft.executors, Store: st, Seeds: [][]byte{{0x10, 0x20}}})
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestTimeoutsDeterministic(t *testing.T) {
 	for i, workers := range []int{1, 2} {
 		ft := &fuelTarget{full: 1 << 24}
 		var l execLog
-		cfg := Config{Runs: 10_000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true, Seed: 5}
+		cfg := Config{Search: Search{Runs: 10_000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true, Seed: 5}}
 		sum, err := Fuzz(context.Background(), cfg, Deps{NewExecutor: ft.executors, Seeds: [][]byte{{0x10}}, OnRun: l.onRun})
 		if err != nil {
 			t.Fatal(err)

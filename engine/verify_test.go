@@ -43,7 +43,7 @@ func (p *passingExec) Run(ctx context.Context, in []byte) (Result, error) {
 func TestFlakyCrashNotSaved(t *testing.T) {
 	var reruns atomic.Int64
 	st := &flakyStore{}
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 60_000, NoShrink: true},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 60_000, NoShrink: true}},
 		Deps{NewExecutor: flakyExecutors(1, false, &reruns), Store: st})
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestFlakyCrashNotSaved(t *testing.T) {
 	t.Logf("flaky %d, reruns %d", sum.Stats.Flaky, reruns.Load())
 
 	reruns.Store(0)
-	sum, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 60_000, NoShrink: true},
+	sum, err = Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 60_000, NoShrink: true}},
 		Deps{NewExecutor: flakyExecutors(1, true, &reruns)})
 	if err != nil {
 		t.Fatal(err)

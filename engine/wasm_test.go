@@ -64,7 +64,7 @@ func TestTLVFindsPlantedBug(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: 300_000},
+	sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 300_000}},
 		Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func BenchmarkLoop(b *testing.B) {
 				b.ResetTimer()
 				cpu0 := cpuTime()
 				sum, err := Fuzz(context.Background(),
-					Config{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true},
+					Config{Search: Search{Seed: 1, Runs: n, Workers: tc.workers, Deterministic: tc.det, KeepGoing: true, NoShrink: true}},
 					Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 				if err != nil {
 					b.Fatal(err)
@@ -175,7 +175,7 @@ func TestTLVDeterministic(t *testing.T) {
 	}
 	var sums [2]*Summary
 	for i := range sums {
-		sums[i], err = Fuzz(context.Background(), Config{Seed: 11, Runs: 5000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true},
+		sums[i], err = Fuzz(context.Background(), Config{Search: Search{Seed: 11, Runs: 5000, Workers: 2, Deterministic: true, KeepGoing: true, NoShrink: true}},
 			Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary})
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +203,7 @@ func loopInputs(b *testing.B, bt benchTarget) [][]byte {
 	}
 	tgt, sm := loadTarget(b, bt.wasm, false)
 	var inputs [][]byte
-	_, err = Fuzz(context.Background(), Config{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true},
+	_, err = Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: 100_000, KeepGoing: true, NoShrink: true}},
 		Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{seed}, TargetDict: sm.Dictionary,
 			OnRun: func(_ uint64, _ int, in []byte) { inputs = append(inputs, bytes.Clone(in)) }})
 	if err != nil {
@@ -348,7 +348,7 @@ func TestStackDepthFindsDeepNesting(t *testing.T) {
 			continue
 		}
 		tgt, sm := loadWith(t, "../testdata/depth/nest.wasm", &instrument.Options{Fuel: true, DirtyPages: true, StackDepth: depth})
-		sum, err := Fuzz(context.Background(), Config{Seed: 1, Runs: runs}, Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
+		sum, err := Fuzz(context.Background(), Config{Search: Search{Seed: 1, Runs: runs}}, Deps{NewExecutor: runtimeExecutors(tgt), Seeds: [][]byte{[]byte("<a>")}, TargetDict: sm.Dictionary})
 		if err != nil {
 			t.Fatal(err)
 		}

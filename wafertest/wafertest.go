@@ -168,15 +168,7 @@ func replay(ctx context.Context, t TB, target *campaign.Target, seeds []corpus.S
 // for it.
 func fuzz(ctx context.Context, t TB, target *campaign.Target, dir string, seeds []corpus.Seed, opts *Options) {
 	t.Helper()
-	co := campaign.Options{
-		Strategy:     opts.Strategy,
-		Generator:    opts.Generator,
-		Seed:         opts.Seed,
-		Workers:      opts.Workers,
-		Runs:         opts.Runs,
-		MaxTotalTime: opts.MaxTotalTime,
-		Seeds:        append([][]byte(nil), opts.Seeds...),
-	}
+	co := campaign.Options{Search: campaign.Search{Strategy: opts.Strategy, Seed: opts.Seed, Workers: opts.Workers, Runs: opts.Runs, MaxTotalTime: opts.MaxTotalTime}, Generator: opts.Generator, Seeds: append([][]byte(nil), opts.Seeds...)}
 	if co.MaxTotalTime == 0 && co.Runs == 0 {
 		co.MaxTotalTime = DefaultMaxTotalTime
 	}

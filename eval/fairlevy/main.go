@@ -245,8 +245,7 @@ func (s *curveStore) WriteStats(_ context.Context, st *engine.Stats) error {
 }
 
 func run(ctx context.Context, c campaign) (*result, error) {
-	cfg := engine.Config{Seed: c.seed, Runs: c.budget, Workers: 1, KeepGoing: true, NoShrink: true,
-		Conditionals: c.sm.Conditionals(), StatsInterval: 2 * time.Millisecond}
+	cfg := engine.Config{Search: engine.Search{Seed: c.seed, Runs: c.budget, Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: c.sm.Conditionals(), StatsInterval: 2 * time.Millisecond}
 	c.arm.cfg(&cfg)
 	st := &curveStore{}
 	deps := engine.Deps{NewExecutor: wcampaign.Executors(c.tgt), Seeds: c.inputs, TargetDict: c.sm.Dictionary, Store: st}

@@ -103,8 +103,7 @@ func main() {
 			sites[b] = len(sm.Sites)
 			for seed := 1; seed <= *seeds; seed++ {
 				st := &queueStore{}
-				cfg := engine.Config{Seed: uint64(seed), Runs: *runs, Workers: 1, KeepGoing: true, NoShrink: true,
-					Strategy: "havoc", Conditionals: sm.Conditionals(), StatsInterval: time.Second}
+				cfg := engine.Config{Search: engine.Search{Seed: uint64(seed), Runs: *runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc"}, Conditionals: sm.Conditionals(), StatsInterval: time.Second}
 				deps := engine.Deps{NewExecutor: campaign.Executors(tgt), Seeds: inputs, TargetDict: sm.Dictionary, Store: st}
 				c0, _ := cputime.Process()
 				sum, err := engine.Fuzz(ctx, cfg, deps)
@@ -215,7 +214,7 @@ func decompose(ctx context.Context, name string, wasm []byte, seeds [][]byte, ru
 	}
 	tgt, sm := compile(ctx, wasm, *campaignOpts, cache)
 	st := &queueStore{}
-	cfg := engine.Config{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc", Conditionals: sm.Conditionals()}
+	cfg := engine.Config{Search: engine.Search{Seed: 1, Runs: runs, Workers: 1, KeepGoing: true, NoShrink: true, Strategy: "havoc"}, Conditionals: sm.Conditionals()}
 	if _, err := engine.Fuzz(ctx, cfg, engine.Deps{NewExecutor: campaign.Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, Store: st}); err != nil {
 		fail(err)
 	}

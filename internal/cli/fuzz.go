@@ -124,7 +124,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	f.grammar.register(fs)
 	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
-	fs.BoolVar(&f.warmUpSeeds, "warm-up-seeds", true, fmt.Sprintf("on a Go reactor given no --warm-up, run the first %d seeds (%d KiB at most) as warm-up inputs before the snapshot, so runs start with the first-use state of the Go runtime and the program built (--warm-up-seeds=false: off)", maxWarmUpSeeds, maxWarmUpBytes>>10))
+	fs.BoolVar(&f.warmUpSeeds, "warm-up-seeds", true, fmt.Sprintf("on a Go reactor given no --warm-up, run the first %d seeds (%d KiB at most) as warm-up inputs before the snapshot, so runs start with the first-use state of the Go runtime and the program built (--warm-up-seeds=false: off)", campaign.MaxWarmUpSeeds, campaign.MaxWarmUpBytes>>10))
 	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
@@ -335,38 +335,21 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 	return c.campaign(ctx, f, wasm, rest, out, lf)
 }
 
-// The seed warm-up's bounds (--warm-up-seeds): every instance runs the
-// warm-up at its start.
-const (
-	maxWarmUpSeeds = 16
-	maxWarmUpBytes = 1 << 20
-)
-
 // seedWarmUp picks the files of the seeds that run as warm-up inputs
-// (--warm-up-seeds): the first maxWarmUpSeeds non-empty ones,
-// maxWarmUpBytes together at most, when tg is a Go reactor whose runs
-// start from a snapshot or share an instance (not --reset fresh) and no
-// --warm-up is given; with a generator too, which does not run the seeds.
-// On a Go reactor a run from a cold snapshot redoes the first-use work of
-// the runtime and the program (allocator caches, lazily built tables,
-// sync.Once) every time; from the seeds' warm snapshot the loop runs
-// gojson's inputs 1.35 and gopng's 1.55 times as fast per CPU second
-// (docs/PERFORMANCE.md, "Go reactors: the seeds as warm-up").
+// (--warm-up-seeds; campaign's Target.SeedWarmUp decides which) unless
+// --warm-up gives some; with a generator too, which does not run the
+// seeds.
 func (f *fuzzFlags) seedWarmUp(tg *campaign.Target, seeds []corpus.Seed) []string {
-	if !f.warmUpSeeds || len(f.target.warmUp) > 0 || f.target.reset == "fresh" || tg.Harness() != campaign.HarnessGo {
+	if !f.warmUpSeeds || len(f.target.warmUp) > 0 {
 		return nil
 	}
+	data := make([][]byte, len(seeds))
+	for i, s := range seeds {
+		data[i] = s.Data
+	}
 	var paths []string
-	total := 0
-	for _, s := range seeds {
-		if len(s.Data) == 0 || total+len(s.Data) > maxWarmUpBytes {
-			continue
-		}
-		paths = append(paths, s.Path)
-		total += len(s.Data)
-		if len(paths) == maxWarmUpSeeds {
-			break
-		}
+	for _, i := range tg.SeedWarmUp(data) {
+		paths = append(paths, seeds[i].Path)
 	}
 	return paths
 }
@@ -609,60 +592,14 @@ func (c *cli) findingFailures(ctx context.Context, tg *campaign.Target, sum *cam
 var stopNames = map[campaign.Stop]string{campaign.StopRuns: "--runs", campaign.StopTime: "--max-total-time", campaign.StopCrash: "crash", campaign.StopCanceled: "interrupt"}
 
 // printSummary prints the campaign's last lines: counts, why it stopped,
-// and where each unique failure of the directory is with its repro command.
+// and where each unique failure of the directory is with its repro
+// command, grouped into bugs (campaign's Summary.Bugs).
 func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summary) {
 	stop, ok := stopNames[sum.Stop]
 	if !ok {
 		stop = string(sum.Stop)
 	}
-	// The directory's failures, with this session's share when earlier
-	// sessions found some of them.
-	var crashes, hangs int
-	for _, cf := range sum.Saved {
-		if cf.Hang {
-			hangs++
-		} else {
-			crashes++
-		}
-	}
-	// crash sites: the bugs, each of one or more crash states
-	siteOf := func(cf campaign.Saved) string {
-		if cf.Site == "" {
-			return "identity " + cf.Identity
-		}
-		return cf.Site
-	}
-	var order []string
-	bySite := map[string][]campaign.Saved{}
-	for _, cf := range sum.Saved {
-		s := siteOf(cf)
-		if bySite[s] == nil {
-			order = append(order, s)
-		}
-		bySite[s] = append(bySite[s], cf)
-	}
-	sites := 0
-	for _, s := range order {
-		if !bySite[s][0].Hang {
-			sites++
-		}
-	}
-	bugs := func(n int) string {
-		if n == 1 {
-			return "1 bug"
-		}
-		return fmt.Sprintf("%d bugs", n)
-	}
-	states := func(n int) string {
-		if n == 1 {
-			return "1 crash state"
-		}
-		return fmt.Sprintf("%d crash states", n)
-	}
-	found := fmt.Sprintf("%s (%s), hangs %d", bugs(sites), states(crashes), hangs)
-	if crashes != sum.Stats.Crashes || hangs != sum.Stats.Hangs {
-		found = fmt.Sprintf("%s (%s, %d new), hangs %d (%d new)", bugs(sites), states(crashes), sum.Stats.Crashes, hangs, sum.Stats.Hangs)
-	}
+	found := sum.FoundLine()
 	if sum.Stats.Flaky > 0 {
 		found += fmt.Sprintf(", %d flaky (did not crash again; in %s)", sum.Stats.Flaky, filepath.Join(out, "flaky"))
 	}
@@ -674,19 +611,14 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 	}
 	fmt.Fprintf(c.stdout, "%s: %d executions in %s, stopped by %s; queue %d, %s; output in %s\n",
 		filepath.Base(target), sum.Stats.Execs, took, stop, sum.Stats.Queue, found, out)
-	// this session's runs of each identity
-	hits := map[string]int64{}
-	for _, fd := range sum.Findings {
-		hits[fd.Identity] += fd.Hits
-	}
-	for _, site := range order {
-		if len(bySite[site]) > 1 {
-			fmt.Fprintf(c.stdout, "  bug at %s, %d crash states:\n", site, len(bySite[site]))
+	for _, bug := range sum.Bugs() {
+		if len(bug.States) > 1 {
+			fmt.Fprintf(c.stdout, "  bug at %s, %d crash states:\n", bug.Site, len(bug.States))
 		}
-		for _, cf := range bySite[site] {
+		for _, cf := range bug.States {
 			repro := reproCommand(target, &f.target, cf.Hang)
 			n := ""
-			switch h := hits[savedKey(cf)]; {
+			switch h := cf.SessionHits; {
 			case h == 1:
 				n = " (1 hit)"
 			case h > 1:
@@ -695,15 +627,6 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 			fmt.Fprintf(c.stdout, "  %s: %s%s\n    %s\n", cf.Kind, cf.Path, n, strings.ReplaceAll(repro, "{input}", cf.Path))
 		}
 	}
-}
-
-// savedKey is a saved failure's identity as the engine writes it (the
-// outcome, ": ", the directory's).
-func savedKey(cf campaign.Saved) string {
-	if cf.Hang {
-		return "hang: " + cf.Identity
-	}
-	return "crash: " + cf.Identity
 }
 
 // grammarFlags are --grammar and --grammar-start: a generator compiled from
