@@ -17,8 +17,8 @@ import (
 	"github.com/wafer-fuzz/wafer/generators/grammar"
 )
 
-// TestGrammarCampaign is the evaluation of issue 26 in docs/EVALUATION.md
-// ("Grammars"): campaigns on csqlite, one worker each, an equal budget of
+// TestGrammarCampaign is the evaluation "Grammar-based generation on
+// csqlite" in docs/EVALUATION.md: campaigns on csqlite, one worker each, an equal budget of
 // executions (WAFER_EVAL_RUNS, default 20,000) and seeds 1–5
 // (WAFER_EVAL_SEEDS), with
 //

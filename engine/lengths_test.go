@@ -12,8 +12,9 @@ import (
 // BenchmarkGeneratorLengths runs b.N executions of a campaign on gojson
 // with the json generator, one worker, seed 1, per strategy: ns/op is the
 // time per execution, and it reports the inputs' mean and median length,
-// the measure that explains zest's rate against random's (docs/
-// EVALUATION.md, issue 31). Run with -benchtime 30000x -cpuprofile to see
+// the measure that explains zest's rate against random's
+// (docs/EVALUATION.md, "Generator-mode strategies: BeDivFuzz, SpotOn,
+// Zest, random"). Run with -benchtime 30000x -cpuprofile to see
 // where the time goes.
 func BenchmarkGeneratorLengths(b *testing.B) {
 	tgt, sm := loadTarget(b, "../examples/gojson/gojson.wasm", false)

@@ -6,7 +6,7 @@ import (
 	"github.com/wafer-fuzz/wafer/generators"
 )
 
-// SpotOn is the type-based targeted mutation of Lampropoulos et al.
+// SpotOn is the type-based targeted mutation of Hussein, McCamant and Whalen
 // (ALGORITHMS.md §5, paper 004) on execution-indexed choice sequences.
 //
 // Sequences are the generator's structured ones (Entry.Seq), with

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Evaluation of issue 31 (docs/EVALUATION.md, "BeDivFuzz and SpotOn"):
+# Evaluation of the generator-mode strategies (docs/EVALUATION.md,
+# "Generator-mode strategies: BeDivFuzz, SpotOn, Zest, random"):
 # zest, bedivfuzz (structure and simple), spoton and random, and the
 # papers' exact baselines (zest and random without target constants or
 # boundary bias), on three generator targets, SEEDS seeds each, equal

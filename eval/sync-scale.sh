@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scale figures of issue 27 (docs/EVALUATION.md, "Live sync: N processes
+# Scale figures of live sync (docs/EVALUATION.md, "Live sync: N processes
 # against N workers"): on TARGET with SEEDDIR (default examples/czstd and
 # its seeds), TIME seconds each,
 # per seed

@@ -1,5 +1,5 @@
-// Command fairlevy is the evaluation of issue 24 (docs/EVALUATION.md,
-// "FairFuzz and Lévy flights"): havoc, havoc with AFL's stacking,
+// Command fairlevy is the evaluation "Raw-mode strategies: FairFuzz and
+// Lévy flights" (docs/EVALUATION.md): havoc, havoc with AFL's stacking,
 // fairfuzz, levy and random on raw-mode example targets, several seeds,
 // equal execution budgets. It runs the campaigns through the engine
 // directly (one instrumented, compiled target per example, shared by its
