@@ -8,7 +8,9 @@
 // Jobs (children of one parent), sent in batches to Config.Workers
 // goroutines, each owning one Executor and one Mutator. A worker runs each
 // child, scans and zeroes the counters, hashes the bucketed trace and sends
-// back only children that may be new, and failures. A Strategy picks
+// back only children that may be new, and failures: its filter holds only
+// what it sent, merged before the job it runs now, so a child it drops is
+// never new globally and the filter changes no decision. A Strategy picks
 // parents, decides what is saved and learns from merged feedback; one that
 // must see results first runs a Dependent job. Built in: zest, havoc (the
 // raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton;
@@ -23,9 +25,9 @@
 // failures are deduplicated by the Identity the executor sets, rerun once
 // before they are saved (flaky otherwise) and shrunk at the end.
 //
-// It does not instrument or run Wasm (the Executor and Comparer interfaces
-// it declares are adapted by package campaign), does not lay out files
-// (NewCorpusStore adapts a corpus.Dir) and computes no failure identity.
+// It does not run Wasm (campaign adapts runtime to the Executor and
+// Comparer it declares), lay out files (NewCorpusStore adapts a
+// corpus.Dir) or compute failure identities.
 //
 // Decisions (measured in docs/PERFORMANCE.md, the section in quotes):
 //
@@ -35,7 +37,7 @@
 //     site: 1.8-2.8 µs a Go reactor's scan ("The counter scan").
 //   - Trace sets exact to 4 million, then a Bloom filter; worker filters
 //     forget at 8 MiB ("Unique traces and the workers' filters").
-//   - Only fairfuzz and levy keep queued traces ("Queue entries ...").
-//   - Havoc stacks 1-5 operations: 138 ns a child ("Havoc stacks ...").
+//   - Only fairfuzz and levy keep queued traces; havoc stacks 1-5
+//     operations, 138 ns a child ("Queue entries ...", "Havoc stacks ...").
 //   - Two deterministic workers run 1.87-1.99x one ("Two workers").
 package engine
