@@ -10,56 +10,28 @@
 //		fmt.Println(f.Identity, f.Report)
 //	}
 //
-// # What it does
+// Each operation compiles the builds it needs through one path
+// (runtime.Preparation, instrument.Prepare, runtime.New): Fuzz the
+// campaign's build and at most one more (the comparison-logging build,
+// which also runs the heap check's samples, or the heap check's build
+// alone); NewReproducer the module as it is, then the checked build;
+// Minimize the checked build, shrinking while the identity stays the same;
+// Merge the campaign's build. Which build runs an input is decided here,
+// not in engine, and the rule "an input that passes the faster build runs
+// again on the checked one" is written once (checkedAgain).
 //
-// Load keeps the module's bytes and TargetOptions (harness, allocator,
-// arguments, memory cap, heap guard and check, stack and call-pair
-// feedback, skip patterns, warm-up inputs). Each operation compiles the
-// builds it needs through one function (Target.compile:
-// runtime.Preparation's steps for the harness, instrument.Prepare for
-// the build, one decoding and one encoding, then runtime.New):
+// Progress goes to Options.Log and Options.Status (nil discards); ctx
+// cancels every operation and a canceled campaign keeps its Output. Zero
+// option values are the defaults of `wafer fuzz`.
 //
-//   - Fuzz: the campaign's build (counters, fuel, dirty pages, heap guard,
-//     stack check), and at most one more: in raw mode the build that logs
-//     comparisons for input-to-state mutation, compiled meanwhile on
-//     another goroutine, which also has the heap check, so one input in
-//     TargetOptions.HeapCheck runs on it (chosen by a hash of its bytes,
-//     so deterministic campaigns stay so); without comparisons, the heap
-//     check's build alone, compiled only when the campaign's build found a
-//     heap to check (a C allocator; never in a Go module). The executors
-//     that choose a build per input live here, not in engine: which build
-//     runs an input is the wiring's decision, not the search's.
-//   - NewReproducer: the module as it is (exact file:line stacks), and the
-//     build with the checks for the inputs that pass there.
-//   - Minimize: the build with the checks, shrinking while the identity
-//     (runtime.Result.Identity) stays the same.
-//   - Merge: the campaign's build, keeping the inputs that add coverage.
+// It parses no flags, prints no report and picks no exit status (the wafer
+// command does); it does not search, run Wasm or lay out files itself; it
+// keeps no global state, so two Targets, or two campaigns on one, are
+// independent.
 //
-// The policy "an input that passes the faster build runs again on the
-// checked one" is written once (checkedAgain), for Reproducer and for the
-// campaign's shrinker; a failure's identity is computed once, by
-// runtime.Result.Identity.
-//
-// Progress goes to Options.Log (INFO lines) and Options.Status (the live
-// metrics); nil writers discard them. ctx cancels every operation; a
-// canceled campaign stops cleanly (StopCanceled), its Output saved.
-// Option structs' zero values are the defaults of `wafer fuzz`.
-//
-// # What it does not do
-//
-// It parses no flags, prints no report of its own and picks no exit
-// status: the wafer command (package main) does, over this package. It
-// does not search, run Wasm or lay out files itself: engine, runtime and
-// corpus do, and it only connects them. It keeps no global state: two
-// Targets, or two campaigns on one Target, are independent.
-//
-// # Cost
-//
-// Decision: two builds at most, the second compiling on another
-// goroutine while the campaign's build compiles (compiling is one core's
-// work: on gojson it was 2.5 s of a cold start), because each build's
-// compiled code and decoded module stay in memory for the whole campaign:
-// a third build was 26 MB of csqlite's peak (docs/PERFORMANCE.md,
-// "campaign: memory"). A later compile of the same build reads wazero's
-// compilation cache.
+// Decision: two builds at most, instrumented one at a time and compiled
+// concurrently, since each build's code stays in memory for the whole
+// campaign (csqlite peaks at 150 MB instead of 193 with a third); see
+// docs/PERFORMANCE.md, "Two builds per campaign, one instrumented at a
+// time".
 package campaign
