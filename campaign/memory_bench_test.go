@@ -40,8 +40,8 @@ func rssKB(field string) int64 {
 // in use at the end. It prints the resident memory and Go heap each
 // second, and with WAFER_MEMPROF_OUT=FILE writes the heap profile (FILE)
 // and /proc/self/smaps (FILE.smaps) whenever the resident memory reaches
-// a new peak: where the memory goes (docs/PERFORMANCE.md, "campaign:
-// memory"); with WAFER_MEMPROF_AT=N also FILE.N after a collection at
+// a new peak: where the memory goes (docs/PERFORMANCE.md,
+// "Instance memories outside Go's heap"); with WAFER_MEMPROF_AT=N also FILE.N after a collection at
 // second N (what the steady state holds); WAFER_MEMPROF_DIR=DIR writes
 // the campaign's output directory there, as `wafer fuzz -o DIR` does. It
 // runs only when

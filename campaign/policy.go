@@ -20,8 +20,8 @@ const (
 // from a cold snapshot redoes the first-use work of the runtime and the
 // program (allocator caches, lazily built tables, sync.Once) every time;
 // from the seeds' warm snapshot the loop runs gojson's inputs 1.35 and
-// gopng's 1.55 times as fast per CPU second (docs/PERFORMANCE.md, "Go
-// reactors: the seeds as warm-up"). Branches only a first use reaches are
+// gopng's 1.55 times as fast per CPU second (docs/PERFORMANCE.md,
+// "Warm-up before the snapshot"). Branches only a first use reaches are
 // then not counted.
 func (t *Target) SeedWarmUp(seeds [][]byte) []int {
 	if len(t.opts.WarmUp) > 0 || t.opts.Reset == ResetFresh || t.Harness() != HarnessGo {

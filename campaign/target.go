@@ -129,7 +129,7 @@ type TargetOptions struct {
 	// GoRuntimeCounters gives a Go module's runtime (functions matching
 	// GoRuntimeSkip) coverage counters. Zero: a Go module's runtime gets
 	// none, as if Skip held GoRuntimeSkip (docs/PERFORMANCE.md, "Go
-	// targets: resume-point dispatch and the runtime's counters": the
+	// targets: the resume-point dispatch and the runtime are not counted": the
 	// runtime's branches are half a Go target's sites and run on every
 	// input, whatever it is). Other modules are not affected.
 	GoRuntimeCounters bool

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Peak resident memory of 60-second campaigns (seed 1) of two wafer
 # binaries run side by side, so both see the same load (docs/PERFORMANCE.md,
-# "campaign: memory"). From the repository root:
+# "Peak memory of a campaign"). From the repository root:
 #
 #   go build -o /tmp/wafer-base . # at the base commit
 #   go build -o /tmp/wafer-head .

@@ -20,7 +20,8 @@ var hotWasm []byte
 // iteration; "calls": 5 hits and a call in half the iterations; "tight": a
 // leaf loop of two sites, one hit per iteration), for the original module,
 // the instrumented one, and the instrumented one with every counter in
-// memory (no leaf loop in locals, nest.go). See doc.go for the numbers.
+// memory (no leaf loop in locals, nest.go). The numbers are in
+// docs/PERFORMANCE.md, "The counter's form and its increment".
 //
 //	go test ./instrument -run '^$' -bench CounterForm -count 6
 func BenchmarkCounterForm(b *testing.B) {

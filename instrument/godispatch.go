@@ -36,7 +36,7 @@ package instrument
 // arm: dropping the arms loses no edge a condition chooses, only their
 // merged counts (an arm sums every way into a block). The arms' share of
 // a Go module's sites and of its run time is in docs/PERFORMANCE.md ("Go
-// targets: resume-point dispatch").
+// targets: the resume-point dispatch and the runtime are not counted").
 //
 // Hangs. The dispatch loop's header was the fuel check of every jump. A
 // cycle of the control-flow graph goes through at least one backward

@@ -48,7 +48,8 @@ package instrument
 // not one per check: inline, each check's error path was about 25
 // instructions and wazero's trap exit sequence, the larger part of the
 // checked build (SQLite: 7.4 MB of Wasm, 25.8 MB of machine code, 6.0
-// MB and 22.4 MB with the call; docs/PERFORMANCE.md). A call that
+// MB and 22.4 MB with the call; docs/PERFORMANCE.md, "Heap guard and heap
+// check"). A call that
 // returns makes wazero reload the memory's base and length after it, on
 // the rare path only; runs cost the same (SQLite 0.97-0.99 of the inline
 // form's time, Zstandard 1.00-1.02).

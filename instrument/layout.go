@@ -6,7 +6,7 @@ import "math/bits"
 // runs it (runtime/). It is fixed by Instrument and serialised with the
 // SiteMap, so a campaign and a later `wafer cov` agree.
 //
-// Placement (see doc.go for the measurements behind it): the instrumented
+// Placement (docs/PERFORMANCE.md, "Where the counters live", has the measurements): the instrumented
 // module keeps its single linear memory, but the first ReservedPages pages
 // belong to wafer. Every target address a is moved to a+ReservedBytes()
 // through the static offset immediate of each load/store (no extra

@@ -1,6 +1,6 @@
 // Command goskip is the evaluation of issue 29's Go-specific builds
-// (docs/PERFORMANCE.md, "Go targets: resume-point dispatch and the
-// runtime's counters"): on the Go reactor examples, havoc campaigns of
+// (docs/PERFORMANCE.md, "Go targets: the resume-point dispatch and
+// the runtime are not counted"): on the Go reactor examples, havoc campaigns of
 // equal executions, several seeds, on three builds (fuel and dirty pages
 // as a restore-mode campaign has them):
 //

@@ -5,7 +5,7 @@
 // cores share nothing that limits this work; below it, two fuzzing
 // workers whose runs touch as much memory cannot reach twice one worker's
 // speed on this machine, whatever the fuzzer does (docs/PERFORMANCE.md,
-// "Go reactors: the seeds as warm-up").
+// "Two workers").
 //
 //	go run ./eval/memscale
 package main

@@ -1,5 +1,6 @@
 // Command speedratios prints, per target, the medians (min–max) over rounds of
-// the ratios docs/PERFORMANCE.md tabulates from BenchmarkReactors output
+// the ratios docs/PERFORMANCE.md tabulates ("Where a run's time goes",
+// "Two workers") from BenchmarkReactors output
 // (eval/speed.sh's base.txt and head.txt): replay / bare and loop
 // 1w / bare in CPU time, loop 1w / bare in wall clock, and the two-worker
 // speed-ups in wall clock (deterministic, the same over the search alone,

@@ -89,8 +89,8 @@ func (e *exitCodeError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // (its batches' buffers are reused): at 25 the heap's peak is live plus a
 // quarter. A one-minute csqlite campaign peaks 11 MB lower than at 50
 // (143 -> 131 MB) and its collector used 60 ms of CPU after the start
-// instead of 27, 0.5 % of the campaign (docs/PERFORMANCE.md, "campaign:
-// memory").
+// instead of 27, 0.5 % of the campaign (docs/PERFORMANCE.md, "GOGC
+// and the start-up memory limit").
 const gcPercent = 25
 
 // searchGCPercent is the GOGC of a campaign's search (cli.searchGCPercent)
@@ -98,7 +98,8 @@ const gcPercent = 25
 // coverage, the SiteMap) is live, and the loop allocates little, so a
 // tighter pace costs little CPU there, where the start's instrumenting and
 // compiling make garbage fast (its own soft limit, startupMemoryLimit,
-// bounds its peak). See docs/PERFORMANCE.md, "campaign: memory".
+// bounds its peak). See docs/PERFORMANCE.md, "GOGC and the start-up
+// memory limit".
 const searchGCPercent = 10
 
 // startupMemoryLimit is the soft limit of Go's memory while a fuzz
@@ -112,7 +113,7 @@ const searchGCPercent = 10
 // 184-201 on csqlite, for 0.5-0.7 s more CPU once; 60-second campaigns
 // (1 and 2 workers, with the corpus changes of the same round) peak at
 // 150/146 MB instead of 226/227 on gojson, 182/172 instead of 205/214 on
-// csqlite (docs/PERFORMANCE.md, "campaign: memory"). It is lifted once
+// csqlite (docs/PERFORMANCE.md, "GOGC and the start-up memory limit"). It is lifted once
 // the builds are compiled: the loop's heap then grows with the queue,
 // and a limit below it would make the collector run without end.
 const startupMemoryLimit = 64 << 20
