@@ -24,31 +24,9 @@ type frame struct {
 func (rw *rewriter) function(i uint32, nimp uint32) error {
 	m := rw.m
 	c := &m.Code[i]
-	rw.fn = nimp + i
-	rw.def = i
-	rw.count = !rw.skip[i]
-	rw.out = rw.out[:0]
-	rw.pool = c.Body.Pool
-	rw.ctl = rw.ctl[:0]
-	rw.added = rw.added[:0]
-	rw.scratch = rw.scratch[:0]
-	rw.cpos = rw.cpos[:0]
 	lo := len(rw.sm.Sites)
-	rw.fnLo = uint32(lo)
-	rw.nest = nil
-	rw.nests = nil
-	rw.plan.sum = rw.plan.sum[:0]
-	disp := rw.dispatch[i]
-	rw.disp = disp
-	rw.plan.dispatch = disp.table + 1
-	if rw.count {
-		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
-		limit := maxNestSites
-		if rw.opts.nestSites != 0 {
-			limit = rw.opts.nestSites
-		}
-		rw.nests = leafNests(&c.Body, limit, &rw.plan)
-	}
+	rw.begin(i, nimp, c)
+	disp := rw.disp
 	if int(m.Funcs[i]) >= len(m.Types) {
 		return fmt.Errorf("instrument: function %d: type index %d out of range", rw.fn, m.Funcs[i])
 	}
@@ -82,29 +60,7 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if rw.heapCheck && !rw.unchecked[i] {
 		rw.openTrap(ft.Results)
 	}
-	// entry
-	if rw.count {
-		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
-		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
-	}
-	if rw.cmpMems != nil && rw.cmpMems[i].kind != 0 {
-		rw.memCompare(rw.cmpMems[i])
-	}
-	if rw.opts.Fuel && mayRunLong(body) && (!loopsFirst(body) || disp.loop >= 0) {
-		rw.fuel(&body[0])
-	}
-	if rw.count {
-		if rw.plan.derived(0) {
-			// no entry counter: the first access still checks the bounds
-			// of the function's highest counter address (doc.go)
-			rw.check()
-		}
-		entry := rw.site(first, FuncEntry, 0)
-		rw.counter(entry)
-		if first.Off >= m.CodeOffset {
-			rw.regions.start(first.Off-m.CodeOffset, entry)
-		}
-	}
+	rw.entry(i, body, disp)
 	rw.body = body
 	for k := range body {
 		rw.k = k
@@ -127,6 +83,75 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	if first.Off >= m.CodeOffset {
 		rw.funcOff[i] = first.Off - m.CodeOffset
 	}
+	rw.reverseSites(lo)
+	rw.encodeBody(c)
+	return nil
+}
+
+// begin resets the per-function state for defined function i (code c):
+// its index, its counting, and with counters the plan of derived sites
+// (derive.go) and its leaf nests (nest.go).
+func (rw *rewriter) begin(i uint32, nimp uint32, c *Code) {
+	rw.fn = nimp + i
+	rw.def = i
+	rw.count = !rw.skip[i]
+	rw.out = rw.out[:0]
+	rw.pool = c.Body.Pool
+	rw.ctl = rw.ctl[:0]
+	rw.added = rw.added[:0]
+	rw.scratch = rw.scratch[:0]
+	rw.cpos = rw.cpos[:0]
+	rw.fnLo = uint32(len(rw.sm.Sites))
+	rw.nest = nil
+	rw.nests = nil
+	rw.plan.sum = rw.plan.sum[:0]
+	disp := rw.dispatch[i]
+	rw.disp = disp
+	rw.plan.dispatch = disp.table + 1
+	if rw.count {
+		rw.plan.plan(c.Body.Instrs, !rw.opts.allCounted)
+		limit := maxNestSites
+		if rw.opts.nestSites != 0 {
+			limit = rw.opts.nestSites
+		}
+		rw.nests = leafNests(&c.Body, limit, &rw.plan)
+	}
+}
+
+// entry emits what runs at the entry of defined function i, before its
+// body: the counter base, the memory comparison hook, the fuel check and
+// the entry counter.
+func (rw *rewriter) entry(i uint32, body []Instr, disp goDispatch) {
+	m := rw.m
+	first := &body[0]
+	if rw.count {
+		rw.emit(OpGlobalGet, uint64(rw.baseGlobal))
+		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
+	}
+	if rw.cmpMems != nil && rw.cmpMems[i].kind != 0 {
+		rw.memCompare(rw.cmpMems[i])
+	}
+	if rw.opts.Fuel && mayRunLong(body) && (!loopsFirst(body) || disp.loop >= 0) {
+		rw.fuel(&body[0])
+	}
+	if rw.count {
+		if rw.plan.derived(0) {
+			// no entry counter: the first access still checks the bounds
+			// of the function's highest counter address (doc.go)
+			rw.check()
+		}
+		entry := rw.site(first, FuncEntry, 0)
+		rw.counter(entry)
+		if first.Off >= m.CodeOffset {
+			rw.regions.start(first.Off-m.CodeOffset, entry)
+		}
+	}
+}
+
+// reverseSites reverses the ids of the function's sites, which begin at
+// lo, in its counter accesses, its derived sites' sources and the SiteMap,
+// and closes its regions.
+func (rw *rewriter) reverseSites(lo int) {
 	// ids run backwards within the function (doc.go)
 	hi := uint64(len(rw.sm.Sites) - 1)
 	for _, p := range rw.cpos {
@@ -143,6 +168,11 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	}
 	slices.Reverse(rw.sm.Sites[lo:])
 	rw.sm.Regions = rw.regions.finish(rw.sm.Regions, uint32(lo), uint32(hi))
+}
+
+// encodeBody encodes the rewritten body of c, its added locals
+// included, and drops the decoded one.
+func (rw *rewriter) encodeBody(c *Code) {
 	// Encode the new body right away into the shared output arena: the
 	// rewritten instructions never need their own allocation.
 	c.Locals = append(c.Locals, rw.added...)
@@ -158,7 +188,6 @@ func (rw *rewriter) function(i uint32, nimp uint32) error {
 	rw.bodies = e.buf
 	c.raw = e.buf[start:len(e.buf):len(e.buf)]
 	c.Body = Expr{}
-	return nil
 }
 
 // instr rewrites instruction in, body[k], appending its rewrite to rw.out.
