@@ -203,7 +203,33 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		// Initialisation is not a run: it gets all the fuel there is.
 		w.fuel.(api.MutableGlobal).Set(math.MaxInt64)
 	}
-	call := func(name string, args ...uint64) (uint64, error) {
+	call := w.startupCall(ctx)
+	if err := w.initExports(ctx, call); err != nil {
+		return err
+	}
+	buf, err := w.inputBuffer(ctx, call)
+	if err != nil {
+		return err
+	}
+	retry, err := w.initRuns(ctx, buf)
+	if err != nil {
+		return err
+	}
+	if retry {
+		return w.initInstance(ctx)
+	}
+	w.prevLen = 0
+	w.used = false
+	// Initialisation hit counters; a run starts from zero whoever clears
+	// between runs (SetCallerClears).
+	clear(w.counters())
+	return nil
+}
+
+// startupCall returns the function initialisation calls exports with:
+// a trap or exit closes the instance and is a start-up error.
+func (w *Worker) startupCall(ctx context.Context) func(string, ...uint64) (uint64, error) {
+	return func(name string, args ...uint64) (uint64, error) {
 		res, err := w.mod.ExportedFunction(name).Call(w.io.context(ctx), args...)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -221,6 +247,11 @@ func (w *Worker) initInstance(ctx context.Context) error {
 		}
 		return 0, nil
 	}
+}
+
+// initExports calls the target's initialisation exports: _initialize,
+// then LLVMFuzzerInitialize(&argc, &argv).
+func (w *Worker) initExports(ctx context.Context, call func(string, ...uint64) (uint64, error)) error {
 	if w.t.hasInit {
 		if _, err := call(exportInitialize); err != nil {
 			return err
@@ -238,11 +269,17 @@ func (w *Worker) initInstance(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// inputBuffer allocates the input buffer of MaxInputLen bytes in the
+// guest (guestMalloc), zeroed, and returns its view.
+func (w *Worker) inputBuffer(ctx context.Context, call func(string, ...uint64) (uint64, error)) ([]byte, error) {
 	n := w.t.maxIn
 	p, buf, err := w.guestMalloc(call, uint32(n))
 	if err != nil {
 		_ = w.Close(ctx)
-		return err
+		return nil, err
 	}
 	w.inPtr = p
 	w.view = nil // inBuf moved
@@ -250,11 +287,19 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	w.views()
 	w.inShadowLen = n // the allocator's shadow: all n bytes accessible
 	w.shadowInput(0)
+	return buf, nil
+}
+
+// initRuns runs what initialisation runs through buf, the input buffer:
+// the empty input, the warm-up inputs and the heap reserve. retry: one
+// failed, is now left out, and the instance must be made again.
+func (w *Worker) initRuns(ctx context.Context, buf []byte) (retry bool, err error) {
+	n := w.t.maxIn
 	if !w.t.cfg.NoEmptyRun && !w.emptyFailed {
 		if !w.initRun(ctx, buf, nil) {
 			// Deterministic: every instance of the target fails it.
 			w.emptyFailed = true
-			return w.initInstance(ctx)
+			return true, nil
 		}
 	}
 	// Warm-up inputs: part of initialisation, so every instance (and the
@@ -263,35 +308,30 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	for i, in := range w.t.cfg.WarmUp {
 		if len(in) > n {
 			_ = w.Close(ctx)
-			return fmt.Errorf("start-up: warm-up input %d: %d bytes exceeds MaxInputLen %d", i, len(in), n)
+			return false, fmt.Errorf("start-up: warm-up input %d: %d bytes exceeds MaxInputLen %d", i, len(in), n)
 		}
 		if w.warmFailed != nil && w.warmFailed[i] {
 			continue
 		}
 		if !w.initRun(ctx, buf, in) {
 			if err := ctx.Err(); err != nil {
-				return err
+				return false, err
 			}
 			if w.warmFailed == nil {
 				w.warmFailed = make([]bool, len(w.t.cfg.WarmUp))
 			}
 			w.warmFailed[i] = true // deterministic, as the empty run's failure
-			return w.initInstance(ctx)
+			return true, nil
 		}
 	}
 	if w.t.reserve > 0 && !w.reserveFailed {
 		if !w.heapReserve(ctx) {
 			// Deterministic: every instance fails it the same way.
 			w.reserveFailed = true
-			return w.initInstance(ctx)
+			return true, nil
 		}
 	}
-	w.prevLen = 0
-	w.used = false
-	// Initialisation hit counters; a run starts from zero whoever clears
-	// between runs (SetCallerClears).
-	clear(w.counters())
-	return nil
+	return false, nil
 }
 
 // initRun runs in (nil: the empty input) as part of initialisation, with
