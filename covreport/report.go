@@ -185,34 +185,64 @@ type Report struct {
 
 // Build makes the report of c.
 func Build(c *Coverage, opts Options) *Report {
-	sm := c.sm
-	r := &Report{Target: opts.Target, Totals: c.Totals(), Inputs: slices.Clone(c.Runs), plotSVG: opts.PlotSVG}
-	r.Go = isGo(sm)
-	conds := sm.Conditionals()
-	// Functions with sites, by index.
-	byIndex := map[uint32]*Func{}
-	var order []uint32
-	fn := func(i uint32) *Func {
-		if f, ok := byIndex[i]; ok {
-			return f
-		}
-		f := &Func{Index: i, Name: fmt.Sprintf("func[%d]", i), SourceFile: -1}
-		if int(i) < len(sm.Funcs) {
-			mf := sm.Funcs[i]
-			if mf.Name != "" {
-				f.Name = mf.Name
-			}
-			f.File, f.Line, f.offset = mf.File, mf.Line, mf.Offset
-		}
-		byIndex[i] = f
-		order = append(order, i)
+	b := &builder{c: c, sm: c.sm, opts: opts, byIndex: map[uint32]*Func{}, fileIdx: map[string]int{}, lines: map[int]map[uint32]*Line{}}
+	b.r = &Report{Target: opts.Target, Totals: c.Totals(), Inputs: slices.Clone(c.Runs), plotSVG: opts.PlotSVG}
+	b.r.Go = isGo(b.sm)
+	b.collectSites()
+	b.sumFuncs()
+	b.setBodyEnds()
+	b.markFuncLines()
+	markRegions(c, b.byIndex, b.fileOf, b.mark)
+	b.sumFiles()
+	b.sortFuncs()
+	b.sortFiles()
+	return b.r
+}
+
+// builder is Build's work in progress.
+type builder struct {
+	c    *Coverage
+	sm   *instrument.SiteMap
+	opts Options
+	r    *Report
+	// byIndex: the functions with sites, by index; order: their indexes
+	// in the order the site map first names them.
+	byIndex map[uint32]*Func
+	order   []uint32
+	// fileIdx: a file's index in r.Files by path; lines: its lines by
+	// number.
+	fileIdx map[string]int
+	lines   map[int]map[uint32]*Line
+}
+
+// funcAt returns function i's entry, made on first use.
+func (b *builder) funcAt(i uint32) *Func {
+	if f, ok := b.byIndex[i]; ok {
 		return f
 	}
+	f := &Func{Index: i, Name: fmt.Sprintf("func[%d]", i), SourceFile: -1}
+	if int(i) < len(b.sm.Funcs) {
+		mf := b.sm.Funcs[i]
+		if mf.Name != "" {
+			f.Name = mf.Name
+		}
+		f.File, f.Line, f.offset = mf.File, mf.Line, mf.Offset
+	}
+	b.byIndex[i] = f
+	b.order = append(b.order, i)
+	return f
+}
+
+// collectSites reads every site into its function: the entry's counts,
+// and each conditional's arms grouped into its branch.
+func (b *builder) collectSites() {
+	sm, c := b.sm, b.c
+	conds := sm.Conditionals()
 	branchAt := map[int32]int{} // first arm's site → index in its function's Branches
 	for id, s := range sm.Sites {
 		switch s.Kind {
 		case instrument.FuncEntry:
-			f := fn(s.Func)
+			f := b.funcAt(s.Func)
 			f.Entry += c.Inputs[id]
 			f.EntryHits += c.Hits[id]
 			if f.Line == 0 {
@@ -228,7 +258,7 @@ func Build(c *Coverage, opts Options) *Report {
 		if first < 0 {
 			continue
 		}
-		f := fn(s.Func)
+		f := b.funcAt(s.Func)
 		bi, ok := branchAt[first]
 		if !ok {
 			file, line := siteLine(sm, int(first))
@@ -236,22 +266,28 @@ func Build(c *Coverage, opts Options) *Report {
 			branchAt[first] = bi
 			f.Branches = append(f.Branches, Branch{Offset: s.Offset, File: file, Line: line, Kind: familyName(s.Kind)})
 		}
-		b := &f.Branches[bi]
-		b.Arms = append(b.Arms, Arm{Site: id, Kind: s.Kind, Index: s.Arm, Hits: c.Hits[id], Inputs: c.Inputs[id]})
+		br := &f.Branches[bi]
+		br.Arms = append(br.Arms, Arm{Site: id, Kind: s.Kind, Index: s.Arm, Hits: c.Hits[id], Inputs: c.Inputs[id]})
 	}
-	for _, i := range order {
-		f := byIndex[i]
+}
+
+// sumFuncs sorts each function's branches by offset and their arms by
+// kind and index, and sums the arms hit per function and in all.
+func (b *builder) sumFuncs() {
+	r := b.r
+	for _, i := range b.order {
+		f := b.byIndex[i]
 		slices.SortStableFunc(f.Branches, func(a, b Branch) int { return cmpU32(a.Offset, b.Offset) })
 		for bi := range f.Branches {
-			b := &f.Branches[bi]
-			slices.SortStableFunc(b.Arms, func(x, y Arm) int {
+			br := &f.Branches[bi]
+			slices.SortStableFunc(br.Arms, func(x, y Arm) int {
 				if x.Kind != y.Kind {
 					return int(x.Kind) - int(y.Kind)
 				}
 				return cmpU32(x.Index, y.Index)
 			})
-			f.Arms += len(b.Arms)
-			f.Hit += b.Hit()
+			f.Arms += len(br.Arms)
+			f.Hit += br.Hit()
 		}
 		f.Group = groupOf(f, r.Go)
 		r.Arms += f.Arms
@@ -260,75 +296,95 @@ func Build(c *Coverage, opts Options) *Report {
 			r.FuncsHit++
 		}
 	}
-	// Function body ends, for the lines of functions never entered.
-	ends := funcEnds(sm)
-	for _, i := range order {
-		byIndex[i].bodyEnd = ends[i]
+}
+
+// setBodyEnds records where each function's body ends, for the lines of
+// functions never entered.
+func (b *builder) setBodyEnds() {
+	ends := funcEnds(b.sm)
+	for _, i := range b.order {
+		b.byIndex[i].bodyEnd = ends[i]
 	}
-	// Files: a function's own, and those its sites' lines name (code
-	// inlined from a header lies in the header).
-	fileIdx := map[string]int{}
-	lines := map[int]map[uint32]*Line{}
-	fileOf := func(p string, g Group) int {
-		fi, ok := fileIdx[p]
-		if !ok {
-			fi = len(r.Files)
-			fileIdx[p] = fi
-			r.Files = append(r.Files, File{Path: p, Group: g})
-			lines[fi] = map[uint32]*Line{}
-		}
-		r.Files[fi].Group = min(r.Files[fi].Group, g)
-		return fi
+}
+
+// fileOf returns the index of file p, added on first use; a file's group
+// is the lowest of those naming it. Files are a function's own, and
+// those its sites' lines name (code inlined from a header lies in the
+// header).
+func (b *builder) fileOf(p string, g Group) int {
+	r := b.r
+	fi, ok := b.fileIdx[p]
+	if !ok {
+		fi = len(r.Files)
+		b.fileIdx[p] = fi
+		r.Files = append(r.Files, File{Path: p, Group: g})
+		b.lines[fi] = map[uint32]*Line{}
 	}
-	mark := func(fi int, n uint32) *Line {
-		l, ok := lines[fi][n]
-		if !ok {
-			l = &Line{Number: n}
-			lines[fi][n] = l
-		}
-		return l
+	r.Files[fi].Group = min(r.Files[fi].Group, g)
+	return fi
+}
+
+// mark returns line n of file fi, added on first use.
+func (b *builder) mark(fi int, n uint32) *Line {
+	l, ok := b.lines[fi][n]
+	if !ok {
+		l = &Line{Number: n}
+		b.lines[fi][n] = l
 	}
-	for _, i := range order {
-		f := byIndex[i]
+	return l
+}
+
+// markFuncLines marks the lines of every function's entry and branches
+// with their counts, and, in a site map without regions, every line of
+// a function never entered.
+func (b *builder) markFuncLines() {
+	sm, r := b.sm, b.r
+	for _, i := range b.order {
+		f := b.byIndex[i]
 		if f.File != "" {
-			fi := fileOf(f.File, f.Group)
+			fi := b.fileOf(f.File, f.Group)
 			if f.Line != 0 {
-				l := mark(fi, f.Line)
+				l := b.mark(fi, f.Line)
 				l.Inputs = max(l.Inputs, f.Entry)
 				l.Hits = max(l.Hits, f.EntryHits)
 			}
 		}
-		for _, b := range f.Branches {
-			if b.File == "" || b.Line == 0 {
+		for _, br := range f.Branches {
+			if br.File == "" || br.Line == 0 {
 				continue
 			}
-			fi := fileOf(b.File, f.Group)
-			l := mark(fi, b.Line)
+			fi := b.fileOf(br.File, f.Group)
+			l := b.mark(fi, br.Line)
 			var in, hits uint64
-			for _, a := range b.Arms {
+			for _, a := range br.Arms {
 				in = max(in, a.Inputs) // a run may take several arms
 				hits += a.Hits
 			}
 			l.Inputs = max(l.Inputs, in)
 			l.Hits = max(l.Hits, hits)
-			l.Branches = append(l.Branches, b)
-			r.Files[fi].Arms += len(b.Arms)
-			r.Files[fi].Hit += b.Hit()
+			l.Branches = append(l.Branches, br)
+			r.Files[fi].Arms += len(br.Arms)
+			r.Files[fi].Hit += br.Hit()
 		}
 		if f.Entry == 0 && len(sm.Regions) == 0 {
 			// a site map without regions (before sitemap v8): every line
 			// of a function never entered is uncovered
 			for _, le := range sm.LineTable {
 				if le.Offset >= f.offset && le.Offset < f.bodyEnd && le.Line != 0 && int(le.File) < len(sm.Files) {
-					mark(fileOf(sm.Files[le.File], f.Group), le.Line)
+					b.mark(b.fileOf(sm.Files[le.File], f.Group), le.Line)
 				}
 			}
 		}
 	}
-	markRegions(c, byIndex, fileOf, mark)
+}
+
+// sumFiles gives each file its lines in order with their states, sums
+// the lines hit, and reads the file's source when it is found.
+func (b *builder) sumFiles() {
+	r := b.r
 	for fi := range r.Files {
 		fl := &r.Files[fi]
-		for _, l := range lines[fi] {
+		for _, l := range b.lines[fi] {
 			l.State = lineState(l)
 			fl.Lines = append(fl.Lines, *l)
 			if l.State >= PartCovered {
@@ -338,15 +394,20 @@ func Build(c *Coverage, opts Options) *Report {
 		slices.SortFunc(fl.Lines, func(a, b Line) int { return cmpU32(a.Number, b.Number) })
 		r.Lines += len(fl.Lines)
 		r.LinesHit += fl.LinesHit
-		if p := findSource(fl.Path, opts); p != "" {
-			if src, ok := readSource(p, opts); ok {
+		if p := findSource(fl.Path, b.opts); p != "" {
+			if src, ok := readSource(p, b.opts); ok {
 				fl.Found, fl.Source = p, src
 			}
 		}
 	}
-	// Sort functions and files: most uncovered arms first, then by name.
-	for _, i := range order {
-		r.Funcs = append(r.Funcs, *byIndex[i])
+}
+
+// sortFuncs lists the functions by group, most uncovered arms first,
+// then by name and index.
+func (b *builder) sortFuncs() {
+	r := b.r
+	for _, i := range b.order {
+		r.Funcs = append(r.Funcs, *b.byIndex[i])
 	}
 	slices.SortStableFunc(r.Funcs, func(a, b Func) int {
 		if a.Group != b.Group {
@@ -360,6 +421,13 @@ func Build(c *Coverage, opts Options) *Report {
 		}
 		return cmpU32(a.Index, b.Index)
 	})
+}
+
+// sortFiles orders the files by group, most uncovered arms first, then
+// by path, and gives each the functions (by index in r.Funcs) whose own
+// file it is.
+func (b *builder) sortFiles() {
+	r := b.r
 	oldFile := make([]int, len(r.Files))
 	for i := range oldFile {
 		oldFile[i] = i
@@ -391,7 +459,6 @@ func Build(c *Coverage, opts Options) *Report {
 			}
 		}
 	}
-	return r
 }
 
 // markRegions marks every line with code in a region (SiteMap.Regions):

@@ -54,7 +54,7 @@ func traceSite(tr []byte, i int) (site uint32, bucket uint8) {
 // forgets, traceSet), so it sends the coordinator only runs
 // that may be new. A run that is not new in the filter cannot be new to the
 // coordinator, which merges a worker's results after everything that worker
-// sent before (see loop.go). Not safe for concurrent use.
+// sent before (see worker.loop). Not safe for concurrent use.
 type scanner struct {
 	sites   []siteState
 	traces  traceSet

@@ -182,7 +182,7 @@ type Mutator interface {
 //
 // Everything the strategy decides still happens on the coordinator from
 // merged results, so a reproducible campaign stays a function of the seed
-// (see serve in loop.go).
+// (see serve in coordinator.go).
 
 // Wait is the n Strategy.Next returns to issue nothing until one of its
 // jobs in flight is merged (see Dependent).

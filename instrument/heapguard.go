@@ -293,235 +293,335 @@ func goModule(m *Module, names []string) bool {
 // their places: the helpers every wrapper uses (arm, overrun), then one
 // wrapper per entry.
 func (rw *rewriter) wrapAllocator(found map[string]uint32) *heapGuard {
-	m := rw.m
-	nimp := m.NumImported(ExternFunc)
-	g := &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
+	w := &allocWrap{rw: rw, m: rw.m, found: found, nimp: rw.m.NumImported(ExternFunc), checked: rw.opts.HeapCheck}
+	w.g = &heapGuard{moved: map[uint32]uint32{}, helpers: map[uint32]string{}}
+	w.addGlobals()
+	w.moveBodies()
+	w.addHelpers()
+	w.wrapMalloc()
+	w.wrapFree()
+	w.wrapCalloc()
+	w.wrapRealloc()
+	w.wrapAlignedAlloc()
+	w.wrapPosixMemalign()
+	w.wrapUsableSize()
+	return w.g
+}
+
+// allocWrap is wrapAllocator's work in progress: the guard it fills in,
+// the entries found, where their bodies moved (orig) and the helpers
+// the wrappers call.
+type allocWrap struct {
+	rw      *rewriter
+	m       *Module
+	g       *heapGuard
+	found   map[string]uint32 // the entries wrapped, by name
+	orig    map[string]uint32 // the function each entry's body moved to
+	nimp    uint32            // imported functions
+	checked bool              // Options.HeapCheck
+	// arm(p, base, n) → p and overrun(p) → i32 (addHelpers)
+	arm, overrun uint32
+}
+
+// addGlobals adds the guard's globals: its error, the malloc limit and,
+// with the heap check, the allocator depth, the error's access and the
+// quarantine's ring, head, count and bytes.
+func (w *allocWrap) addGlobals() {
+	m, g := w.m, w.g
 	g.global = m.NumImported(ExternGlobal) + uint32(len(m.Globals))
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI64, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI64Const}, {Op: OpEnd}}}})
 	g.limit = g.global + 1
 	m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
-	checked := rw.opts.HeapCheck
-	if checked {
+	if w.checked {
 		g.inAlloc, g.errAt = g.global+2, g.global+3
 		g.ring, g.head, g.count, g.bytes = g.global+4, g.global+5, g.global+6, g.global+7
 		for range 6 {
 			m.Globals = append(m.Globals, Global{Type: GlobalType{Type: TI32, Mutable: true}, Init: Expr{Instrs: []Instr{{Op: OpI32Const}, {Op: OpEnd}}}})
 		}
 	}
+}
 
-	// Move each body to a new function; orig[name] is its index.
-	orig := map[string]uint32{}
+// moveBodies copies each entry's body to a new function; orig[name] is
+// its index.
+func (w *allocWrap) moveBodies() {
+	m, nimp := w.m, w.nimp
+	w.orig = map[string]uint32{}
 	for _, hf := range heapFuncs {
-		idx, ok := found[hf.name]
+		idx, ok := w.found[hf.name]
 		if !ok {
 			continue
 		}
 		n := nimp + uint32(len(m.Code))
 		m.Funcs = append(m.Funcs, m.Funcs[idx-nimp])
 		m.Code = append(m.Code, m.Code[idx-nimp])
-		orig[hf.name] = n
-		g.moved[n] = idx
+		w.orig[hf.name] = n
+		w.g.moved[n] = idx
 	}
-	addHelper := func(name string, params, results []ValType, locals []LocalDecl, body []Instr) uint32 {
-		n := rw.appendFunc(params, results, locals, body)
-		g.helpers[n] = name
-		return n
-	}
-	get, set, tee, i32, i64, op, call, mem := localGet, localSet, localTee, i32Const, i64Const, bare, callTo, memAt
-	ret := op(OpReturn)
-	// hdr pushes the header's address: p-16.
-	hdr := func(p uint64) []Instr { return []Instr{get(p), i32(heapHeader), op(OpI32Sub)} }
-	// report stores kind<<32 | the size in local size (none: -1) and traps.
-	report := func(kind uint64, size int64) []Instr {
-		in := []Instr{i64(kind << 32)}
-		if size >= 0 {
-			in = append(in, get(uint64(size)), op(OpI64ExtendI32U), op(OpI64Or))
-		}
-		return append(in, globalSet(g.global), op(OpUnreachable))
-	}
-	// limited traps with HeapMallocLimit when the request that size (i64
-	// instructions) computes is over a non-zero limit; size runs twice.
-	limited := func(size ...Instr) []Instr {
-		return seq(
-			one(globalGet(g.limit), op(OpI32Eqz)), one(op(OpI32Eqz)),
-			size, one(globalGet(g.limit), op(OpI64ExtendI32U), op(OpI64GtU), op(OpI32And)),
-			// kind<<32 | min(size, 0xffffffff)
-			ifThen(seq(one(i64(HeapMallocLimit<<32), i64(0xffffffff)), size, size,
-				one(i64(0xffffffff), op(OpI64GtU), op(OpSelect), op(OpI64Or), globalSet(g.global), op(OpUnreachable)))...),
-		)
-	}
-	arg := func(i uint64) []Instr { return []Instr{get(i), op(OpI64ExtendI32U)} }
-	locals := func(ts ...ValType) []LocalDecl {
-		var ds []LocalDecl
-		for _, t := range ts {
-			ds = append(ds, LocalDecl{Count: 1, Type: t})
-		}
-		return ds
-	}
+}
 
+// addHelper appends a helper function the wrappers call, named name.
+func (w *allocWrap) addHelper(name string, params, results []ValType, locals []LocalDecl, body []Instr) uint32 {
+	n := w.rw.appendFunc(params, results, locals, body)
+	w.g.helpers[n] = name
+	return n
+}
+
+// addHelpers adds arm(p, base, n) → p, which writes the header before p
+// and the redzone after its n bytes, and overrun(p) → i32, whether the
+// redzone of live block p changed.
+func (w *allocWrap) addHelpers() {
+	get, set, i64, op, call, mem := localGet, localSet, i64Const, bare, callTo, memAt
 	var armShadow []Instr // the heap check's shadow of the new block
-	if checked {
+	if w.checked {
 		armShadow = []Instr{get(0), get(2), call(callShadowArm)}
 	}
-	// arm(p, base, n) → p: writes the header before p and the redzone
-	// after its n bytes.
-	arm := addHelper("wafer.heap.arm", []ValType{TI32, TI32, TI32}, []ValType{TI32}, nil, seq(
-		hdr(0), one(get(2), mem(OpI32Store, 0)),
-		hdr(0), one(get(1), mem(OpI32Store, 4)),
-		hdr(0), one(i64(heapMagic), mem(OpI64Store, 8)),
+	w.arm = w.addHelper("wafer.heap.arm", []ValType{TI32, TI32, TI32}, []ValType{TI32}, nil, seq(
+		guardHdr(0), one(get(2), mem(OpI32Store, 0)),
+		guardHdr(0), one(get(1), mem(OpI32Store, 4)),
+		guardHdr(0), one(i64(heapMagic), mem(OpI64Store, 8)),
 		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 0)),
 		one(get(0), get(2), op(OpI32Add), i64(heapPattern), mem(OpI64Store, 8)),
 		armShadow,
 		one(get(0)),
 	))
-	// overrun(p) → i32: whether the redzone of live block p changed.
-	overrun := addHelper("wafer.heap.overrun", []ValType{TI32}, []ValType{TI32}, locals(TI32), seq(
-		hdr(0), one(mem(OpI32Load, 0), set(1)),
+	w.overrun = w.addHelper("wafer.heap.overrun", []ValType{TI32}, []ValType{TI32}, declLocals(TI32), seq(
+		guardHdr(0), one(mem(OpI32Load, 0), set(1)),
 		one(get(0), get(1), op(OpI32Add), mem(OpI64Load, 0), i64(heapPattern), op(OpI64Ne)),
 		one(get(0), get(1), op(OpI32Add), mem(OpI64Load, 8), i64(heapPattern), op(OpI64Ne)),
 		one(op(OpI32Or)),
 	))
-	// check traps with kind, in the wrapper (the top frame of the
-	// report), when the redzone of live block p changed; size is a
-	// scratch local.
-	check := func(p, size uint64, kind uint64) []Instr {
-		return seq(
-			one(get(p), call(overrun)),
-			ifThen(seq(hdr(p), one(mem(OpI32Load, 0), set(size)), report(kind, int64(size)))...),
-		)
-	}
-	// magic pushes the magic word of the block at p.
-	magic := func(p uint64) []Instr { return seq(hdr(p), one(mem(OpI64Load, 8))) }
-	// ours runs passThrough (which returns) when p is not a live block
-	// the guard made: too low for a header, or without its magic; a block
-	// freed already traps with freedKind first (0: passed through too).
-	ours := func(p uint64, passThrough []Instr, freedKind uint64) []Instr {
-		in := seq(one(get(p), i32(heapHeader), op(OpI32LtU)), ifThen(passThrough...))
-		if freedKind != 0 {
-			in = seq(in, magic(p), one(i64(heapFreed), op(OpI64Eq)), ifThen(report(freedKind, -1)...))
-		}
-		return seq(in, magic(p), one(i64(heapMagic), op(OpI64Ne)), ifThen(passThrough...))
-	}
-	wrapper := func(name string, locals []LocalDecl, body []Instr) {
-		idx := found[name]
-		m.Code[idx-nimp] = Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}}
-		g.wrappers = append(g.wrappers, idx)
-	}
-	// shadowFree(p, n): the heap check marks block p of n bytes freed.
-	shadowFree := func(p uint64, n []Instr) []Instr {
-		if !checked {
-			return nil
-		}
-		return seq(one(get(p)), n, one(call(callShadowFree)))
-	}
-	mallocW, freeW := found["malloc"], found["free"]
+}
 
-	// malloc(n)
-	wrapper("malloc", locals(TI32), seq(
-		limited(arg(0)...),
+// guardHdr pushes the address of block p's header: p-16.
+func guardHdr(p uint64) []Instr { return []Instr{localGet(p), i32Const(heapHeader), bare(OpI32Sub)} }
+
+// guardArg pushes i32 parameter i as an i64.
+func guardArg(i uint64) []Instr { return []Instr{localGet(i), bare(OpI64ExtendI32U)} }
+
+// declLocals declares one local of each of ts.
+func declLocals(ts ...ValType) []LocalDecl {
+	var ds []LocalDecl
+	for _, t := range ts {
+		ds = append(ds, LocalDecl{Count: 1, Type: t})
+	}
+	return ds
+}
+
+// guardAligned sets local a2 to the alignment in local a rounded up to
+// the header's 16 bytes.
+func guardAligned(a, a2 uint64) []Instr {
+	get, set, i32, op := localGet, localSet, i32Const, bare
+	return []Instr{get(a), i32(heapHeader), get(a), i32(heapHeader), op(OpI32GtU), op(OpSelect), set(a2)}
+}
+
+// report stores kind<<32 | the size in local size (none: -1) in the
+// error global and traps.
+func (w *allocWrap) report(kind uint64, size int64) []Instr {
+	in := []Instr{i64Const(kind << 32)}
+	if size >= 0 {
+		in = append(in, localGet(uint64(size)), bare(OpI64ExtendI32U), bare(OpI64Or))
+	}
+	return append(in, globalSet(w.g.global), bare(OpUnreachable))
+}
+
+// limited traps with HeapMallocLimit when the request that size (i64
+// instructions) computes is over a non-zero limit; size runs twice.
+func (w *allocWrap) limited(size ...Instr) []Instr {
+	i64, op := i64Const, bare
+	return seq(
+		one(globalGet(w.g.limit), op(OpI32Eqz)), one(op(OpI32Eqz)),
+		size, one(globalGet(w.g.limit), op(OpI64ExtendI32U), op(OpI64GtU), op(OpI32And)),
+		// kind<<32 | min(size, 0xffffffff)
+		ifThen(seq(one(i64(HeapMallocLimit<<32), i64(0xffffffff)), size, size,
+			one(i64(0xffffffff), op(OpI64GtU), op(OpSelect), op(OpI64Or), globalSet(w.g.global), op(OpUnreachable)))...),
+	)
+}
+
+// check traps with kind, in the wrapper (the top frame of the report),
+// when the redzone of live block p changed; size is a scratch local.
+func (w *allocWrap) check(p, size uint64, kind uint64) []Instr {
+	return seq(
+		one(localGet(p), callTo(w.overrun)),
+		ifThen(seq(guardHdr(p), one(memAt(OpI32Load, 0), localSet(size)), w.report(kind, int64(size)))...),
+	)
+}
+
+// guardMagic pushes the magic word of the block at p.
+func guardMagic(p uint64) []Instr { return seq(guardHdr(p), one(memAt(OpI64Load, 8))) }
+
+// ours runs passThrough (which returns) when p is not a live block the
+// guard made: too low for a header, or without its magic; a block freed
+// already traps with freedKind first (0: passed through too).
+func (w *allocWrap) ours(p uint64, passThrough []Instr, freedKind uint64) []Instr {
+	get, i32, i64, op := localGet, i32Const, i64Const, bare
+	in := seq(one(get(p), i32(heapHeader), op(OpI32LtU)), ifThen(passThrough...))
+	if freedKind != 0 {
+		in = seq(in, guardMagic(p), one(i64(heapFreed), op(OpI64Eq)), ifThen(w.report(freedKind, -1)...))
+	}
+	return seq(in, guardMagic(p), one(i64(heapMagic), op(OpI64Ne)), ifThen(passThrough...))
+}
+
+// wrapper replaces entry name's body (moved by moveBodies) with body.
+func (w *allocWrap) wrapper(name string, locals []LocalDecl, body []Instr) {
+	idx := w.found[name]
+	w.m.Code[idx-w.nimp] = Code{Locals: locals, Body: Expr{Instrs: append(body, Instr{Op: OpEnd})}}
+	w.g.wrappers = append(w.g.wrappers, idx)
+}
+
+// shadowFree(p, n): the heap check marks block p of n bytes freed.
+func (w *allocWrap) shadowFree(p uint64, n []Instr) []Instr {
+	if !w.checked {
+		return nil
+	}
+	return seq(one(localGet(p)), n, one(callTo(callShadowFree)))
+}
+
+// wrapMalloc wraps malloc(n).
+func (w *allocWrap) wrapMalloc() {
+	get, tee, i32, op, call := localGet, localTee, i32Const, bare, callTo
+	ret := op(OpReturn)
+	orig := w.orig
+	w.wrapper("malloc", declLocals(TI32), seq(
+		w.limited(guardArg(0)...),
 		one(get(0), i32(heapMaxSize), op(OpI32GtU)), ifThen(get(0), call(orig["malloc"]), ret),
 		one(get(0), i32(heapHeader+heapRedzone), op(OpI32Add), call(orig["malloc"]), tee(1), op(OpI32Eqz)), ifThen(i32(0), ret),
-		one(get(1), i32(heapHeader), op(OpI32Add), get(1), get(0), call(arm)),
+		one(get(1), i32(heapHeader), op(OpI32Add), get(1), get(0), call(w.arm)),
 	))
-	// free(p)
-	release := seq(hdr(0), one(mem(OpI32Load, 4), call(orig["free"])))
-	if checked {
-		release = g.quarantine(rw, orig["malloc"], orig["free"])
+}
+
+// wrapFree wraps free(p); with the heap check the block goes to the
+// quarantine.
+func (w *allocWrap) wrapFree() {
+	get, i64, op, call, mem := localGet, i64Const, bare, callTo, memAt
+	ret := op(OpReturn)
+	orig := w.orig
+	release := seq(guardHdr(0), one(mem(OpI32Load, 4), call(orig["free"])))
+	if w.checked {
+		release = w.g.quarantine(w.rw, orig["malloc"], orig["free"])
 	}
-	freeLocals := locals(TI32)
-	if checked {
-		freeLocals = locals(TI32, TI32, TI32)
+	freeLocals := declLocals(TI32)
+	if w.checked {
+		freeLocals = declLocals(TI32, TI32, TI32)
 	}
-	wrapper("free", freeLocals, seq(
+	w.wrapper("free", freeLocals, seq(
 		one(get(0), op(OpI32Eqz)), ifThen(ret),
-		ours(0, []Instr{get(0), call(orig["free"]), ret}, HeapDoubleFree),
-		check(0, 1, HeapOverflow),
-		hdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
-		shadowFree(0, seq(hdr(0), one(mem(OpI32Load, 0)))),
+		w.ours(0, []Instr{get(0), call(orig["free"]), ret}, HeapDoubleFree),
+		w.check(0, 1, HeapOverflow),
+		guardHdr(0), one(i64(heapFreed), mem(OpI64Store, 8)),
+		w.shadowFree(0, seq(guardHdr(0), one(mem(OpI32Load, 0)))),
 		release,
 	))
-	// calloc(count, size)
-	if o, ok := orig["calloc"]; ok {
-		const total, b = 2, 3
-		wrapper("calloc", locals(TI64, TI32), seq(
-			limited(seq(arg(0), arg(1), one(op(OpI64Mul)))...),
-			one(get(0), op(OpI64ExtendI32U), get(1), op(OpI64ExtendI32U), op(OpI64Mul), tee(total), i64(heapMaxSize), op(OpI64GtU)),
-			ifThen(get(0), get(1), call(o), ret),
-			one(i32(1), get(total), op(OpI32WrapI64), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
-			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(total), op(OpI32WrapI64), call(arm)),
-		))
+}
+
+// wrapCalloc wraps calloc(count, size), if the module has it.
+func (w *allocWrap) wrapCalloc() {
+	o, ok := w.orig["calloc"]
+	if !ok {
+		return
 	}
-	// realloc(q, n)
-	if o, ok := orig["realloc"]; ok {
-		const b, p, oldn = 2, 3, 4
-		var rearm []Instr
-		if checked {
-			rearm = seq(one(get(0)), hdr(0), one(mem(OpI32Load, 0), call(callShadowArm)))
-		}
-		wrapper("realloc", locals(TI32, TI32, TI32), seq(
-			limited(arg(1)...),
-			one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
-			ours(0, []Instr{get(0), get(1), call(o), ret}, HeapReallocFreed),
-			check(0, oldn, HeapOverflowRealloc),
-			one(get(1), i32(heapMaxSize), op(OpI32GtU)), ifThen(i32(0), ret),
-			// a block aligned past 16 bytes: a new block, a copy, a free
-			hdr(0), one(mem(OpI32Load, 4)), hdr(0), one(op(OpI32Ne)),
-			ifThen(seq(
-				one(get(1), call(mallocW), tee(p), op(OpI32Eqz)), ifThen(i32(0), ret),
-				one(get(p), get(0)),
-				hdr(0), one(mem(OpI32Load, 0), set(oldn)),
-				one(get(1), get(oldn), get(1), get(oldn), op(OpI32LtU), op(OpSelect)),
-				one(Instr{Op: OpMemoryCopy}),
-				one(get(0), call(freeW), get(p), ret),
-			)...),
-			// the heap check: the old block is freed unless realloc fails
-			shadowFree(0, seq(hdr(0), one(mem(OpI32Load, 0)))),
-			hdr(0), one(get(1), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(seq(rearm, one(i32(0), ret))...),
-			one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(1), call(arm)),
-		))
+	get, tee, i32, i64, op, call := localGet, localTee, i32Const, i64Const, bare, callTo
+	ret := op(OpReturn)
+	const total, b = 2, 3
+	w.wrapper("calloc", declLocals(TI64, TI32), seq(
+		w.limited(seq(guardArg(0), guardArg(1), one(op(OpI64Mul)))...),
+		one(get(0), op(OpI64ExtendI32U), get(1), op(OpI64ExtendI32U), op(OpI64Mul), tee(total), i64(heapMaxSize), op(OpI64GtU)),
+		ifThen(get(0), get(1), call(o), ret),
+		one(i32(1), get(total), op(OpI32WrapI64), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+		one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(total), op(OpI32WrapI64), call(w.arm)),
+	))
+}
+
+// wrapRealloc wraps realloc(q, n), if the module has it.
+func (w *allocWrap) wrapRealloc() {
+	o, ok := w.orig["realloc"]
+	if !ok {
+		return
 	}
-	// aligned sets local a2 to the alignment in local a rounded up to the
-	// header's 16 bytes.
-	aligned := func(a, a2 uint64) []Instr {
-		return []Instr{get(a), i32(heapHeader), get(a), i32(heapHeader), op(OpI32GtU), op(OpSelect), set(a2)}
+	get, set, tee, i32, op, call, mem := localGet, localSet, localTee, i32Const, bare, callTo, memAt
+	ret := op(OpReturn)
+	mallocW, freeW := w.found["malloc"], w.found["free"]
+	const b, p, oldn = 2, 3, 4
+	var rearm []Instr
+	if w.checked {
+		rearm = seq(one(get(0)), guardHdr(0), one(mem(OpI32Load, 0), call(callShadowArm)))
 	}
-	// aligned_alloc(align, n)
-	if o, ok := orig["aligned_alloc"]; ok {
-		const b, a2 = 2, 3
-		pass := []Instr{get(0), get(1), call(o), ret}
-		wrapper("aligned_alloc", locals(TI32, TI32), seq(
-			limited(arg(1)...),
-			// not a power of two: the allocator's answer
-			one(get(0), op(OpI32Eqz), get(0), get(0), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
-			aligned(0, a2),
-			one(get(1), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
-			one(get(a2), get(1), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
-			one(get(b), get(a2), op(OpI32Add), get(b), get(1), call(arm)),
-		))
+	w.wrapper("realloc", declLocals(TI32, TI32, TI32), seq(
+		w.limited(guardArg(1)...),
+		one(get(0), op(OpI32Eqz)), ifThen(get(1), call(mallocW), ret),
+		w.ours(0, []Instr{get(0), get(1), call(o), ret}, HeapReallocFreed),
+		w.check(0, oldn, HeapOverflowRealloc),
+		one(get(1), i32(heapMaxSize), op(OpI32GtU)), ifThen(i32(0), ret),
+		// a block aligned past 16 bytes: a new block, a copy, a free
+		guardHdr(0), one(mem(OpI32Load, 4)), guardHdr(0), one(op(OpI32Ne)),
+		ifThen(seq(
+			one(get(1), call(mallocW), tee(p), op(OpI32Eqz)), ifThen(i32(0), ret),
+			one(get(p), get(0)),
+			guardHdr(0), one(mem(OpI32Load, 0), set(oldn)),
+			one(get(1), get(oldn), get(1), get(oldn), op(OpI32LtU), op(OpSelect)),
+			one(Instr{Op: OpMemoryCopy}),
+			one(get(0), call(freeW), get(p), ret),
+		)...),
+		// the heap check: the old block is freed unless realloc fails
+		w.shadowFree(0, seq(guardHdr(0), one(mem(OpI32Load, 0)))),
+		guardHdr(0), one(get(1), i32(heapHeader+heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(seq(rearm, one(i32(0), ret))...),
+		one(get(b), i32(heapHeader), op(OpI32Add), get(b), get(1), call(w.arm)),
+	))
+}
+
+// wrapAlignedAlloc wraps aligned_alloc(align, n), if the module has it.
+func (w *allocWrap) wrapAlignedAlloc() {
+	o, ok := w.orig["aligned_alloc"]
+	if !ok {
+		return
 	}
-	// posix_memalign(pp, align, n)
-	if o, ok := orig["posix_memalign"]; ok {
-		const r, a2, b = 3, 4, 5
-		pass := []Instr{get(0), get(1), get(2), call(o), ret}
-		wrapper("posix_memalign", locals(TI32, TI32, TI32), seq(
-			limited(arg(2)...),
-			// not a power of two of at least 4: the allocator's EINVAL
-			one(get(1), i32(4), op(OpI32LtU), get(1), get(1), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
-			aligned(1, a2),
-			one(get(2), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
-			one(get(0), get(a2), get(2), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(r)), ifThen(get(r), ret),
-			one(get(0), mem(OpI32Load, 0), set(b)),
-			one(get(0), get(b), get(a2), op(OpI32Add), get(b), get(2), call(arm), mem(OpI32Store, 0)),
-			one(i32(0)),
-		))
+	get, tee, i32, op, call := localGet, localTee, i32Const, bare, callTo
+	ret := op(OpReturn)
+	const b, a2 = 2, 3
+	pass := []Instr{get(0), get(1), call(o), ret}
+	w.wrapper("aligned_alloc", declLocals(TI32, TI32), seq(
+		w.limited(guardArg(1)...),
+		// not a power of two: the allocator's answer
+		one(get(0), op(OpI32Eqz), get(0), get(0), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
+		guardAligned(0, a2),
+		one(get(1), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
+		one(get(a2), get(1), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(b), op(OpI32Eqz)), ifThen(i32(0), ret),
+		one(get(b), get(a2), op(OpI32Add), get(b), get(1), call(w.arm)),
+	))
+}
+
+// wrapPosixMemalign wraps posix_memalign(pp, align, n), if the module has
+// it.
+func (w *allocWrap) wrapPosixMemalign() {
+	o, ok := w.orig["posix_memalign"]
+	if !ok {
+		return
 	}
-	// malloc_usable_size(p): the size asked for, so writes past it are
-	// overflows as the guard sees them
-	if o, ok := orig["malloc_usable_size"]; ok {
-		wrapper("malloc_usable_size", nil, seq(
-			ours(0, []Instr{get(0), call(o), ret}, 0),
-			hdr(0), one(mem(OpI32Load, 0)),
-		))
+	get, set, tee, i32, op, call, mem := localGet, localSet, localTee, i32Const, bare, callTo, memAt
+	ret := op(OpReturn)
+	const r, a2, b = 3, 4, 5
+	pass := []Instr{get(0), get(1), get(2), call(o), ret}
+	w.wrapper("posix_memalign", declLocals(TI32, TI32, TI32), seq(
+		w.limited(guardArg(2)...),
+		// not a power of two of at least 4: the allocator's EINVAL
+		one(get(1), i32(4), op(OpI32LtU), get(1), get(1), i32(1), op(OpI32Sub), op(OpI32And), op(OpI32Or)), ifThen(pass...),
+		guardAligned(1, a2),
+		one(get(2), i32(-1-heapRedzone), get(a2), op(OpI32Sub), op(OpI32GtU)), ifThen(pass...),
+		one(get(0), get(a2), get(2), get(a2), op(OpI32Add), i32(heapRedzone), op(OpI32Add), call(o), tee(r)), ifThen(get(r), ret),
+		one(get(0), mem(OpI32Load, 0), set(b)),
+		one(get(0), get(b), get(a2), op(OpI32Add), get(b), get(2), call(w.arm), mem(OpI32Store, 0)),
+		one(i32(0)),
+	))
+}
+
+// wrapUsableSize wraps malloc_usable_size(p), if the module has it: the
+// size asked for, so writes past it are overflows as the guard sees them.
+func (w *allocWrap) wrapUsableSize() {
+	o, ok := w.orig["malloc_usable_size"]
+	if !ok {
+		return
 	}
-	return g
+	w.wrapper("malloc_usable_size", nil, seq(
+		w.ours(0, []Instr{localGet(0), callTo(o), bare(OpReturn)}, 0),
+		guardHdr(0), one(memAt(OpI32Load, 0)),
+	))
 }
