@@ -154,7 +154,7 @@ const timeEvery = 64
 // issue order and a batch holds consecutive jobs, so the jobs one worker
 // runs have increasing Seq: everything its private filter holds was merged
 // before the job it runs now (the argument that makes the filter exact,
-// see doc.go).
+// see the package doc).
 func (w *worker) loop(ctx context.Context, batches <-chan *batch, results chan<- *batchResult) {
 	for {
 		t0 := time.Now()

@@ -2,7 +2,7 @@ package instrument
 
 // counter emits a hit of site id: nothing for a derived site (derive.go),
 // in a leaf loop an add to its local (nest.go), otherwise a saturating
-// 8-bit increment of its counter (doc.go, "The increment"): with
+// 8-bit increment of its counter (docs/PERFORMANCE.md, "The counter's form and its increment"): with
 // w = v+1, w - (w>>8) is v+1 for v < 255 and 255 for 255.
 func (rw *rewriter) counter(id uint32) {
 	switch {
@@ -34,7 +34,7 @@ func (rw *rewriter) counter(id uint32) {
 
 // check emits a load of the function's highest counter address, dropped:
 // the one bounds check that covers every counter access it dominates
-// (doc.go, "The increment").
+// (docs/PERFORMANCE.md, "The counter's form and its increment").
 func (rw *rewriter) check() {
 	rw.emit(OpLocalGet, uint64(rw.local(TI32, -1)))
 	rw.cpos = append(rw.cpos, len(rw.out))
@@ -42,7 +42,7 @@ func (rw *rewriter) check() {
 	rw.emit(OpDrop, 0)
 }
 
-// pin redefines $base from itself after a join (doc.go, "The increment").
+// pin redefines $base from itself after a join (docs/PERFORMANCE.md, "The counter's form and its increment").
 func (rw *rewriter) pin() {
 	b := uint64(rw.local(TI32, -1))
 	rw.emit(OpLocalGet, b)

@@ -137,7 +137,7 @@ func (rw *rewriter) entry(i uint32, body []Instr, disp goDispatch) {
 	if rw.count {
 		if rw.plan.derived(0) {
 			// no entry counter: the first access still checks the bounds
-			// of the function's highest counter address (doc.go)
+			// of the function's highest counter address (docs/PERFORMANCE.md, "The counter's form and its increment")
 			rw.check()
 		}
 		entry := rw.site(first, FuncEntry, 0)
@@ -152,7 +152,7 @@ func (rw *rewriter) entry(i uint32, body []Instr, disp goDispatch) {
 // lo, in its counter accesses, its derived sites' sources and the SiteMap,
 // and closes its regions.
 func (rw *rewriter) reverseSites(lo int) {
-	// ids run backwards within the function (doc.go)
+	// ids run backwards within the function (docs/PERFORMANCE.md, "The counter's form and its increment")
 	hi := uint64(len(rw.sm.Sites) - 1)
 	for _, p := range rw.cpos {
 		rw.out[p].A = uint64(lo) + hi - rw.out[p].A

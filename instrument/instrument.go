@@ -108,7 +108,7 @@ const (
 const maxLocals = 50000
 
 // Instrument rewrites a module so that it counts branch sites in the
-// reserved low pages of its memory (see Layout and doc.go). The output
+// reserved low pages of its memory (see Layout). The output
 // behaves like the input: same results, same traps, same memory.size and
 // memory.grow answers, with target addresses moved up by
 // Layout.ReservedBytes(). Instrument is safe for concurrent use.
