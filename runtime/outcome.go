@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Outcome is how one execution ended.
@@ -22,14 +24,9 @@ const (
 	Hang
 )
 
-var outcomeNames = [...]string{"valid", "invalid", "crash", "hang"}
+var outcomeNames = enumname.New[Outcome]("Outcome", "outcome", "valid", "invalid", "crash", "hang")
 
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
-}
+func (o Outcome) String() string { return outcomeNames.String(o) }
 
 // Failed reports whether o is a crash or a hang.
 func (o Outcome) Failed() bool { return o == Crash || o == Hang }
@@ -75,7 +72,7 @@ const (
 	KindMallocLimit
 )
 
-var kindNames = [...]string{
+var kindNames = enumname.New[Kind]("Kind", "failure kind", []string{
 	KindNone:                 "none",
 	KindUnreachable:          "unreachable",
 	KindOutOfBoundsMemory:    "out-of-bounds-memory",
@@ -102,14 +99,9 @@ var kindNames = [...]string{
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 	KindMallocLimit:          "malloc-limit",
-}
+}...)
 
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return kindNames.String(k) }
 
 // Sentinel errors, one per failure kind, so callers can branch with
 // errors.Is on a *Failure.
