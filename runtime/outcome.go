@@ -200,7 +200,30 @@ type Failure struct {
 	Stack  []Frame // innermost first; may be empty (exit codes, hangs without a trap)
 	// ExitCode is the exit code for KindExit, KindGoPanic and KindGoFatal.
 	ExitCode uint32
+	// Found is when the failure was found: at the faulting instruction
+	// (FoundAtAccess, the zero value: every failure but two), or, for a
+	// KindHeapOverflow the heap guard met without the heap check, later,
+	// when the block was freed or reallocated.
+	Found Found
 }
+
+// Found is when a failure was found (Failure.Found).
+type Found uint8
+
+const (
+	// FoundAtAccess: at the instruction or call at fault (a trap, a panic,
+	// the heap check stopping an access, a double free...).
+	FoundAtAccess Found = iota
+	// FoundAtFree: a write past a heap block's end, found when the block
+	// was freed (its redzone no longer intact).
+	FoundAtFree
+	// FoundAtRealloc: the same, found when the block was reallocated.
+	FoundAtRealloc
+)
+
+var foundNames = enumname.New[Found]("Found", "found", "access", "free", "realloc")
+
+func (f Found) String() string { return foundNames.String(f) }
 
 func (f *Failure) Error() string { return f.Kind.String() + ": " + f.Text() }
 
