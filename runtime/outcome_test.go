@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // TestKindTables: every kind has its own name, which ParseKind reads
@@ -59,5 +61,22 @@ func TestParseNames(t *testing.T) {
 	}
 	if (Config{}).reset() != Restore || (Config{Reset: Fresh}).reset() != Fresh {
 		t.Error("Config.reset: ResetDefault is not Restore, or another mode is not kept")
+	}
+}
+
+// TestFailureidKinds: the kind names internal/failureid branches on are
+// runtime's names of those kinds.
+func TestFailureidKinds(t *testing.T) {
+	for name, want := range map[string]Kind{
+		failureid.KindStackExhausted: KindStackExhausted,
+		failureid.KindOutOfMemory:    KindOutOfMemory,
+		failureid.KindMallocLimit:    KindMallocLimit,
+		failureid.KindFuel:           KindFuel,
+		failureid.KindGoPanic:        KindGoPanic,
+		failureid.KindGoFatal:        KindGoFatal,
+	} {
+		if got, err := ParseKind(name); err != nil || got != want {
+			t.Errorf("failureid's %q: expected runtime's %v, got %v, %v", name, want, got, err)
+		}
 	}
 }
