@@ -63,16 +63,16 @@ func (e *workerExec) RunFuel(ctx context.Context, input []byte, fuel uint64) (en
 func (e *workerExec) Close(ctx context.Context) error { return e.w.Close(ctx) }
 
 // failureOf converts a crash or hang to the engine's failure: its
-// identity (runtime.Result.Identity), crash site, kind, message, frame
-// function names and runtime.Report's full text; nil for valid and
-// invalid runs.
+// identity (runtime.Result.Identity), crash site, kind, message, when it
+// was found, frame function names and runtime.Report's full text; nil for
+// valid and invalid runs.
 func failureOf(r runtime.Result) *engine.Failure {
 	if !r.Outcome.Failed() {
 		return nil
 	}
 	f := &engine.Failure{Identity: r.Identity(), Site: r.CrashSite()}
 	if r.Failure != nil {
-		f.Kind, f.Message, f.Text = r.Failure.Kind, r.Failure.Message, runtime.Report(r)
+		f.Kind, f.Message, f.Found, f.Text = r.Failure.Kind, r.Failure.Message, r.Failure.Found, runtime.Report(r)
 		for _, fr := range r.Failure.Stack {
 			f.Frames = append(f.Frames, runtime.FrameKey(fr.Func))
 		}

@@ -48,8 +48,13 @@ const DefaultMaxLen = engine.DefaultMaxLen
 // Strategies lists the search strategies Options.Strategy accepts.
 func Strategies() []string { return engine.Strategies() }
 
-// ParseDict reads an AFL/libFuzzer dictionary file's tokens.
+// ParseDict reads an AFL/libFuzzer dictionary file's tokens; its error is
+// a *DictError.
 func ParseDict(b []byte) ([][]byte, error) { return engine.ParseDict(b) }
+
+// DictError is ParseDict's error: the 1-based line of the dictionary
+// (Line) and what is wrong with it (Err).
+type DictError = engine.DictError
 
 // Search is the search's options (engine's, documented there): the
 // strategy and its knobs, the seed, the workers and the limits; Options

@@ -27,46 +27,29 @@ const (
 )
 
 // ParseHarness is the inverse of Harness.String ("auto", "libfuzzer", "go",
-// "command").
-func ParseHarness(s string) (Harness, bool) { return runtime.ParseHarness(s) }
+// "command"); an unknown name is an error listing them.
+func ParseHarness(s string) (Harness, error) { return runtime.ParseHarness(s) }
 
 // Reset is how a target's instance is brought back to a clean state
-// between runs.
-type Reset uint8
+// between runs: ResetDefault (the zero value) restores a snapshot for
+// campaigns and merges, and makes a fresh instance per input for a
+// Reproducer (an input runs as if alone); ResetRestore copies the snapshot
+// of memory and globals back; ResetFresh makes a new instance for every
+// run; ResetPersistent reuses the instance, as libFuzzer does: fastest,
+// not deterministic when the target keeps state.
+type Reset = runtime.Reset
 
 // The reset modes.
 const (
-	// ResetDefault restores a snapshot for campaigns and merges, and makes
-	// a fresh instance per input for a Reproducer (an input runs as if alone).
-	ResetDefault Reset = iota
-	// ResetRestore copies the snapshot of memory and globals back.
-	ResetRestore
-	// ResetFresh makes a new instance for every run.
-	ResetFresh
-	// ResetPersistent reuses the instance, as libFuzzer does: fastest, not
-	// deterministic when the target keeps state.
-	ResetPersistent
+	ResetDefault    = runtime.ResetDefault
+	ResetRestore    = runtime.Restore
+	ResetFresh      = runtime.Fresh
+	ResetPersistent = runtime.Persistent
 )
 
-var resetNames = [...]string{"", "restore", "fresh", "persistent"}
-
-func (r Reset) String() string {
-	if int(r) < len(resetNames) {
-		return resetNames[r]
-	}
-	return fmt.Sprintf("Reset(%d)", r)
-}
-
 // ParseReset is the inverse of Reset.String ("restore", "fresh",
-// "persistent").
-func ParseReset(s string) (Reset, bool) {
-	for i, n := range resetNames {
-		if n == s && n != "" {
-			return Reset(i), true
-		}
-	}
-	return ResetDefault, false
-}
+// "persistent"); an unknown name is an error listing them.
+func ParseReset(s string) (Reset, error) { return runtime.ParseReset(s) }
 
 // Defaults of TargetOptions' zero fields.
 const (
@@ -240,16 +223,10 @@ func (t *Target) NoNamesInfo() string {
 func (o *TargetOptions) runtimeConfig(maxInput int) (runtime.Config, error) {
 	var cfg runtime.Config
 	cfg.Harness = o.Harness
-	switch o.Reset {
-	case ResetDefault, ResetRestore:
-		cfg.Reset = runtime.Restore
-	case ResetFresh:
-		cfg.Reset = runtime.Fresh
-	case ResetPersistent:
-		cfg.Reset = runtime.Persistent
-	default:
+	if o.Reset > ResetPersistent {
 		return cfg, fmt.Errorf("reset: unknown mode %d", o.Reset)
 	}
+	cfg.Reset = o.Reset // ResetDefault: the runtime restores
 	for _, p := range o.Skip {
 		if _, err := path.Match(p, ""); err != nil {
 			return cfg, fmt.Errorf("skip: bad pattern %q: %v", p, err)

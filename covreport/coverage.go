@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Outcome is how one replayed input ended, as the runtime classifies it.
@@ -17,19 +18,9 @@ const (
 	Hang                   // the target ran out of fuel
 )
 
-func (o Outcome) String() string {
-	switch o {
-	case Valid:
-		return "valid"
-	case Invalid:
-		return "invalid"
-	case Crash:
-		return "crash"
-	case Hang:
-		return "hang"
-	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
-}
+var outcomeNames = enumname.New[Outcome]("Outcome", "outcome", "valid", "invalid", "crash", "hang")
+
+func (o Outcome) String() string { return outcomeNames.String(o) }
 
 // Failed reports whether o is a crash or hang, whose coverage a campaign
 // does not count.

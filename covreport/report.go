@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/instrument"
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Options configures Build. The zero value reads sources at their DWARF
@@ -40,17 +41,9 @@ const (
 	NoSource              // code without DWARF line information (libc, stripped code)
 )
 
-func (g Group) String() string {
-	switch g {
-	case User:
-		return "program"
-	case GoStd:
-		return "Go runtime and standard library"
-	case NoSource:
-		return "without source positions (no DWARF)"
-	}
-	return fmt.Sprintf("Group(%d)", int(g))
-}
+var groupNames = enumname.New[Group]("Group", "group", "program", "Go runtime and standard library", "without source positions (no DWARF)")
+
+func (g Group) String() string { return groupNames.String(g) }
 
 // Arm is one arm of a conditional.
 type Arm struct {

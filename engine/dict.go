@@ -9,7 +9,7 @@ import (
 // line as `"value"` or `name="value"` (AFL's `name@level="value"` too; the
 // level is ignored), blank lines and lines starting with `#` skipped. Inside
 // the quotes `\\`, `\"` and `\xNN` are escapes; other bytes are literal.
-// Errors name the 1-based line: "line 3: expected closing quote".
+// Its error is a *DictError: "line 3: expected closing quote".
 func ParseDict(data []byte) ([][]byte, error) {
 	var toks [][]byte
 	for n, line := range bytes.Split(data, []byte("\n")) {
@@ -19,12 +19,23 @@ func ParseDict(data []byte) ([][]byte, error) {
 		}
 		tok, err := parseDictLine(line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
+			return nil, &DictError{Line: n + 1, Err: err}
 		}
 		toks = append(toks, tok)
 	}
 	return toks, nil
 }
+
+// DictError is ParseDict's error: the 1-based line of the dictionary and
+// what is wrong with it.
+type DictError struct {
+	Line int
+	Err  error
+}
+
+func (e *DictError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+func (e *DictError) Unwrap() error { return e.Err }
 
 func parseDictLine(line []byte) ([]byte, error) {
 	q := bytes.IndexByte(line, '"')

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +34,8 @@ func TestParseDict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseDict([]byte(tc.in))
 			if tc.err != "" {
-				if err == nil || err.Error() != tc.err {
+				var de *DictError
+				if !errors.As(err, &de) || err.Error() != tc.err || !strings.HasPrefix(tc.err, fmt.Sprintf("line %d: ", de.Line)) {
 					t.Fatalf("expected error %q, got %v", tc.err, err)
 				}
 				return

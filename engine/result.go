@@ -46,6 +46,11 @@ type Failure struct {
 	// Message is the one-line message (trap text, panic message, exit
 	// code).
 	Message string
+	// Found is when the target's failure was found
+	// (runtime.Failure.Found): a heap overflow found at a free or realloc
+	// is looked for again on the checked build (CheckedRunner), which
+	// finds it at the write.
+	Found runtime.Found
 	// Frames are the function names of the Wasm stack, innermost first.
 	Frames []string
 	// Text is the full report (message, stack with file:line, output tails).

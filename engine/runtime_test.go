@@ -48,7 +48,7 @@ func testFailure(r runtime.Result) *Failure {
 	}
 	f := &Failure{Identity: r.Identity()}
 	if r.Failure != nil {
-		f.Kind, f.Message, f.Text = r.Failure.Kind, r.Failure.Message, runtime.Report(r)
+		f.Kind, f.Message, f.Found, f.Text = r.Failure.Kind, r.Failure.Message, r.Failure.Found, runtime.Report(r)
 		for _, fr := range r.Failure.Stack {
 			f.Frames = append(f.Frames, fr.Func)
 		}

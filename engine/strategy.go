@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Rand is the randomness a mutator uses. *math/rand/v2.Rand satisfies it;
@@ -381,11 +381,12 @@ func Strategies() []string {
 	return names
 }
 
-// NewStrategy returns the built-in strategy called name.
+// NewStrategy returns the built-in strategy called name; an unknown name
+// is an error listing the strategies.
 func NewStrategy(name string, o StrategyOptions) (Strategy, error) {
 	f, ok := strategies[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown strategy %q: expected one of %s", name, strings.Join(Strategies(), ", "))
+		return nil, &enumname.Error{What: "strategy", Name: name, Valid: Strategies()}
 	}
 	return f(o), nil
 }

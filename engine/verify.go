@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/wafer-fuzz/wafer/runtime"
 )
@@ -40,7 +39,7 @@ type verifier struct {
 // reproduces reports whether the crash ch, of identity id, crashes again
 // on a fresh executor; for any other outcome it is true. A heap overflow
 // the heap guard found when the block was freed (the plain build: a
-// report at free, the message says so) is run on the checked build too
+// report at free, Failure.Found says so) is run on the checked build too
 // (checkedFailure) and, when that finds it at the write, ch.failure
 // becomes the checked build's: one bug, one report, whichever build met
 // it first.
@@ -122,7 +121,7 @@ type CheckedRunner interface {
 // error).
 func (c *coordinator) checkedFailure(ctx context.Context, ch *childResult) *Failure {
 	f := ch.failure
-	if f == nil || f.Kind != runtime.KindHeapOverflow || !strings.Contains(f.Message, "found when it was") {
+	if f == nil || f.Kind != runtime.KindHeapOverflow || f.Found == runtime.FoundAtAccess {
 		return nil
 	}
 	cr, ok := c.verify.ex.(CheckedRunner)

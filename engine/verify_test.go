@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/runtime"
 )
 
 // flakyExec runs magicTarget, but its crash reproduces only on the
@@ -82,4 +84,53 @@ func (s *flakyStore) WriteStats(context.Context, *Stats) error   { return nil }
 func (s *flakyStore) AddFlaky(_ context.Context, f *Finding) error {
 	s.flaky = append(s.flaky, f)
 	return nil
+}
+
+// checkedExec is a CheckedRunner whose checked build always reports
+// failure.
+type checkedExec struct {
+	failure *Failure
+	runs    int
+}
+
+func (e *checkedExec) Run(context.Context, []byte) (Result, error) {
+	return Result{Outcome: Valid}, nil
+}
+
+func (e *checkedExec) RunChecked(context.Context, []byte) (Result, error) {
+	e.runs++
+	return Result{Outcome: Crash, Failure: e.failure}, nil
+}
+
+// TestCheckedFailure: a heap overflow found when its block was freed or
+// reallocated (Failure.Found, whatever its message) is run on the checked
+// build, whose failure then stands; one found at the access, or another
+// kind, is not.
+func TestCheckedFailure(t *testing.T) {
+	atWrite := &Failure{Identity: "crash: at the write", Kind: runtime.KindHeapOverflow, Message: "a 1-byte write at 0x10, outside every heap block (in a redzone)", Frames: []string{"f"}}
+	for _, tc := range []struct {
+		name    string
+		failure *Failure
+		checked bool
+	}{
+		{"at free", &Failure{Kind: runtime.KindHeapOverflow, Message: "m", Found: runtime.FoundAtFree}, true},
+		{"at realloc", &Failure{Kind: runtime.KindHeapOverflow, Message: "m", Found: runtime.FoundAtRealloc}, true},
+		{"at the access", &Failure{Kind: runtime.KindHeapOverflow, Message: "found when it was freed"}, false},
+		{"another kind", &Failure{Kind: runtime.KindDoubleFree, Found: runtime.FoundAtFree}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := &checkedExec{failure: atWrite}
+			c := &coordinator{verify: &verifier{ex: ex}}
+			got := c.checkedFailure(context.Background(), &childResult{input: []byte("x"), failure: tc.failure})
+			if !tc.checked {
+				if got != nil || ex.runs != 0 {
+					t.Fatalf("expected no checked run, got %d runs, failure %+v", ex.runs, got)
+				}
+				return
+			}
+			if ex.runs != 1 || got == nil || got.Identity != atWrite.Identity || got == atWrite {
+				t.Fatalf("expected a copy of the checked build's failure after one run, got %d runs, %+v", ex.runs, got)
+			}
+		})
+	}
 }

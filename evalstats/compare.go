@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Metric is one column of a comparison.
@@ -26,14 +27,10 @@ const (
 	numMetrics
 )
 
-var metricNames = [numMetrics]string{"branches", "valid branches", "valid %", "unique traces", "B(0)", "B(1)", "B(2)", "unique crashes", "execs to 1st crash", "execs/s"}
+// metricNames has one name per metric (TestMetricNames).
+var metricNames = enumname.New[Metric]("Metric", "metric", "branches", "valid branches", "valid %", "unique traces", "B(0)", "B(1)", "B(2)", "unique crashes", "execs to 1st crash", "execs/s")
 
-func (m Metric) String() string {
-	if m >= 0 && m < numMetrics {
-		return metricNames[m]
-	}
-	return fmt.Sprintf("Metric(%d)", int(m))
-}
+func (m Metric) String() string { return metricNames.String(m) }
 
 // Campaign is one finished campaign of a comparison.
 type Campaign struct {

@@ -3,6 +3,7 @@ package evalstats
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -113,5 +114,20 @@ func TestEmpty(t *testing.T) {
 	}
 	if got := A12([]float64{1}, nil); !math.IsNaN(got) {
 		t.Errorf("A12 of an empty sample: %v, want NaN", got)
+	}
+}
+
+// TestMetricNames: every metric has a name of its own.
+func TestMetricNames(t *testing.T) {
+	seen := map[string]bool{}
+	for m := range numMetrics {
+		name := m.String()
+		if seen[name] || name == "" || strings.HasPrefix(name, "Metric(") {
+			t.Errorf("metric %d: name %q", m, name)
+		}
+		seen[name] = true
+	}
+	if n := len(metricNames.Names()); n != int(numMetrics) {
+		t.Errorf("expected %d metric names, got %d", numMetrics, n)
 	}
 }

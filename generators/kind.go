@@ -1,6 +1,6 @@
 package generators
 
-import "strconv"
+import "github.com/wafer-fuzz/wafer/internal/enumname"
 
 // Kind says whether a draw is structural or a value (ALGORITHMS.md §2).
 // The zero value is Value.
@@ -15,13 +15,7 @@ const (
 	Structural
 )
 
+var kindNames = enumname.New[Kind]("Kind", "choice kind", "value", "structural")
+
 // String returns "value" or "structural".
-func (k Kind) String() string {
-	switch k {
-	case Value:
-		return "value"
-	case Structural:
-		return "structural"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return kindNames.String(k) }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // SiteKind is what a branch site counts.
@@ -23,19 +25,14 @@ const (
 	CallPair                     // an indirect call whose site and callee hash to counter Arm of the region (1: seen)
 )
 
-var siteKindNames = [...]string{"entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair"}
+var siteKindNames = enumname.New[SiteKind]("SiteKind", "site kind", "entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair")
 
 // inCode reports whether a site of kind k is an instruction of the
 // module: StackDepth and CallPair sites are regions after the branch
 // sites, with no function, offset or source line.
 func (k SiteKind) inCode() bool { return k < StackDepth }
 
-func (k SiteKind) String() string {
-	if int(k) < len(siteKindNames) {
-		return siteKindNames[k]
-	}
-	return fmt.Sprintf("SiteKind(%d)", uint8(k))
-}
+func (k SiteKind) String() string { return siteKindNames.String(k) }
 
 // Site is one branch site. Func is the function index (imports counted),
 // Offset the code-section-relative offset of the instrumented instruction

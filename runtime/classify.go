@@ -66,6 +66,19 @@ type runEnd struct {
 	goTarget   bool
 }
 
+// heapFound is when the heap guard found the error of its error global
+// v: a write past a block's end when the block was freed or reallocated,
+// anything else at the faulting call or access.
+func heapFound(v uint64) Found {
+	switch v >> 32 & 0xff {
+	case instrument.HeapOverflow:
+		return FoundAtFree
+	case instrument.HeapOverflowRealloc:
+		return FoundAtRealloc
+	}
+	return FoundAtAccess
+}
+
 // heapFailure reads the heap guard's error global.
 func heapFailure(v uint64) (Kind, string) {
 	size := strconv.FormatUint(v&0xffffffff, 10)
@@ -136,7 +149,7 @@ func classify(e runEnd) (Outcome, *Failure, uint32) {
 			// the access's own line, where the frame has its function's
 			stack[0].File, stack[0].Line = e.heapFile, int(e.heapLine)
 		}
-		return Crash, &Failure{Kind: k, Message: msg, Stack: stack}, 0
+		return Crash, &Failure{Kind: k, Message: msg, Stack: stack, Found: heapFound(e.heap)}, 0
 	case e.stackOverflow != "":
 		return Crash, &Failure{Kind: KindStackExhausted, Message: e.stackOverflow, Stack: wasmStack(e.err, e.funcs)}, 0
 	case e.mallocLimit > 0:

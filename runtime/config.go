@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"strconv"
 	"time"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Harness is the protocol wafer uses to hand an input to a target.
@@ -24,35 +25,28 @@ const (
 	HarnessCommand
 )
 
-var harnessNames = [...]string{"auto", "libfuzzer", "go", "command"}
+var harnessNames = enumname.New[Harness]("Harness", "harness", "auto", "libfuzzer", "go", "command")
 
-func (h Harness) String() string {
-	if int(h) < len(harnessNames) {
-		return harnessNames[h]
-	}
-	return "Harness(" + strconv.Itoa(int(h)) + ")"
-}
+func (h Harness) String() string { return harnessNames.String(h) }
 
-// ParseHarness is the inverse of Harness.String.
-func ParseHarness(s string) (Harness, bool) {
-	for i, n := range harnessNames {
-		if n == s {
-			return Harness(i), true
-		}
-	}
-	return 0, false
-}
+// ParseHarness is the inverse of Harness.String ("auto", "libfuzzer",
+// "go", "command"); an unknown name is an error listing them.
+func ParseHarness(s string) (Harness, error) { return harnessNames.Parse(s) }
 
 // Reset is how a Worker brings its instance back to a clean state between
-// runs.
+// runs. The zero value, ResetDefault, leaves the mode to whoever runs the
+// target: a Target restores (Restore); campaign's Reproducer makes a fresh
+// instance for every input.
 type Reset uint8
 
 const (
-	// Restore (the default): snapshot memory and mutable globals once after
+	// ResetDefault is the zero value: Restore, for a Target.
+	ResetDefault Reset = iota
+	// Restore: snapshot memory and mutable globals once after
 	// initialisation and copy them back before each run: only the 4 KiB
 	// blocks the previous run dirtied when the module was instrumented
 	// with DirtyPages, else all of memory. Deterministic.
-	Restore Reset = iota
+	Restore
 	// Fresh instantiates and initialises a new instance for every run.
 	// Deterministic, slowest (a Go reactor costs milliseconds).
 	Fresh
@@ -61,24 +55,15 @@ const (
 	Persistent
 )
 
-var resetNames = [...]string{"restore", "fresh", "persistent"}
+// resetNames: ResetDefault has no name (String gives "", ParseReset does
+// not accept one).
+var resetNames = enumname.New[Reset]("Reset", "reset mode", "", "restore", "fresh", "persistent")
 
-func (r Reset) String() string {
-	if int(r) < len(resetNames) {
-		return resetNames[r]
-	}
-	return "Reset(" + strconv.Itoa(int(r)) + ")"
-}
+func (r Reset) String() string { return resetNames.String(r) }
 
-// ParseReset is the inverse of Reset.String.
-func ParseReset(s string) (Reset, bool) {
-	for i, n := range resetNames {
-		if n == s {
-			return Reset(i), true
-		}
-	}
-	return 0, false
-}
+// ParseReset is the inverse of Reset.String ("restore", "fresh",
+// "persistent"); an unknown name is an error listing them.
+func ParseReset(s string) (Reset, error) { return resetNames.Parse(s) }
 
 // Defaults used for zero Config fields.
 const (
@@ -96,7 +81,7 @@ const (
 type Config struct {
 	// Harness overrides detection (zero: HarnessAuto).
 	Harness Harness
-	// Reset is the reset mode (zero: Restore).
+	// Reset is the reset mode (zero, ResetDefault: Restore).
 	Reset Reset
 	// Malloc names the allocator export of libFuzzer-style targets (zero:
 	// "malloc").
@@ -183,6 +168,14 @@ type Config struct {
 	// the DWARF again for every frame of every trap or exit, milliseconds
 	// per run on a large module; without it frames keep their names.
 	NoSourceLines bool
+}
+
+// reset is the reset mode, ResetDefault read as Restore.
+func (c Config) reset() Reset {
+	if c.Reset == ResetDefault {
+		return Restore
+	}
+	return c.Reset
 }
 
 func (c Config) malloc() string {

@@ -80,8 +80,8 @@ func TestHeapCheck(t *testing.T) {
 			for _, tc := range fx.tests {
 				what := fmt.Sprintf("%s %v %q", fx.path, mode, tc.in)
 				r := run(t, w, tc.in)
-				if r.Outcome != Crash || !strings.HasPrefix(r.Failure.Message, tc.msg) {
-					t.Fatalf("%s: expected a crash %q..., got %v %v", what, tc.msg, r.Outcome, r.Failure)
+				if r.Outcome != Crash || !strings.HasPrefix(r.Failure.Message, tc.msg) || r.Failure.Found != FoundAtAccess {
+					t.Fatalf("%s: expected a crash %q... found at the access, got %v %v (at %v)", what, tc.msg, r.Outcome, r.Failure, r.Failure.Found)
 				}
 				expectFailure(t, what, r.Failure, tc.kind, tc.frames)
 				// the access's own line, not its function's first

@@ -22,20 +22,21 @@ func TestHeapGuard(t *testing.T) {
 		kind   Kind
 		frames []string // innermost first
 		msg    string
+		found  Found
 	}{
-		{"O0123456789X", KindHeapOverflow, []string{"free", "overflow_write"}, "a write past the end of a 10-byte heap block, found when it was freed"},
-		{"D", KindDoubleFree, []string{"free", "double_free"}, "free of a heap block already freed"},
-		{"R", KindHeapOverflow, []string{"realloc", "realloc_overflow"}, "a write past the end of a 16-byte heap block, found when it was reallocated"},
-		{"F", KindDoubleFree, []string{"realloc", "realloc_freed"}, "realloc of a heap block already freed"},
-		{"A", KindHeapOverflow, []string{"free", "aligned_overflow"}, "a write past the end of a 64-byte heap block, found when it was freed"},
+		{"O0123456789X", KindHeapOverflow, []string{"free", "overflow_write"}, "a write past the end of a 10-byte heap block, found when it was freed", FoundAtFree},
+		{"D", KindDoubleFree, []string{"free", "double_free"}, "free of a heap block already freed", FoundAtAccess},
+		{"R", KindHeapOverflow, []string{"realloc", "realloc_overflow"}, "a write past the end of a 16-byte heap block, found when it was reallocated", FoundAtRealloc},
+		{"F", KindDoubleFree, []string{"realloc", "realloc_freed"}, "realloc of a heap block already freed", FoundAtAccess},
+		{"A", KindHeapOverflow, []string{"free", "aligned_overflow"}, "a write past the end of a 64-byte heap block, found when it was freed", FoundAtFree},
 	}
 	for _, mode := range []Reset{Restore, Fresh, Persistent} {
 		w := worker(t, loadInstrumented(t, fixture, fullOpts, Config{Reset: mode, Fuel: 1 << 24}))
 		plain := worker(t, loadInstrumented(t, fixture, instrument.Options{Fuel: true, DirtyPages: true}, Config{Reset: mode, Fuel: 1 << 24}))
 		for _, tc := range tests {
 			r := run(t, w, tc.in)
-			if r.Outcome != Crash || r.Failure.Message != tc.msg {
-				t.Fatalf("%v %q: expected a crash %q, got %v %v", mode, tc.in, tc.msg, r.Outcome, r.Failure)
+			if r.Outcome != Crash || r.Failure.Message != tc.msg || r.Failure.Found != tc.found {
+				t.Fatalf("%v %q: expected a crash %q found at %v, got %v %v (at %v)", mode, tc.in, tc.msg, tc.found, r.Outcome, r.Failure, r.Failure.Found)
 			}
 			expectFailure(t, fmt.Sprintf("%v %q", mode, tc.in), r.Failure, tc.kind, tc.frames)
 			// (a free of a freed block may upset dlmalloc itself)

@@ -69,12 +69,6 @@ func (r Result) CrashSite() string {
 	return site + "?"
 }
 
-// ParseKind returns the Kind whose String is s.
-func ParseKind(s string) (Kind, bool) {
-	for i, n := range kindNames {
-		if n == s {
-			return Kind(i), true
-		}
-	}
-	return KindNone, false
-}
+// ParseKind returns the Kind whose String is s; an unknown name is an
+// error listing the kinds.
+func ParseKind(s string) (Kind, error) { return kindNames.Parse(s) }

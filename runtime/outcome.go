@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
 
 // Outcome is how one execution ended.
@@ -22,14 +24,9 @@ const (
 	Hang
 )
 
-var outcomeNames = [...]string{"valid", "invalid", "crash", "hang"}
+var outcomeNames = enumname.New[Outcome]("Outcome", "outcome", "valid", "invalid", "crash", "hang")
 
-func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
-	}
-	return "Outcome(" + strconv.Itoa(int(o)) + ")"
-}
+func (o Outcome) String() string { return outcomeNames.String(o) }
 
 // Failed reports whether o is a crash or a hang.
 func (o Outcome) Failed() bool { return o == Crash || o == Hang }
@@ -75,7 +72,7 @@ const (
 	KindMallocLimit
 )
 
-var kindNames = [...]string{
+var kindNames = enumname.New[Kind]("Kind", "failure kind", []string{
 	KindNone:                 "none",
 	KindUnreachable:          "unreachable",
 	KindOutOfBoundsMemory:    "out-of-bounds-memory",
@@ -102,14 +99,9 @@ var kindNames = [...]string{
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 	KindMallocLimit:          "malloc-limit",
-}
+}...)
 
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k Kind) String() string { return kindNames.String(k) }
 
 // Sentinel errors, one per failure kind, so callers can branch with
 // errors.Is on a *Failure.
@@ -208,7 +200,30 @@ type Failure struct {
 	Stack  []Frame // innermost first; may be empty (exit codes, hangs without a trap)
 	// ExitCode is the exit code for KindExit, KindGoPanic and KindGoFatal.
 	ExitCode uint32
+	// Found is when the failure was found: at the faulting instruction
+	// (FoundAtAccess, the zero value: every failure but two), or, for a
+	// KindHeapOverflow the heap guard met without the heap check, later,
+	// when the block was freed or reallocated.
+	Found Found
 }
+
+// Found is when a failure was found (Failure.Found).
+type Found uint8
+
+const (
+	// FoundAtAccess: at the instruction or call at fault (a trap, a panic,
+	// the heap check stopping an access, a double free...).
+	FoundAtAccess Found = iota
+	// FoundAtFree: a write past a heap block's end, found when the block
+	// was freed (its redzone no longer intact).
+	FoundAtFree
+	// FoundAtRealloc: the same, found when the block was reallocated.
+	FoundAtRealloc
+)
+
+var foundNames = enumname.New[Found]("Found", "found", "access", "free", "realloc")
+
+func (f Found) String() string { return foundNames.String(f) }
 
 func (f *Failure) Error() string { return f.Kind.String() + ": " + f.Text() }
 

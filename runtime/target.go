@@ -89,6 +89,7 @@ type Target struct {
 
 // newTarget compiles wasm; m describes the instrumentation (zero: none).
 func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target, err error) {
+	cfg.Reset = cfg.reset()
 	t := &Target{cfg: cfg, meta: m, maxIn: cfg.maxInput(), budget: cfg.fuel(), dirtyShift: m.layout.DirtyShift()}
 	rc := wazero.NewRuntimeConfig()
 	if cfg.Interpreter {
@@ -288,7 +289,7 @@ func HarnessOf(wasm []byte, cfg Config) Harness {
 // command gets a new instance per run): only then does instrumenting with
 // instrument.Options.DirtyPages pay for the stores it marks.
 func RestoresMemory(wasm []byte, cfg Config) bool {
-	return cfg.Reset == Restore && HarnessOf(wasm, cfg) != HarnessCommand
+	return cfg.reset() == Restore && HarnessOf(wasm, cfg) != HarnessCommand
 }
 
 // detect picks the harness (HarnessOf) and checks its exports.

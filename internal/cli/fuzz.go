@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	goruntime "runtime"
 	"runtime/debug"
 	"slices"
@@ -375,10 +374,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	dict, err := readDicts(f.dict)
 	if err != nil {
-		if m := dictLineRE.FindStringSubmatch(err.Error()); lf && m != nil {
+		var de *campaign.DictError
+		if lf && errors.As(err, &de) {
 			// libFuzzer's words, which ClusterFuzz reports as a bad
 			// dictionary (libFuzzer/engine.py, DICT_PARSING_FAILED_REGEX)
-			fmt.Fprintf(c.stderr, "ParseDictionaryFile: error in line %s\n", m[1])
+			fmt.Fprintf(c.stderr, "ParseDictionaryFile: error in line %d\n", de.Line)
 		}
 		return err
 	}
@@ -500,9 +500,6 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	return nil
 }
-
-// dictLineRE finds the line number in readDicts' errors.
-var dictLineRE = regexp.MustCompile(`: line (\d+): `)
 
 // readDicts reads AFL/libFuzzer dictionary files.
 func readDicts(paths []string) ([][]byte, error) {

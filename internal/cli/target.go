@@ -69,15 +69,15 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, error) {
 	var o campaign.TargetOptions
 	if t.harness != "" {
-		h, ok := campaign.ParseHarness(t.harness)
-		if !ok {
+		h, err := campaign.ParseHarness(t.harness)
+		if err != nil {
 			return o, usagef("--harness: expected libfuzzer, go or command, got %q", t.harness)
 		}
 		o.Harness = h
 	}
 	if t.reset != "" {
-		r, ok := campaign.ParseReset(t.reset)
-		if !ok {
+		r, err := campaign.ParseReset(t.reset)
+		if err != nil {
 			return o, usagef("--reset: expected restore, fresh or persistent, got %q", t.reset)
 		}
 		o.Reset = r

@@ -10,12 +10,16 @@ import (
 	"strings"
 )
 
-// Kind names (runtime's Kind.String) whose identity frames are chosen
-// differently.
+// The failure kind names (runtime's Kind.String) an identity depends on:
+// its frames are chosen differently, or its class is out-of-memory.
+// runtime's TestFailureidKinds pins each against runtime's own name.
 const (
-	stackOverflowKind = "stack-exhausted" // KindStackExhausted
-	outOfMemoryKind   = "out-of-memory"   // KindOutOfMemory
-	fuelKind          = "fuel"            // KindFuel
+	KindStackExhausted = "stack-exhausted" // runtime.KindStackExhausted
+	KindOutOfMemory    = "out-of-memory"   // runtime.KindOutOfMemory
+	KindMallocLimit    = "malloc-limit"    // runtime.KindMallocLimit
+	KindFuel           = "fuel"            // runtime.KindFuel
+	KindGoPanic        = "go-panic"        // runtime.KindGoPanic
+	KindGoFatal        = "go-fatal"        // runtime.KindGoFatal
 )
 
 // allocatorFuncs and allocatorPrefixes name the allocators' own frames
@@ -60,14 +64,14 @@ func Key(kind, message string, frames []string, n int) string {
 	}
 	frames = keys
 	switch {
-	case class == stackOverflowKind:
+	case class == KindStackExhausted:
 		frames = TargetFrames(recursion(frames))
-	case class == outOfMemoryKind:
+	case class == KindOutOfMemory:
 		frames = TargetFrames(pastAllocator(frames))
 		msg = ""
-	case strings.HasPrefix(class, "go-"):
+	case class == KindGoPanic || class == KindGoFatal:
 		frames = TargetFrames(pastRepanic(frames))
-	case class == fuelKind:
+	case class == KindFuel:
 		frames = outermost(TargetFrames(frames), n)
 	default:
 		frames = TargetFrames(frames)
@@ -99,15 +103,15 @@ func Key(kind, message string, frames []string, n int) string {
 // serve) and Rust's "memory allocation of N bytes failed".
 func FailureClass(kind, message string) string {
 	switch {
-	case kind == outOfMemoryKind, kind == "malloc-limit":
-		return outOfMemoryKind
-	case kind == "go-fatal" && strings.Contains(message, "out of memory"):
-		return outOfMemoryKind
-	case kind == "go-panic" && (strings.Contains(message, "makeslice: len out of range") ||
+	case kind == KindOutOfMemory, kind == KindMallocLimit:
+		return KindOutOfMemory
+	case kind == KindGoFatal && strings.Contains(message, "out of memory"):
+		return KindOutOfMemory
+	case kind == KindGoPanic && (strings.Contains(message, "makeslice: len out of range") ||
 		strings.Contains(message, "makeslice: cap out of range") || strings.Contains(message, "growslice: len out of range")):
-		return outOfMemoryKind
+		return KindOutOfMemory
 	case strings.HasPrefix(message, "memory allocation of ") && strings.Contains(message, " failed"):
-		return outOfMemoryKind
+		return KindOutOfMemory
 	}
 	return kind
 }
