@@ -132,6 +132,8 @@ type Options struct {
 	// OnStart, when set, is called once the target is compiled, before the
 	// first execution.
 	OnStart func(Start)
+
+	pollHook *pollHook // tests only: see each sync poll
 }
 
 // Start describes a campaign about to run.
@@ -399,7 +401,7 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 	case out.dir != nil:
 		deps.Store = newStore(opts, out.dir, t.name, b.sm, &deps)
 		if out.syncer != nil && !opts.SeedsOnly {
-			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output}
+			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output, hook: opts.pollHook}
 		}
 	case opts.CorpusDir != "":
 		deps.Store = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}

@@ -20,11 +20,23 @@ type syncImporter struct {
 	logw   io.Writer
 	output string
 	polls  int
+	hook   *pollHook // tests only; nil otherwise
+}
+
+// pollHook lets a test see a sync poll begin and what it imported, so
+// that it can state when an entry is imported in polls, not in wall time.
+type pollHook struct {
+	start func()
+	done  func([]engine.Imported)
 }
 
 // Poll implements engine.Importer.
 func (im *syncImporter) Poll(ctx context.Context) (engine.Import, error) {
 	var out engine.Import
+	if im.hook != nil {
+		im.hook.start()
+		defer func() { im.hook.done(out.Inputs) }()
+	}
 	entries, skipped, err := im.s.Poll(ctx)
 	if err != nil {
 		return out, err
