@@ -273,9 +273,16 @@ func syncKill(t *testing.T, killed string) {
 	}
 	done := make(chan result, 1)
 	started := make(chan struct{})
+	polled := make(chan struct{}, 1) // a poll of the survivor's ended
 	go func() {
 		o := syncKillOptions(root, survivor)
 		o.OnStart = func(Start) { close(started) }
+		o.pollHook = &pollHook{start: func() {}, done: func([]engine.Imported) {
+			select {
+			case polled <- struct{}{}:
+			default:
+			}
+		}}
 		sum, err := tg.Fuzz(ctx, o)
 		done <- result{sum, err}
 	}()
@@ -289,7 +296,20 @@ func syncKill(t *testing.T, killed string) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
-	time.Sleep(500 * time.Millisecond) // the survivor polls the remains a few more times
+	// The survivor polls the remains: of the polls that end from now on,
+	// the first may have begun before the kill, the second began after
+	// it (an event, not a sleep: the claim holds under any load).
+	select {
+	case <-polled: // a poll that ended before now
+	default:
+	}
+	for range 2 {
+		select {
+		case <-polled:
+		case r := <-done:
+			t.Fatalf("the survivor ended before polling the remains: %v", r.err)
+		}
+	}
 	cancel()
 	r := <-done
 	if r.err != nil {

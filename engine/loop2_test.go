@@ -53,14 +53,14 @@ func slowTarget(d time.Duration) *fakeTarget {
 
 func TestStopConditions(t *testing.T) {
 	t.Run("max total time", func(t *testing.T) {
-		start := time.Now()
+		// No other limit: without the time stop the campaign would not end.
 		sum, err := Fuzz(context.Background(), Config{Search: Search{MaxTotalTime: 200 * time.Millisecond, Workers: 2}},
 			Deps{NewExecutor: slowTarget(50 * time.Microsecond).executors(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if el := time.Since(start); sum.Stop != "time" || el > 5*time.Second {
-			t.Fatalf("expected stop \"time\" soon after 200ms, got %q after %v", sum.Stop, el)
+		if sum.Stop != "time" {
+			t.Fatalf("expected stop \"time\", got %q", sum.Stop)
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {
