@@ -267,6 +267,7 @@ func Decode(wasm []byte) (*Module, error) {
 
 // decode is Decode with the reader's mode (skipBodies).
 func decode(r *reader) (*Module, error) {
+	countScan()
 	wasm := r.buf
 	if err := header(wasm); err != nil {
 		return nil, err
