@@ -33,10 +33,9 @@ func New(ctx context.Context, p *instrument.Prepared, cfg Config) (*Target, erro
 // module summarised by s ready for a Target under cfg, for the harness it
 // has (or cfg names): a libFuzzer-style target linked as a command gets
 // its constructors as _initialize, run once per instance as a reactor's
-// (wasm-ld wraps every
-// export of a command, Rust's wasm32-wasi cdylibs included, in calls to
-// the constructors and destructors, which would then run around every
-// input); and its allocator (malloc, and free for Config.HeapReserve) is
+// (wasm-ld wraps every export of a command, Rust's wasm32-wasi cdylibs
+// included, in calls to the constructors and destructors, which would
+// then run around every input); and its allocator (malloc, and free for Config.HeapReserve) is
 // exported from the name section where the linker did not export it. Any
 // other harness gets none of these. Build.Instrument is left nil (a plain
 // build): the caller sets it, with DirtyPages from RestoresMemory.
