@@ -30,7 +30,7 @@ func TestOneBugOneReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tg, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: 1 << 16, Fuel: 1 << 20, CacheDir: t.TempDir()})
+	tg, err := runtime.New(ctx, &instrument.Prepared{Wasm: wasm, SiteMap: sm}, runtime.Config{MaxInputLen: 1 << 16, Fuel: 1 << 20, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestGuardAndCheckOneReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg, err := runtime.New(ctx, out, sm, runtime.Config{MaxInputLen: 1 << 16, CacheDir: t.TempDir()})
+		tg, err := runtime.New(ctx, &instrument.Prepared{Wasm: out, SiteMap: sm}, runtime.Config{MaxInputLen: 1 << 16, CacheDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestGoHugeAllocationOneReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	tg, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxMemoryPages: 4096, MallocLimit: 512 << 20, CacheDir: t.TempDir()})
+	tg, err := runtime.New(ctx, &instrument.Prepared{Wasm: wasm, SiteMap: sm}, runtime.Config{MaxMemoryPages: 4096, MallocLimit: 512 << 20, CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

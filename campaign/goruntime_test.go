@@ -4,6 +4,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // TestGoRuntimeSkip: a Go module's builds skip the runtime's functions
@@ -33,7 +35,11 @@ func TestGoRuntimeSkip(t *testing.T) {
 		{"C module, no patterns", cWasm, TargetOptions{}, nil},
 	}
 	for _, tc := range tests {
-		if got := tc.opts.skip(tc.wasm); !slices.Equal(got, tc.want) {
+		s, err := instrument.Summarize(tc.wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tc.opts.skip(s); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: skip patterns %q, want %q", tc.name, got, tc.want)
 		}
 	}

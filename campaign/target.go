@@ -165,6 +165,9 @@ func (o *TargetOptions) checkedBuild() build {
 type Target struct {
 	name string
 	wasm []byte
+	// sum is wasm's Summary, read once by Load: what the builds and the
+	// runtime need to know of the module before decoding it in full.
+	sum  *instrument.Summary
 	opts TargetOptions
 	// building admits one build at a time into instrument.Prepare,
 	// whichever goroutine asks; wazero's compiler is not held back (a
@@ -179,17 +182,40 @@ type Target struct {
 
 // Load checks wasm (a core module, not already instrumented by wafer)
 // and opts, and returns the target. name labels errors and progress lines
-// (usually the module's path).
+// (usually the module's path). Load reads the module once, all but its
+// function bodies (instrument.Summarize); bytes that are no module give
+// "NAME: not a WebAssembly module: " and the *instrument.FormatError
+// (offset and expectation), a module wafer cannot run "NAME: " and the
+// error wrapping instrument.ErrUnsupported or instrument.ErrInstrumented.
+// A malformed function body is reported by the first build.
 func Load(name string, wasm []byte, opts TargetOptions) (*Target, error) {
 	if _, err := opts.runtimeConfig(0); err != nil {
 		return nil, err
 	}
-	if instrument.IsInstrumented(wasm) {
+	sum, err := instrument.Summarize(wasm)
+	if err != nil {
+		return nil, moduleError(name, wasm, err)
+	}
+	if sum.Instrumented() {
 		// run as it is, it would misread every input (pointers are moved
 		// by the reserved pages)
 		return nil, fmt.Errorf("%s: %w", name, instrument.ErrInstrumented)
 	}
-	return &Target{name: name, wasm: wasm, opts: opts, building: make(chan struct{}, 1)}, nil
+	return &Target{name: name, wasm: wasm, sum: sum, opts: opts, building: make(chan struct{}, 1)}, nil
+}
+
+// moduleError is Load's error for wasm, named name, that instrument
+// could not decode (err).
+func moduleError(name string, wasm []byte, err error) error {
+	switch {
+	case errors.Is(err, instrument.ErrUnsupported):
+		return fmt.Errorf("%s: %w", name, err)
+	case len(wasm) >= 8 && string(wasm[:4]) == "\x00asm" && string(wasm[6:8]) == "\x01\x00":
+		// a version other than 1 with layer 1: the component model's
+		// preamble
+		return fmt.Errorf("%s: not a WebAssembly module: %w: a WebAssembly component (component model), not a core module: wafer runs core modules; build the target for wasm32-wasip1 (or fuzz the core module the component embeds)", name, err)
+	}
+	return fmt.Errorf("%s: not a WebAssembly module: %w", name, err)
 }
 
 // Name is the name given to Load.
@@ -198,7 +224,7 @@ func (t *Target) Name() string { return t.name }
 // Harness is the harness the options name, or the one the module's
 // exports call for (HarnessAuto when there is none).
 func (t *Target) Harness() Harness {
-	return runtime.HarnessOf(t.wasm, runtime.Config{Harness: t.opts.Harness})
+	return runtime.HarnessOf(t.sum, runtime.Config{Harness: t.opts.Harness})
 }
 
 // NoNames reports whether the module has neither a name section nor
@@ -206,7 +232,7 @@ func (t *Target) Harness() Harness {
 // function's name (C's abort, the stack pointer of a stack overflow)
 // reads as a plain trap.
 func (t *Target) NoNames() bool {
-	return !instrument.HasCustomSection(t.wasm, "name") && !instrument.HasCustomSection(t.wasm, ".debug_info")
+	return !t.sum.HasCustom("name") && !t.sum.HasCustom(".debug_info")
 }
 
 // NoNamesInfo is the INFO line that says so for a module without names,
@@ -291,9 +317,9 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 		return nil, nil, err
 	}
 	cfg.NoSourceLines = noLines
-	steps := runtime.Preparation(t.wasm, cfg)
+	steps := runtime.Preparation(t.sum, cfg)
 	if b != buildPlain {
-		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.wasm, cfg), Skip: o.skip(t.wasm),
+		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.sum, cfg), Skip: o.skip(t.sum),
 			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, Malloc: o.Malloc, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
 			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
 	}
@@ -301,7 +327,7 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
 	}
-	tgt, err := runtime.New(ctx, p.Wasm, p.SiteMap, cfg)
+	tgt, err := runtime.New(ctx, p, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", t.name, err)
 	}
@@ -328,7 +354,7 @@ func (t *Target) prepare(ctx context.Context, steps instrument.Build) (*instrume
 // caller defers the latter.
 func (t *Target) compileAside(ctx context.Context, b build, maxInput int) (wait func() (*runtime.Target, *instrument.SiteMap, error), done func()) {
 	cctx, cancel := context.WithCancel(ctx)
-	own := &Target{name: t.name, wasm: bytes.Clone(t.wasm), opts: t.opts, building: t.building} // nothing but the turn is shared with the main build
+	own := &Target{name: t.name, wasm: bytes.Clone(t.wasm), sum: t.sum, opts: t.opts, building: t.building} // nothing but the turn and the read-only Summary is shared with the main build
 	var tgt *runtime.Target
 	var sm *instrument.SiteMap
 	var err error
@@ -366,11 +392,11 @@ func fileError(path string, err error) error {
 // TargetOptions.GoRuntimeCounters is set.
 const GoRuntimeSkip = "runtime.*"
 
-// skip is the Skip patterns a build of wasm uses: o.Skip, and for a
-// module Go's toolchain built (its "go:buildid" section) GoRuntimeSkip
-// unless o.GoRuntimeCounters.
-func (o *TargetOptions) skip(wasm []byte) []string {
-	if o.GoRuntimeCounters || !instrument.HasCustomSection(wasm, "go:buildid") {
+// skip is the Skip patterns a build of the module summarised by s uses:
+// o.Skip, and for a module Go's toolchain built (its "go:buildid"
+// section) GoRuntimeSkip unless o.GoRuntimeCounters.
+func (o *TargetOptions) skip(s *instrument.Summary) []string {
+	if o.GoRuntimeCounters || !s.IsGo() {
 		return o.Skip
 	}
 	return append(slices.Clip(o.Skip), GoRuntimeSkip)

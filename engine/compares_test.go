@@ -149,14 +149,18 @@ func loadMagic(t *testing.T) (tgt *runtime.Target, sm *instrument.SiteMap, cmpTg
 	ctx := context.Background()
 	load := func(opts instrument.Options) (*runtime.Target, *instrument.SiteMap) {
 		cfg := runtime.Config{MaxInputLen: DefaultMaxLen}
-		b := runtime.Preparation(wasm, cfg) // as a campaign does
+		s, err := instrument.Summarize(wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := runtime.Preparation(s, cfg) // as a campaign does
 		b.Instrument = &opts
 		p, err := instrument.Prepare(wasm, b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sm := p.SiteMap
-		tg, err := runtime.New(ctx, p.Wasm, sm, cfg)
+		tg, err := runtime.New(ctx, p, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

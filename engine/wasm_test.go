@@ -33,25 +33,27 @@ func loadWith(tb testing.TB, path string, opts *instrument.Options) (*runtime.Ta
 	}
 	ctx := context.Background()
 	cfg := runtime.Config{MaxInputLen: 1 << 16, CacheDir: tb.TempDir()}
-	var sm *instrument.SiteMap
+	p := &instrument.Prepared{Wasm: wasm}
 	if opts != nil {
 		// As a campaign does (campaign's compile): the runtime's
 		// preparation (allocator exports for the heap reserve, command
 		// export unwrapping) with the instrumentation, in one pass.
-		b := runtime.Preparation(wasm, cfg)
-		b.Instrument = opts
-		p, err := instrument.Prepare(wasm, b)
+		s, err := instrument.Summarize(wasm)
 		if err != nil {
+			tb.Fatalf("decode %s: %v", path, err)
+		}
+		b := runtime.Preparation(s, cfg)
+		b.Instrument = opts
+		if p, err = instrument.Prepare(wasm, b); err != nil {
 			tb.Fatalf("instrument %s: %v", path, err)
 		}
-		wasm, sm = p.Wasm, p.SiteMap
 	}
-	t, err := runtime.New(ctx, wasm, sm, cfg)
+	t, err := runtime.New(ctx, p, cfg)
 	if err != nil {
 		tb.Fatalf("load %s: %v", path, err)
 	}
 	tb.Cleanup(func() { t.Close(ctx) })
-	return t, sm
+	return t, p.SiteMap
 }
 
 const tlvWasm = "../examples/tlv/tlv.wasm"
@@ -259,7 +261,7 @@ func BenchmarkReplayBare(b *testing.B) {
 			b.Fatal(err)
 		}
 		ctx := context.Background()
-		tgt, err := runtime.New(ctx, wasm, nil, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: 1 << 16, CacheDir: b.TempDir()})
+		tgt, err := runtime.New(ctx, &instrument.Prepared{Wasm: wasm}, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: 1 << 16, CacheDir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,6 +27,9 @@ type reader struct {
 	arena []Instr
 	// usesDataIdx: a body uses memory.init or data.drop.
 	usesDataIdx bool
+	// skipBodies: the code section's bodies are stepped over by their
+	// size, not decoded (Summarize).
+	skipBodies bool
 }
 
 func (r *reader) failAt(off int, format string, args ...any) {
@@ -259,7 +262,13 @@ func (r *reader) globalType() GlobalType {
 // section's bytes to the function for its id (typeSection, importSection,
 // ...); checkCounts compares the sections' counts at the end.
 func Decode(wasm []byte) (*Module, error) {
-	r := &reader{buf: wasm, end: len(wasm)}
+	return decode(&reader{buf: wasm, end: len(wasm)})
+}
+
+// decode is Decode with the reader's mode (skipBodies).
+func decode(r *reader) (*Module, error) {
+	countScan()
+	wasm := r.buf
 	if err := header(wasm); err != nil {
 		return nil, err
 	}
@@ -534,6 +543,20 @@ func (r *reader) codeSection(m *Module, start, funcCount int) {
 		r.failAt(start, "function and code section have inconsistent lengths: expected %d bodies, got %d", funcCount, n)
 		return
 	}
+	if r.skipBodies {
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			off := r.pos
+			size := r.u32("function body size")
+			switch {
+			case r.err != nil:
+			case uint64(size) > uint64(r.left()):
+				r.failAt(off, "function body size %d exceeds the %d bytes left", size, r.left())
+			default:
+				r.pos += int(size)
+			}
+		}
+		return
+	}
 	m.Code = make([]Code, n)
 	for i := range m.Code {
 		if r.err != nil {
@@ -693,6 +716,10 @@ func (r *reader) body(e *Expr) { r.instrs(e) }
 // instructions rather than one per function.
 const arenaChunk = 1 << 15
 
+// constChunk is arenaChunk when the bodies are skipped: the constant
+// expressions left are a few instructions each.
+const constChunk = 1 << 8
+
 // instrs decodes instructions until the `end` that closes depth 0, into the
 // reader's arena; e.Instrs gets a full-capacity slice of it.
 func (r *reader) instrs(e *Expr) {
@@ -710,7 +737,11 @@ func (r *reader) instrs(e *Expr) {
 		if len(r.arena) == cap(r.arena) {
 			n := len(r.arena) - start
 			// never more than one instruction per byte left in the file
-			c := max(2*n+16, min(arenaChunk, len(r.buf)-r.pos+n+1))
+			chunkLen := arenaChunk
+			if r.skipBodies {
+				chunkLen = constChunk
+			}
+			c := max(2*n+16, min(chunkLen, len(r.buf)-r.pos+n+1))
 			chunk := make([]Instr, n, c)
 			copy(chunk, r.arena[start:])
 			r.arena = chunk

@@ -181,11 +181,21 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		m, err := Decode(wasm)
+		s, serr := Summarize(wasm)
+		if serr != nil && !strings.Contains(serr.Error(), "offset 0x") {
+			t.Fatalf("Summarize: error without offset: %v", serr)
+		}
 		if err != nil {
 			if !strings.Contains(err.Error(), "offset 0x") {
 				t.Fatalf("error without offset: %v", err)
 			}
 			return
+		}
+		if serr != nil {
+			t.Fatalf("Decode succeeded, Summarize failed: %v", serr)
+		}
+		if !reflect.DeepEqual(stripSummary(s), stripSummary(m.summary())) {
+			t.Fatalf("Summarize differs from the full decode's summary")
 		}
 		out := m.Encode()
 		m2, err := Decode(out)

@@ -49,6 +49,7 @@ func (r rawSection) name(wasm []byte) string {
 // alone, stopping at the first malformed one.
 func rawSections(wasm []byte) iter.Seq[rawSection] {
 	return func(yield func(rawSection) bool) {
+		countScan()
 		for p := len(wasmMagic) + len(wasmVersion); p < len(wasm); {
 			size, n, err := leb128.Uint32(wasm[p+1:])
 			if err != nil || uint64(size) > uint64(len(wasm)-p-1-n) {

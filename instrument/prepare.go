@@ -35,6 +35,9 @@ type Prepared struct {
 	SiteMap *SiteMap
 	// Unwrapped names the exports Build.Initialize re-pointed.
 	Unwrapped []string
+	// Summary is Wasm's, from the module Prepare encoded (nothing reads
+	// Wasm again for it).
+	Summary *Summary
 }
 
 // Instrumented reports whether p is an instrumented build.
@@ -79,6 +82,7 @@ func Prepare(wasm []byte, b Build) (*Prepared, error) {
 	}
 	if b.Instrument != nil {
 		p.Wasm = m.Encode()
+		p.Summary = m.summary()
 		return p, nil
 	}
 	p.SiteMap = &SiteMap{Funcs: dwarfOnlyNames(m)}
@@ -92,6 +96,7 @@ func Prepare(wasm []byte, b Build) (*Prepared, error) {
 		slices.Sort(changed)
 		p.Wasm = withSections(wasm, m, slices.Compact(changed)...)
 	}
+	p.Summary = m.summary()
 	return p, nil
 }
 

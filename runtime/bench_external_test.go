@@ -93,7 +93,7 @@ func BenchmarkExternal(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
-			tg, err := New(ctx, out, sm, Config{Reset: tc.mode, WarmUp: tc.warmUp, NoEmptyRun: tc.noEmpty, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
+			tg, err := New(ctx, &instrument.Prepared{Wasm: out, SiteMap: sm}, Config{Reset: tc.mode, WarmUp: tc.warmUp, NoEmptyRun: tc.noEmpty, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func BenchmarkExternal(b *testing.B) {
 		}
 		b.Run(v.name, func(b *testing.B) {
 			ctx := context.Background()
-			tg, err := New(ctx, out, sm, Config{Reset: Persistent, Timeout: -1, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
+			tg, err := New(ctx, &instrument.Prepared{Wasm: out, SiteMap: sm}, Config{Reset: Persistent, Timeout: -1, MaxInputLen: max(len(in), 4096), CacheDir: benchDir(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

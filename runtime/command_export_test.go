@@ -33,10 +33,9 @@ func TestCommandExports(t *testing.T) {
 			}
 			for _, m := range []struct {
 				name string
-				wasm []byte
-				sm   *instrument.SiteMap
-			}{{"plain", plain.Wasm, plain.SiteMap}, {"instrumented", inst.Wasm, inst.SiteMap}} {
-				tg, err := New(ctx, m.wasm, m.sm, cfg)
+				p    *instrument.Prepared
+			}{{"plain", plain}, {"instrumented", inst}} {
+				tg, err := New(ctx, m.p, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -45,7 +45,7 @@ func TestRustPanic(t *testing.T) {
 // classifies as a Rust panic at the target's own frame.
 func TestRustTarget(t *testing.T) {
 	p := prepare(t, fixture(t, "../examples/rustini/rustini.wasm"), Config{}, nil)
-	tg, err := New(t.Context(), p.Wasm, p.SiteMap, testConfig(t, Config{}))
+	tg, err := New(t.Context(), p, testConfig(t, Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func testdataTarget(t *testing.T, file string, instrumented bool, cfg Config) *T
 		}
 	}
 	ctx := context.Background()
-	tg, err := New(ctx, wasm, sm, testConfig(t, cfg))
+	tg, err := New(ctx, &instrument.Prepared{Wasm: wasm, SiteMap: sm}, testConfig(t, cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

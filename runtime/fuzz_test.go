@@ -6,22 +6,6 @@ import (
 	"testing"
 )
 
-// FuzzSections: the section scanners (custom section names, exported
-// globals, non-function imports, shared memory) never panic on any bytes.
-// They only see modules wazero compiled, but must not trust them.
-func FuzzSections(f *testing.F) {
-	for _, fx := range []string{"traps/traps.wasm", "fake/fake.wasm", "fake/imports.wasm", "fake/importglobal.wasm", "fake/shared.wasm", "hostile/initrap.wasm"} {
-		f.Add(fixture(f, fx))
-	}
-	f.Add(nullRefWasm)
-	f.Fuzz(func(t *testing.T, wasm []byte) {
-		isGo(wasm)
-		exportedGlobals(wasm)
-		firstNonFuncImport(wasm)
-		hasSharedMemory(wasm)
-	})
-}
-
 // FuzzClassify: any trap text and stderr classify without panicking, and
 // a crash always has a kind.
 func FuzzClassify(f *testing.F) {

@@ -61,7 +61,7 @@ func TestGoAllocatorGuardedBefore(t *testing.T) {
 		t.Fatal("the disguised Go module's malloc was not wrapped: the test no longer pins the false alarm")
 	}
 	ctx := context.Background()
-	tg, err := New(ctx, out, sm, testConfig(t, Config{}))
+	tg, err := New(ctx, &instrument.Prepared{Wasm: out, SiteMap: sm}, testConfig(t, Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

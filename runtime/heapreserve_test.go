@@ -111,7 +111,7 @@ func TestReproLinesAfterExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tg, err := New(context.Background(), wasm, nil, testConfig(t, Config{Reset: Fresh}))
+		tg, err := New(context.Background(), &instrument.Prepared{Wasm: wasm}, testConfig(t, Config{Reset: Fresh}))
 		if err != nil {
 			t.Fatal(err)
 		}

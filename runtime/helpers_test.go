@@ -47,7 +47,8 @@ func fakeMeta() meta { return meta{instrumented: true, layout: fakeLayout} }
 func load(t testing.TB, rel string, m meta, cfg Config) *Target {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := newTarget(ctx, fixture(t, rel), m, testConfig(t, cfg))
+	wasm := fixture(t, rel)
+	tg, err := newTarget(ctx, wasm, summary(t, wasm), m, testConfig(t, cfg))
 	if err != nil {
 		t.Fatalf("%s: %v", rel, err)
 	}
@@ -74,12 +75,22 @@ func run(t testing.TB, w *Worker, input string) Result {
 	return res
 }
 
+// summary is wasm's instrument.Summary.
+func summary(t testing.TB, wasm []byte) *instrument.Summary {
+	t.Helper()
+	s, err := instrument.Summarize(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // prepare makes wasm's build for a Target under cfg as a campaign does
 // (Preparation, instrument.Prepare): instrumented with opts, or plain when
 // opts is nil.
 func prepare(t testing.TB, wasm []byte, cfg Config, opts *instrument.Options) *instrument.Prepared {
 	t.Helper()
-	b := Preparation(wasm, cfg)
+	b := Preparation(summary(t, wasm), cfg)
 	b.Instrument = opts
 	p, err := instrument.Prepare(wasm, b)
 	if err != nil {
@@ -94,7 +105,7 @@ func loadPlain(t testing.TB, rel string, cfg Config) *Target {
 	t.Helper()
 	p := prepare(t, fixture(t, rel), cfg, nil)
 	ctx := context.Background()
-	tg, err := New(ctx, p.Wasm, p.SiteMap, testConfig(t, cfg))
+	tg, err := New(ctx, p, testConfig(t, cfg))
 	if err != nil {
 		t.Fatalf("%s: %v", rel, err)
 	}

@@ -18,17 +18,14 @@ var instrumented = struct {
 	m map[string]instrumentedModule
 }{m: map[string]instrumentedModule{}}
 
-type instrumentedModule struct {
-	wasm []byte
-	sm   *instrument.SiteMap
-}
+type instrumentedModule struct{ p *instrument.Prepared }
 
 // loadInstrumented makes a fixture's instrumented build as a campaign
 // does (prepare) and loads it.
 func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Config) *Target {
 	t.Helper()
 	wasm := fixture(t, rel)
-	b := Preparation(wasm, cfg)
+	b := Preparation(summary(t, wasm), cfg)
 	key := fmt.Sprint(rel, b.Initialize, b.Export)
 	instrumented.Lock()
 	im, ok := instrumented.m[key]
@@ -40,15 +37,14 @@ func loadInstrumented(t testing.TB, rel string, opts instrument.Options, cfg Con
 			instrumented.Unlock()
 			t.Fatalf("instrument %s: %v", rel, err)
 		}
-		im = instrumentedModule{p.Wasm, p.SiteMap}
+		im = instrumentedModule{p}
 		if memo {
 			instrumented.m[key] = im
 		}
 	}
 	instrumented.Unlock()
-	out, sm := im.wasm, im.sm
 	ctx := context.Background()
-	tg, err := New(ctx, out, sm, testConfig(t, cfg))
+	tg, err := New(ctx, im.p, testConfig(t, cfg))
 	if err != nil {
 		t.Fatalf("%s: %v", rel, err)
 	}

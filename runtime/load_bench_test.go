@@ -21,7 +21,7 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("prepare", func(b *testing.B) {
 		b.SetBytes(int64(len(wasm)))
 		for b.Loop() {
-			if _, _, err := loadBytes(wasm, cfg); err != nil {
+			if _, err := loadBytes(wasm, cfg); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -29,11 +29,11 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("compiled", func(b *testing.B) {
 		ctx := context.Background()
 		load := func() {
-			out, sm, err := loadBytes(wasm, cfg)
+			p, err := loadBytes(wasm, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
-			tg, err := New(ctx, out, sm, cfg)
+			tg, err := New(ctx, p, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -49,12 +49,12 @@ func BenchmarkLoad(b *testing.B) {
 
 // loadBytes is the wiring's way from a module's bytes to the bytes it
 // compiles, under the campaign's default build.
-func loadBytes(wasm []byte, cfg Config) ([]byte, *instrument.SiteMap, error) {
-	b := Preparation(wasm, cfg)
-	b.Instrument = &instrument.Options{Fuel: true, DirtyPages: RestoresMemory(wasm, cfg), HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
-	p, err := instrument.Prepare(wasm, b)
+func loadBytes(wasm []byte, cfg Config) (*instrument.Prepared, error) {
+	s, err := instrument.Summarize(wasm)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return p.Wasm, p.SiteMap, nil
+	b := Preparation(s, cfg)
+	b.Instrument = &instrument.Options{Fuel: true, DirtyPages: RestoresMemory(s, cfg), HeapGuard: true, StackCheck: true, StackDepth: true, CallPairs: true}
+	return instrument.Prepare(wasm, b)
 }

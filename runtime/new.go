@@ -2,39 +2,49 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/wafer-fuzz/wafer/instrument"
 )
 
-// New compiles wasm for running, as it is: runtime rewrites no module
+// New compiles p.Wasm for running, as it is: runtime rewrites no module
 // (instrument.Prepare makes the build, with Preparation's steps for the
-// harness). sm is the SiteMap instrument.Prepare returned with wasm: an
-// instrumented build's sites and layout, or a plain build's function names
-// and stack pointer. nil runs wasm knowing nothing of it (no counters, no
-// fuel, no stack pointer). Errors name what failed: the module (wazero's
-// compile error), an import wafer cannot provide, or the missing harness
-// export.
-func New(ctx context.Context, wasm []byte, sm *instrument.SiteMap, cfg Config) (*Target, error) {
-	return newTarget(ctx, wasm, metaOf(sm), cfg)
+// harness). What New knows of the module is p's: p.SiteMap, an
+// instrumented build's sites and layout or a plain build's function names
+// and stack pointer (nil: no counters, no fuel, no stack pointer), and
+// p.Summary, its exports, imports, memories and data (nil: New reads it
+// from p.Wasm with instrument.Summarize). A module that is not Prepare's
+// runs as &instrument.Prepared{Wasm: wasm}. Errors name what failed: the
+// module (its decoding or wazero's compile error), an import wafer cannot
+// provide, or the missing harness export.
+func New(ctx context.Context, p *instrument.Prepared, cfg Config) (*Target, error) {
+	sum := p.Summary
+	if sum == nil {
+		var err error
+		if sum, err = instrument.Summarize(p.Wasm); err != nil {
+			return nil, fmt.Errorf("decode module: %w", err)
+		}
+	}
+	return newTarget(ctx, p.Wasm, sum, metaOf(p.SiteMap), cfg)
 }
 
-// Preparation returns the steps instrument.Prepare takes to make wasm
-// ready for a Target under cfg, for the harness wasm has (or cfg names):
-// a libFuzzer-style target linked as a command gets its constructors as
-// _initialize, run once per instance as a reactor's (wasm-ld wraps every
-// export of a command, Rust's wasm32-wasi cdylibs included, in calls to
-// the constructors and destructors, which would then run around every
-// input); and its allocator (malloc, and free for Config.HeapReserve) is
+// Preparation returns the steps instrument.Prepare takes to make the
+// module summarised by s ready for a Target under cfg, for the harness it
+// has (or cfg names): a libFuzzer-style target linked as a command gets
+// its constructors as _initialize, run once per instance as a reactor's
+// (wasm-ld wraps every export of a command, Rust's wasm32-wasi cdylibs
+// included, in calls to the constructors and destructors, which would
+// then run around every input); and its allocator (malloc, and free for Config.HeapReserve) is
 // exported from the name section where the linker did not export it. Any
 // other harness gets none of these. Build.Instrument is left nil (a plain
 // build): the caller sets it, with DirtyPages from RestoresMemory.
-func Preparation(wasm []byte, cfg Config) instrument.Build {
+func Preparation(s *instrument.Summary, cfg Config) instrument.Build {
 	var b instrument.Build
-	if HarnessOf(wasm, cfg) != HarnessLibFuzzer {
+	if HarnessOf(s, cfg) != HarnessLibFuzzer {
 		return b
 	}
-	if !exportsFunction(wasm, exportInitialize) {
+	if !s.Exported(instrument.ExternFunc, exportInitialize) {
 		b.Initialize = exportInitialize
 	}
 	b.Export = []string{cfg.malloc()}

@@ -72,7 +72,7 @@ func TestNoAllocatorStripped(t *testing.T) {
 	stripped := m.Encode()
 	want := "no allocator export: expected malloc beside LLVMFuzzerTestOneInput"
 	for name, w := range map[string][]byte{"stripped": stripped, "prepared stripped": prepare(t, stripped, Config{}, nil).Wasm, "not prepared": wasm} {
-		_, err = New(t.Context(), w, nil, testConfig(t, Config{}))
+		_, err = New(t.Context(), &instrument.Prepared{Wasm: w}, testConfig(t, Config{}))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: expected %q, got %v", name, want, err)
 		}
@@ -96,7 +96,7 @@ func TestRestoresMemory(t *testing.T) {
 		{"clib/clib.wasm", Config{Harness: HarnessCommand}, false},
 	}
 	for _, tc := range tests {
-		if got := RestoresMemory(fixture(t, tc.fixture), tc.cfg); got != tc.want {
+		if got := RestoresMemory(summary(t, fixture(t, tc.fixture)), tc.cfg); got != tc.want {
 			t.Errorf("%s %+v: expected %v, got %v", tc.fixture, tc.cfg, tc.want, got)
 		}
 	}

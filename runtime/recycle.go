@@ -1,6 +1,10 @@
 package runtime
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/wafer-fuzz/wafer/instrument"
+)
 
 // Recycling a discarded instance's memory.
 //
@@ -24,72 +28,21 @@ type dataSegment struct {
 
 // activeData returns the active data segments of memory 0 with constant
 // offsets (i32.const), and false when a segment has another kind of
-// offset or the section is malformed.
-func activeData(wasm []byte) ([]dataSegment, bool) {
+// offset or memory.
+func activeData(s *instrument.Summary) ([]dataSegment, bool) {
 	var segs []dataSegment
-	n, p, ok := vecSection(wasm, 11)
-	if !ok {
-		return nil, true // no data section (or a malformed one compilation reports)
-	}
-	for range n {
-		flags, k := uleb(p)
-		if k == 0 {
+	for i := range s.Data {
+		d := &s.Data[i]
+		if d.Flags == 1 {
+			continue // passive
+		}
+		off, ok := d.ConstOffset()
+		if !ok {
 			return nil, false
 		}
-		p = p[k:]
-		active := flags == 0 || flags == 2
-		switch flags {
-		case 0, 1:
-		case 2:
-			mem, k := uleb(p)
-			if k == 0 || mem != 0 {
-				return nil, false
-			}
-			p = p[k:]
-		default:
-			return nil, false
-		}
-		var off uint64
-		if active {
-			// i32.const N end
-			if len(p) < 1 || p[0] != 0x41 {
-				return nil, false
-			}
-			v, k := sleb32(p[1:])
-			if k == 0 || len(p) < 2+k || p[1+k] != 0x0b {
-				return nil, false
-			}
-			off, p = uint64(uint32(v)), p[2+k:]
-		}
-		size, k := uleb(p)
-		if k == 0 || uint64(len(p)-k) < size {
-			return nil, false
-		}
-		if active {
-			segs = append(segs, dataSegment{off: off, data: bytes.Clone(p[k : k+int(size)])}) // not the module: the Target would keep all of its bytes alive
-		}
-		p = p[k+int(size):]
+		segs = append(segs, dataSegment{off: off, data: bytes.Clone(d.Init)}) // not the module: the Target would keep all of its bytes alive
 	}
 	return segs, true
-}
-
-// sleb32 decodes a signed LEB128 of at most 5 bytes; n is 0 when p does
-// not hold one.
-func sleb32(p []byte) (v int32, n int) {
-	var x int64
-	var shift uint
-	for i := 0; i < len(p) && i < 5; i++ {
-		b := p[i]
-		x |= int64(b&0x7f) << shift
-		shift += 7
-		if b&0x80 == 0 {
-			if shift < 64 && b&0x40 != 0 {
-				x |= -1 << shift
-			}
-			return int32(x), i + 1
-		}
-	}
-	return 0, 0
 }
 
 // dataFixes lists the ranges of the data segments whose bytes differ from

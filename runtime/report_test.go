@@ -28,11 +28,15 @@ func Repro(ctx context.Context, wasmPath, inputPath string, cfg Config) (Result,
 		cfg.MaxInputLen = len(input)
 	}
 	cfg.Reset = Fresh
-	p, err := instrument.Prepare(wasm, Preparation(wasm, cfg))
+	s, err := instrument.Summarize(wasm)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
 	}
-	t, err := New(ctx, p.Wasm, p.SiteMap, cfg)
+	p, err := instrument.Prepare(wasm, Preparation(s, cfg))
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
+	}
+	t, err := New(ctx, p, cfg)
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %w", wasmPath, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // testTimeout is the wall-clock backstop of the tests that run an
@@ -274,12 +276,12 @@ func TestStartupErrors(t *testing.T) {
 		{"forced libfuzzer", fixture(t, "gocmd/gocmd.wasm"), Config{Harness: HarnessLibFuzzer}, "no harness export: expected LLVMFuzzerTestOneInput"},
 		{"no allocator", fixture(t, "clib/clib.wasm"), Config{Malloc: "my_alloc"}, "no allocator export: expected my_alloc beside LLVMFuzzerTestOneInput"},
 		{"memory over the cap", fixture(t, "goreactor/goreactor.wasm"), Config{MaxMemoryPages: 8}, "exceeds the cap of 8 pages"},
-		{"malformed", []byte("\x00asm\x01\x00\x00\x00\x01\xff"), Config{}, "compile module: "},
-		{"not wasm", []byte("hello"), Config{}, "compile module: "},
+		{"malformed", []byte("\x00asm\x01\x00\x00\x00\x01\xff"), Config{}, "decode module: section type: offset 0x9: unexpected end of section size"},
+		{"not wasm", []byte("hello"), Config{}, "decode module: offset 0x0: bad magic: expected 00 61 73 6d, got 68 65 6c 6c"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tg, err := newTarget(ctx, tc.wasm, meta{}, testConfig(t, tc.cfg))
+			tg, err := New(ctx, &instrument.Prepared{Wasm: tc.wasm}, testConfig(t, tc.cfg))
 			if err == nil {
 				defer tg.Close(ctx)
 				_, err = tg.NewWorker(ctx)

@@ -87,8 +87,9 @@ type Target struct {
 	data    []dataSegment
 }
 
-// newTarget compiles wasm; m describes the instrumentation (zero: none).
-func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target, err error) {
+// newTarget compiles wasm, whose Summary is sum; m describes the
+// instrumentation (zero: none).
+func newTarget(ctx context.Context, wasm []byte, sum *instrument.Summary, m meta, cfg Config) (_ *Target, err error) {
 	cfg.Reset = cfg.reset()
 	t := &Target{cfg: cfg, meta: m, maxIn: cfg.maxInput(), budget: cfg.fuel(), dirtyShift: m.layout.DirtyShift()}
 	rc := wazero.NewRuntimeConfig()
@@ -142,15 +143,15 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	}()
 	// The heap reserve needs free, the one that goes with malloc
 	// (Preparation exports both when the name section has them).
-	wantFree := HarnessOf(wasm, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
+	wantFree := HarnessOf(sum, cfg) == HarnessLibFuzzer && cfg.malloc() == "malloc" && cfg.heapReserve() > 0
 	t.cm, err = t.r.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile module: %w", err)
 	}
-	if err := checkImports(t.cm, wasm); err != nil {
+	if err := checkImports(t.cm, sum); err != nil {
 		return nil, err
 	}
-	if t.harness, err = detect(t.cm, wasm, cfg); err != nil {
+	if t.harness, err = detect(t.cm, sum, cfg); err != nil {
 		return nil, err
 	}
 	exports := t.cm.ExportedFunctions()
@@ -160,7 +161,7 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 		checkSig(f, []api.ValueType{api.ValueTypeI32}, nil) == nil {
 		t.reserve = uint32(min(cfg.heapReserve(), math.MaxInt32))
 	}
-	for _, name := range exportedGlobals(wasm) {
+	for _, name := range exportedGlobals(sum) {
 		if m.instrumented && m.layout.GlobalExportPrefix != "" {
 			if strings.HasPrefix(name, m.layout.GlobalExportPrefix) {
 				t.globals = append(t.globals, name)
@@ -174,9 +175,9 @@ func newTarget(ctx context.Context, wasm []byte, m meta, cfg Config) (_ *Target,
 	}
 	t.restoreGlobals = m.instrumented && m.layout.GlobalExportPrefix != ""
 	sort.Strings(t.globals)
-	t.sharedMemory = hasSharedMemory(wasm)
+	t.sharedMemory = hasSharedMemory(sum)
 	if cfg.Reset == Restore && t.restoreGlobals && m.layout.DirtyPages > 0 && !t.sharedMemory {
-		t.data, t.recycle = activeData(wasm)
+		t.data, t.recycle = activeData(sum)
 	}
 	if t.host, err = instantiateHost(ctx, t.r); err != nil {
 		return nil, fmt.Errorf("instantiate wasi host: %w", err)
@@ -251,8 +252,8 @@ func (t *Target) Close(ctx context.Context) error {
 }
 
 // checkImports rejects what wafer cannot provide, naming it.
-func checkImports(cm wazero.CompiledModule, wasm []byte) error {
-	if kind, mod, name, ok := firstNonFuncImport(wasm); ok {
+func checkImports(cm wazero.CompiledModule, sum *instrument.Summary) error {
+	if kind, mod, name, ok := firstNonFuncImport(sum); ok {
 		return fmt.Errorf("unsupported import: %s %s.%s (wafer provides only functions of %s)", kind, mod, name, wasiModule)
 	}
 	for _, d := range cm.ImportedFunctions() {
@@ -269,36 +270,37 @@ func checkImports(cm wazero.CompiledModule, wasm []byte) error {
 }
 
 // HarnessOf is the harness cfg.Harness names, or the one the exports of
-// wasm call for; HarnessAuto when there is none.
-func HarnessOf(wasm []byte, cfg Config) Harness {
+// the module summarised by s call for; HarnessAuto when there is none.
+func HarnessOf(s *instrument.Summary, cfg Config) Harness {
 	switch {
 	case cfg.Harness != HarnessAuto:
 		return cfg.Harness
-	case exportsFunction(wasm, exportTest) && isGo(wasm):
+	case s.Exported(instrument.ExternFunc, exportTest) && s.IsGo():
 		return HarnessGo
-	case exportsFunction(wasm, exportTest):
+	case s.Exported(instrument.ExternFunc, exportTest):
 		return HarnessLibFuzzer
-	case exportsFunction(wasm, exportStart):
+	case s.Exported(instrument.ExternFunc, exportStart):
 		return HarnessCommand
 	}
 	return HarnessAuto
 }
 
-// RestoresMemory reports whether Workers of wasm under cfg bring one
-// instance back to its snapshot between runs (Restore on a reactor; a
-// command gets a new instance per run): only then does instrumenting with
-// instrument.Options.DirtyPages pay for the stores it marks.
-func RestoresMemory(wasm []byte, cfg Config) bool {
-	return cfg.reset() == Restore && HarnessOf(wasm, cfg) != HarnessCommand
+// RestoresMemory reports whether Workers of the module summarised by s
+// under cfg bring one instance back to its snapshot between runs (Restore
+// on a reactor; a command gets a new instance per run): only then does
+// instrumenting with instrument.Options.DirtyPages pay for the stores it
+// marks.
+func RestoresMemory(s *instrument.Summary, cfg Config) bool {
+	return cfg.reset() == Restore && HarnessOf(s, cfg) != HarnessCommand
 }
 
 // detect picks the harness (HarnessOf) and checks its exports.
-func detect(cm wazero.CompiledModule, wasm []byte, cfg Config) (Harness, error) {
+func detect(cm wazero.CompiledModule, sum *instrument.Summary, cfg Config) (Harness, error) {
 	exports := cm.ExportedFunctions()
 	_, hasTest := exports[exportTest]
 	_, hasMalloc := exports[cfg.malloc()]
 	_, hasStart := exports[exportStart]
-	h := HarnessOf(wasm, cfg)
+	h := HarnessOf(sum, cfg)
 	if h == HarnessAuto {
 		return 0, fmt.Errorf("no harness export: expected %s (with %s) or %s", exportTest, cfg.malloc(), exportStart)
 	}
@@ -353,176 +355,42 @@ func sig(params, results []api.ValueType) string {
 	return b.String()
 }
 
-// isGo reports whether the module has Go's "go:buildid" custom section.
-func isGo(wasm []byte) bool {
-	for name := range customSections(wasm) {
-		if name == "go:buildid" {
-			return true
-		}
-	}
-	return false
-}
-
-// section is one section of a module.
-type section struct {
-	id   byte
-	body []byte
-}
-
-// sections yields the sections of a module that already compiled (so the
-// framing is valid; it stops at anything odd anyway).
-func sections(wasm []byte) func(func(section) bool) {
-	return func(yield func(section) bool) {
-		if len(wasm) < 8 {
-			return
-		}
-		p := wasm[8:]
-		for len(p) > 0 {
-			id := p[0]
-			size, n := uleb(p[1:])
-			if n == 0 || uint64(len(p)-1-n) < size {
-				return
-			}
-			body := p[1+n : 1+n+int(size)]
-			p = p[1+n+int(size):]
-			if !yield(section{id, body}) {
-				return
-			}
-		}
-	}
-}
-
-// customSections yields the names of the custom sections.
-func customSections(wasm []byte) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for s := range sections(wasm) {
-			if s.id != 0 {
-				continue
-			}
-			name, _, ok := readName(s.body)
-			if !ok || !yield(name) {
-				return
-			}
-		}
-	}
-}
-
-// exportedGlobals lists the names of global exports (export kind 3).
-func exportedGlobals(wasm []byte) []string {
+// exportedGlobals lists the names of the global exports.
+func exportedGlobals(s *instrument.Summary) []string {
 	var names []string
-	for name, kind := range exportEntries(wasm) {
-		if kind == 3 {
-			names = append(names, name)
+	for _, e := range s.Exports {
+		if e.Kind == instrument.ExternGlobal {
+			names = append(names, e.Name)
 		}
 	}
 	return names
 }
 
-// exportsFunction reports whether wasm exports a function (kind 0) named name.
-func exportsFunction(wasm []byte, name string) bool {
-	for n, kind := range exportEntries(wasm) {
-		if kind == 0 && n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// exportEntries yields the name and kind of each export, stopping at the
-// first malformed entry (compilation reports it).
-func exportEntries(wasm []byte) func(func(string, byte) bool) {
-	return func(yield func(string, byte) bool) {
-		n, p, ok := vecSection(wasm, 7)
-		if !ok {
-			return
-		}
-		for range min(n, uint64(len(p))) {
-			name, rest, ok := readName(p)
-			if !ok || len(rest) < 1 {
-				return
-			}
-			kind := rest[0]
-			_, k := uleb(rest[1:])
-			if k == 0 {
-				return
-			}
-			p = rest[1+k:]
-			if !yield(name, kind) {
-				return
-			}
-		}
-	}
-}
-
-// vecSection returns the entry count and the entries of the first section
-// with the given id (a vector section), ok false if there is none or its
-// count is malformed.
-func vecSection(wasm []byte, id byte) (n uint64, entries []byte, ok bool) {
-	for s := range sections(wasm) {
-		if s.id == id {
-			n, k := uleb(s.body)
-			return n, s.body[k:], k > 0
-		}
-	}
-	return 0, nil, false
-}
-
 // firstNonFuncImport finds the first import that is not a function (a
 // table, memory, global or tag), which no host module of wafer provides.
-func firstNonFuncImport(wasm []byte) (kind, mod, name string, ok bool) {
-	n, p, found := vecSection(wasm, 2)
-	if !found {
-		return
+func firstNonFuncImport(s *instrument.Summary) (kind, mod, name string, ok bool) {
+	for _, im := range s.Imports {
+		switch im.Kind {
+		case instrument.ExternFunc:
+			continue
+		case instrument.ExternTable:
+			kind = "table"
+		case instrument.ExternMemory:
+			kind = "memory"
+		case instrument.ExternGlobal:
+			kind = "global"
+		case instrument.ExternTag:
+			kind = "tag"
+		default:
+			kind = "import kind " + strconv.Itoa(int(im.Kind))
+		}
+		return kind, im.Module, im.Name, true
 	}
-	for range min(n, uint64(len(p))) {
-		var rest []byte
-		var ok1, ok2 bool
-		if mod, rest, ok1 = readName(p); !ok1 {
-			return
-		}
-		if name, rest, ok2 = readName(rest); !ok2 || len(rest) == 0 {
-			return
-		}
-		if rest[0] != 0 {
-			kinds := map[byte]string{1: "table", 2: "memory", 3: "global", 4: "tag"}
-			kind = kinds[rest[0]]
-			if kind == "" {
-				kind = "import kind " + strconv.Itoa(int(rest[0]))
-			}
-			return kind, mod, name, true
-		}
-		_, k := uleb(rest[1:])
-		if k == 0 {
-			return
-		}
-		p = rest[1+k:]
-	}
-	return
+	return "", "", "", false
 }
 
-// hasSharedMemory reports whether the memory section declares a shared
-// memory (limits flag bit 1).
-func hasSharedMemory(wasm []byte) bool {
-	n, p, ok := vecSection(wasm, 5)
-	return ok && n > 0 && len(p) > 0 && p[0]&0x02 != 0
-}
-
-// readName reads a length-prefixed name.
-func readName(p []byte) (string, []byte, bool) {
-	l, m := uleb(p)
-	if m == 0 || uint64(len(p)-m) < l {
-		return "", nil, false
-	}
-	return string(p[m : m+int(l)]), p[m+int(l):], true
-}
-
-func uleb(p []byte) (uint64, int) {
-	var v uint64
-	for i := 0; i < len(p) && i < 10; i++ {
-		v |= uint64(p[i]&0x7f) << (7 * i)
-		if p[i]&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
+// hasSharedMemory reports whether the module's first defined memory is
+// shared.
+func hasSharedMemory(s *instrument.Summary) bool {
+	return len(s.Memories) > 0 && s.Memories[0].Shared()
 }

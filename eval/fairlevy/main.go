@@ -210,7 +210,7 @@ func load(ctx context.Context, root, name string) (*runtime.Target, *instrument.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tgt, err := runtime.New(ctx, wasm, sm, runtime.Config{MaxInputLen: engine.DefaultMaxLen, CacheDir: cache})
+	tgt, err := runtime.New(ctx, &instrument.Prepared{Wasm: wasm, SiteMap: sm}, runtime.Config{MaxInputLen: engine.DefaultMaxLen, CacheDir: cache})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
 	}

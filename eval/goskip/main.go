@@ -301,7 +301,7 @@ func compile(ctx context.Context, wasm []byte, opts instrument.Options, cache st
 
 // compilePlain compiles the original module, runs persistent.
 func compilePlain(ctx context.Context, wasm []byte, cache string) *runtime.Target {
-	tgt, err := runtime.New(ctx, wasm, nil, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache}) // no backstop: it slows loops 3-6x
+	tgt, err := runtime.New(ctx, &instrument.Prepared{Wasm: wasm}, runtime.Config{Reset: runtime.Persistent, Timeout: -1, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache}) // no backstop: it slows loops 3-6x
 	if err != nil {
 		fail(err)
 	}
@@ -318,7 +318,7 @@ func compileWarm(ctx context.Context, wasm []byte, opts instrument.Options, cach
 	if err != nil {
 		fail(err)
 	}
-	tgt, err := runtime.New(ctx, out, sm, runtime.Config{Reset: reset, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache, WarmUp: warmUp})
+	tgt, err := runtime.New(ctx, &instrument.Prepared{Wasm: out, SiteMap: sm}, runtime.Config{Reset: reset, MaxInputLen: engine.DefaultMaxLen, CacheDir: cache, WarmUp: warmUp})
 	if err != nil {
 		fail(err)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -98,25 +97,12 @@ func (s *seconds) Set(v string) error {
 
 func (s *seconds) Type() string { return "seconds" }
 
-// wasmMagic is the 8-byte preamble of a binary module (magic + version 1).
-var wasmMagic = []byte("\x00asm\x01\x00\x00\x00")
-
-// readModule reads a .wasm file and checks its preamble, so a text file or
-// a truncated download fails with one clear line before any decoding.
+// readModule reads a .wasm file; campaign.Load (or instrument, for wafer
+// instrument) checks that it is a module.
 func readModule(path string) ([]byte, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fileError(path, err)
-	}
-	if len(b) < len(wasmMagic) || !bytes.Equal(b[:4], wasmMagic[:4]) {
-		return nil, fmt.Errorf("%s: not a WebAssembly binary module: expected magic \\0asm, got %q", path, b[:min(4, len(b))])
-	}
-	if b[6] == 1 && b[7] == 0 {
-		// the layer field of the component model's preamble
-		return nil, fmt.Errorf("%s: a WebAssembly component (component model), not a core module: wafer runs core modules; build the target for wasm32-wasip1 (or fuzz the core module the component embeds)", path)
-	}
-	if !bytes.Equal(b[4:8], wasmMagic[4:]) {
-		return nil, fmt.Errorf("%s: unsupported WebAssembly version: expected 1, got % x", path, b[4:8])
 	}
 	return b, nil
 }

@@ -321,16 +321,6 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		out = filepath.Join(out, name)
 		f.sync = true
 	}
-	if out != "" {
-		if err := ensureWritableDir(out); err != nil {
-			return err
-		}
-	}
-	if f.artifactPrefix != "" {
-		if err := ensureWritableFile(f.artifactPrefix + "x"); err != nil {
-			return err
-		}
-	}
 	return c.campaign(ctx, f, wasm, rest, out, lf)
 }
 
@@ -399,6 +389,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	tg, err := f.target.loadTarget(ctx, target, wasm)
 	if err != nil {
 		return err
+	}
+	// The module is known good before anything is written.
+	if out != "" {
+		if err := ensureWritableDir(out); err != nil {
+			return err
+		}
+	}
+	if f.artifactPrefix != "" {
+		if err := ensureWritableFile(f.artifactPrefix + "x"); err != nil {
+			return err
+		}
 	}
 	if paths := f.seedWarmUp(tg, seeds); len(paths) > 0 {
 		f.target.warmUp = paths // in the repro commands too

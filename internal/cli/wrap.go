@@ -96,6 +96,9 @@ func (c *cli) wrap(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := campaign.Load(f.fs.Arg(0), wasm, campaign.TargetOptions{}); err != nil {
+		return err // a module wafer would refuse at run time
+	}
 	files, err := f.sideFiles(ctx, name)
 	if err != nil {
 		return err

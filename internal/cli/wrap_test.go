@@ -511,7 +511,7 @@ func TestWrapBadInvocation(t *testing.T) {
 		{"bad options file", []string{"-o", filepath.Join(out, "t"), "--options", badOpts, wasm}, 1, badOpts + ":1: expected a [section] header"},
 		{"bad dict", []string{"-o", filepath.Join(out, "t"), "--dict", badDict, wasm}, 1, badDict},
 		{"empty seeds", []string{"-o", filepath.Join(out, "t"), "--seed-corpus", empty, wasm}, 1, "no files in"},
-		{"not a module", []string{"-o", filepath.Join(out, "t"), badDict}, 1, "not a WebAssembly binary module"},
+		{"not a module", []string{"-o", filepath.Join(out, "t"), badDict}, 1, "not a WebAssembly module: offset 0x0: bad magic"},
 		{"no -o", []string{wasm}, 2, "missing -o"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
