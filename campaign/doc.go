@@ -10,6 +10,8 @@
 //		fmt.Println(f.Identity, f.Report)
 //	}
 //
+// Load reads the module once (instrument.Summarize) and rejects bytes
+// that are no module with the name, the offset and what was expected.
 // Each operation compiles the builds it needs through one path
 // (runtime.Preparation, instrument.Prepare, runtime.New): Fuzz the
 // campaign's build and at most one more (the comparison-logging build,

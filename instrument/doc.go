@@ -6,7 +6,10 @@
 // references); custom sections stay byte-exact; malformed input is a
 // *FormatError naming the section, the absolute offset and what was
 // expected. Prepare makes the module a host runs: one decoding, every
-// rewrite of a Build as a pass, one encoding.
+// rewrite of a Build as a pass, one encoding. Summarize reads what a host
+// needs (imports, exports, memories, data segments, custom section names)
+// without decoding function bodies, and Prepare returns the same Summary
+// of the build it made: no host scans module bytes itself.
 //
 // Instrument gives every branch site a dense id, stable for a module and
 // Options: function entries, both arms of every if, both outcomes of every

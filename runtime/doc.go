@@ -1,12 +1,16 @@
 // Package runtime runs WebAssembly fuzz targets in wazero: isolated,
 // deterministic, and with every way a run can end classified.
 //
-//	b := runtime.Preparation(wasm, cfg)                // the harness's steps
-//	b.Instrument = &instrument.Options{...}            // nil: a plain build
-//	p, err := instrument.Prepare(wasm, b)
-//	t, err := runtime.New(ctx, p.Wasm, p.SiteMap, cfg) // compile once
-//	w, err := t.NewWorker(ctx)                         // one per goroutine
-//	res, err := w.Run(ctx, input)                      // Outcome, Counters, Failure
+//	s, err := instrument.Summarize(wasm)    // exports, imports, memories, custom sections
+//	b := runtime.Preparation(s, cfg)        // the harness's steps
+//	b.Instrument = &instrument.Options{...} // nil: a plain build
+//	p, err := instrument.Prepare(wasm, b)   // p.Summary is the build's
+//	t, err := runtime.New(ctx, p, cfg)      // compile once
+//	w, err := t.NewWorker(ctx)              // one per goroutine
+//	res, err := w.Run(ctx, input)           // Outcome, Counters, Failure
+//
+// runtime never reads module bytes itself: what it needs of a module
+// comes from instrument's Summary.
 //
 // New compiles once, through wazero's compilation cache (Config.CacheDir).
 // Harnesses, detected from the exports (Config.Harness overrides):
