@@ -1,9 +1,12 @@
 package runtime
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // TestGoNames: a Go target's failures name its functions as Go prints
@@ -58,5 +61,33 @@ func TestGoNames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGoNamesWasmStack: wazero's frames, named as the name section names
+// them, get Go's names from a plain build's SiteMap (what wafer repro
+// runs); a name section name two functions share stays as it is.
+func TestGoNamesWasmStack(t *testing.T) {
+	trace := errors.New("wasm error: unreachable\nwasm stack trace:\n" +
+		"\t.example.com_wafer.fix_go_names_inner_pkg.__Decoder_.ReadChunk(i32) i32\n" +
+		"\t.example.com_wafer.fix_go_names_inner_pkg.Sum_go.shape.uint8_(i32) i32\n" +
+		"\t.main.fuzz(i32) i32\n")
+	p := prepare(t, fixture(t, "gonames/go-names.wasm"), Config{}, nil)
+	var got []string
+	for _, f := range wasmStack(trace, metaOf(p.SiteMap).funcs) {
+		got = append(got, f.Func)
+	}
+	want := []string{"example.com/wafer.fix/go-names/inner/pkg.(*Decoder).ReadChunk", "example.com/wafer.fix/go-names/inner/pkg.Sum[...]", "main.fuzz"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("expected %q, got %q", want, got)
+	}
+	shared := &instrument.SiteMap{Funcs: []instrument.Func{{Name: "a/b.f", WasmName: "a_b.f"}, {Name: "a.b/f", WasmName: "a_b.f"}, {Name: "c/d.g", WasmName: "c_d.g"}}}
+	trace = errors.New("wasm stack trace:\n\t.a_b.f(i32) i32\n\t.c_d.g(i32) i32\n")
+	got = got[:0]
+	for _, f := range wasmStack(trace, metaOf(shared).funcs) {
+		got = append(got, f.Func)
+	}
+	if want := []string{"a_b.f", "c/d.g"}; !slices.Equal(got, want) {
+		t.Fatalf("expected %q, got %q", want, got)
 	}
 }
