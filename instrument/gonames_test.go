@@ -318,6 +318,45 @@ func TestPrepareGoNames(t *testing.T) {
 	}
 }
 
+// TestSiteMapWasmNames: a v8 map (no wasm names) still reads, and a v9
+// map's wasm names must name functions it has.
+func TestSiteMapWasmNames(t *testing.T) {
+	sm := &SiteMap{Funcs: []Func{{Name: "a/b.f", WasmName: "a_b.f"}, {Name: "g"}}}
+	enc, err := sm.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := &SiteMap{Funcs: []Func{{Name: "a/b.f"}, {Name: "g"}}}
+	enc8, _ := plain.MarshalBinary()
+	if !bytes.HasSuffix(enc8, []byte{0}) {
+		t.Fatal("expected the empty wasm names' count last")
+	}
+	enc8 = slices.Concat([]byte(siteMapMagicV8), enc8[len(siteMapMagic):len(enc8)-1])
+	var back SiteMap
+	if err := back.UnmarshalBinary(enc8); err != nil || !slices.Equal(back.Funcs, plain.Funcs) {
+		t.Fatalf("v8 map: %v, %v", err, back.Funcs)
+	}
+	// the last bytes: count 1, index 0, "a_b.f"
+	tail := []byte{1, 0, 5, 'a', '_', 'b', '.', 'f'}
+	if !bytes.HasSuffix(enc, tail) {
+		t.Fatalf("expected the wasm names last, got %q", enc[len(enc)-len(tail):])
+	}
+	head := enc[:len(enc)-len(tail)]
+	for name, tc := range map[string]struct {
+		tail []byte
+		want string
+	}{
+		"index past the functions": {[]byte{1, 2, 1, 'x'}, "sitemap: wasm name of function 2, the map has 2"},
+		"empty name":               {[]byte{1, 0, 0}, "sitemap: empty wasm name of function 0"},
+		"truncated":                {[]byte{1, 0, 5, 'a'}, "sitemap: string of 5 bytes exceeds the 1 left"},
+	} {
+		err := new(SiteMap).UnmarshalBinary(slices.Concat(head, tc.tail))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: expected %q, got %v", name, tc.want, err)
+		}
+	}
+}
+
 // FuzzGoFuncTable: whatever the bytes, the table reader does not panic,
 // returns at most maxFuncs functions, and keeps names within goNameMax
 // bytes each and goNamesMax in all. Seeds: a table, split as the linker
