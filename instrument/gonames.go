@@ -166,8 +166,8 @@ func (im memImage) headers() []uint64 {
 // goFuncTable reads the Go function table whose header is at hdr: every
 // function's slot and name, in the table's order (increasing code
 // offsets). It returns nil when what is there is not a well-formed table
-// of at most maxFuncs functions (a Go module's table has one function a
-// wasm function at most), so that the reads and the names it keeps are
+// of at most maxFuncs functions (a Go module's table has at most one
+// entry per wasm function), so that the reads and the names it keeps are
 // bounded by maxFuncs, goNameMax and goNamesMax whatever the bytes.
 func goFuncTable(im memImage, hdr uint64, maxFuncs int) []goFunc {
 	if hdr > 1<<32 {
@@ -365,8 +365,12 @@ func setGoNames(m *Module, funcs []Func) {
 
 // goOnlyNames is Funcs of a plain build's SiteMap for a Go module: every
 // function's name (funcNames) with Go's where it differs from the name
-// section's (setGoNames); nil when no name differs.
+// section's (setGoNames); nil when no name differs, and without naming
+// anything when m's data holds no Go function table header.
 func goOnlyNames(m *Module) []Func {
+	if len(memImageOf(m.Data).headers()) == 0 {
+		return nil
+	}
 	names := funcNames(m)
 	funcs := make([]Func, len(names))
 	for i, n := range names {
