@@ -133,11 +133,12 @@ func TestGuardAndCheckOneReport(t *testing.T) {
 }
 
 // TestGoHugeAllocationOneReport: testdata/gohuge's one bug, a make sized
-// from the input, fails as a makeslice panic (Go's trace names the frames
-// "main.(*buffer).fill") or as memory.grow past the cap (the name section
-// names them "main.__buffer_.fill") or past the malloc limit, depending on
-// the size, and is reached through two callers below its top three
-// frames: one report with every hit.
+// from the input, fails as a makeslice panic (its stack from Go's trace)
+// or as memory.grow past the cap or past the malloc limit (its stack from
+// the Wasm frames, which the name section names "main.__buffer_.fill"
+// and wafer "main.(*buffer).fill", as Go's trace does), depending on the
+// size, and is reached through two callers below its top three frames:
+// one report with every hit.
 func TestGoHugeAllocationOneReport(t *testing.T) {
 	wasm, err := os.ReadFile("../testdata/gohuge/gohuge.wasm")
 	if err != nil {
@@ -173,7 +174,7 @@ func TestGoHugeAllocationOneReport(t *testing.T) {
 	if len(sum.Failures) != 1 || sum.Failures[0].Count != int64(len(seeds)) {
 		t.Fatalf("expected one report with %d hits, got %d reports", len(seeds), len(sum.Failures))
 	}
-	if id := sum.Failures[0].Identity; !strings.HasSuffix(id, "out-of-memory||main.__buffer_.fill;main.decode;main.parse") {
+	if id := sum.Failures[0].Identity; !strings.HasSuffix(id, "out-of-memory||main.(*buffer).fill;main.decode;main.parse") {
 		t.Fatalf("identity %q", id)
 	}
 }

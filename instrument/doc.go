@@ -19,7 +19,10 @@
 // passes. Options add fuel, dirty marks, a heap guard and check, a stack
 // check and depth, indirect call pairs and a comparison log (each field
 // says what). SiteMap maps ids to function, offset, kind, name and DWARF
-// file:line, and holds code regions and the constant Dictionary.
+// file:line, and holds code regions and the constant Dictionary. A Go
+// module's functions are named as Go prints them, read from Go's own
+// function table in the module (the name section's spelling, which Go's
+// linker makes lossy, stays in Func.WasmName).
 //
 // It does not validate modules (wazero does, on the output); GC types,
 // memory64 and multiple memories are ErrUnsupported. It never panics on

@@ -401,6 +401,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 		rw.sm.Funcs = append(rw.sm.Funcs, f)
 	}
 	addDWARF(m, rw.sm)
+	setGoNames(m, rw.sm.Funcs)
 	rw.sm.Dictionary = dict
 }
 

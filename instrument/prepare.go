@@ -31,7 +31,8 @@ type Prepared struct {
 	// Instrument's. For a plain build it has no sites, a Layout holding
 	// only the stack pointer's fields (zero without a stack pointer), and
 	// Funcs only when the module's functions have names from its DWARF
-	// alone (no name section), "" where DWARF has none.
+	// alone (no name section), "" where DWARF has none, or Go names a
+	// Go module's functions otherwise than its name section (Func.WasmName).
 	SiteMap *SiteMap
 	// Unwrapped names the exports Build.Initialize re-pointed.
 	Unwrapped []string
@@ -86,6 +87,9 @@ func Prepare(wasm []byte, b Build) (*Prepared, error) {
 		return p, nil
 	}
 	p.SiteMap = &SiteMap{Funcs: dwarfOnlyNames(m)}
+	if p.SiteMap.Funcs == nil {
+		p.SiteMap.Funcs = goOnlyNames(m)
+	}
 	l, added := exportStackPointer(m)
 	p.SiteMap.Layout = l
 	if added {

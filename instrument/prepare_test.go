@@ -12,7 +12,8 @@ import (
 // chain is what Prepare replaces: each rewrite decoding the bytes the
 // previous one encoded (OwnMemory, UnwrapCommandExports, Instrument,
 // ExportFunction, ExportStackPointer), with the plain build's SiteMap
-// assembled from ExportStackPointer's Layout and DWARFFuncNames.
+// assembled from ExportStackPointer's Layout and DWARFFuncNames (or a Go
+// module's names, goOnlyNames).
 func chain(t testing.TB, wasm []byte, b Build) ([]byte, *SiteMap, []string) {
 	t.Helper()
 	w, _, err := OwnMemory(wasm)
@@ -42,6 +43,13 @@ func chain(t testing.TB, wasm []byte, b Build) ([]byte, *SiteMap, []string) {
 	sm = &SiteMap{}
 	for _, n := range DWARFFuncNames(w) {
 		sm.Funcs = append(sm.Funcs, Func{Name: n})
+	}
+	if sm.Funcs == nil {
+		m, err := Decode(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm.Funcs = goOnlyNames(m)
 	}
 	if w, sm.Layout, err = ExportStackPointer(w); err != nil {
 		t.Fatal(err)

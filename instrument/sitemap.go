@@ -52,9 +52,15 @@ type Site struct {
 
 // Func describes a function of the original module.
 type Func struct {
-	Name string // name section, else DWARF, else export name, else "func[N]"
-	File string // from DWARF, "" without
-	Line uint32
+	// Name is the function's name: for a Go module's function, Go's own
+	// ("pkg.(*T).M", from the module's Go function table), else the name
+	// section's, else DWARF's, else the export's, else "func[N]".
+	Name string
+	// WasmName is the name section's name (which wazero's stack traces
+	// show) when Name is Go's and differs from it ("pkg.__T_.M"), else "".
+	WasmName string
+	File     string // from DWARF, "" without
+	Line     uint32
 	// Offset is the code-section-relative offset of the body's first
 	// instruction (0 for imports).
 	Offset uint32
@@ -134,11 +140,14 @@ func (m *SiteMap) Describe(id int) string {
 // log's layout, v4 the stack pointer's, v5 the heap guard's global, v6
 // the stack depth's and the call pairs', v7 the heap check's shadow, v8
 // the fuel check's hang offset, the allocator's limit and the code
-// regions. UnmarshalBinary also reads v2 (no comparison log), v3 (no
-// stack pointer), v4 (no heap guard), v5 (neither stack depth nor call
-// pairs), v6 (no shadow) and v7 (none of v8's).
+// regions, v9 the name section's names of functions named as Go names
+// them (Func.WasmName). UnmarshalBinary also reads v2 (no comparison
+// log), v3 (no stack pointer), v4 (no heap guard), v5 (neither stack
+// depth nor call pairs), v6 (no shadow), v7 (none of v8's) and v8 (no
+// WasmName).
 const (
-	siteMapMagic   = "wafer sitemap v8\n"
+	siteMapMagic   = "wafer sitemap v9\n"
+	siteMapMagicV8 = "wafer sitemap v8\n"
 	siteMapMagicV7 = "wafer sitemap v7\n"
 	siteMapMagicV6 = "wafer sitemap v6\n"
 	siteMapMagicV5 = "wafer sitemap v5\n"
@@ -217,6 +226,20 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 		u(uint64(x.Site + 1))
 		prev = x.Offset
 	}
+	// wasm names: how many, then each one's function index and name
+	named := 0
+	for _, f := range m.Funcs {
+		if f.WasmName != "" {
+			named++
+		}
+	}
+	u(uint64(named))
+	for i, f := range m.Funcs {
+		if f.WasmName != "" {
+			u(uint64(i))
+			s(f.WasmName)
+		}
+	}
 	return b, nil
 }
 
@@ -279,7 +302,8 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v5 := bytes.HasPrefix(data, []byte(siteMapMagicV5))
 	v6 := bytes.HasPrefix(data, []byte(siteMapMagicV6))
 	v7 := bytes.HasPrefix(data, []byte(siteMapMagicV7))
-	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v8 := bytes.HasPrefix(data, []byte(siteMapMagicV8))
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !v8 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
 	r := &smReader{b: data[len(siteMapMagic):]}
@@ -363,6 +387,21 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 					r.err = fmt.Errorf("sitemap: region %d names site %d, the map has %d", i, site-1, len(out.Sites))
 				}
 				out.Regions[i] = Region{Offset: uint32(off), Site: uint32(site - 1)}
+			}
+		}
+	}
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !v8 {
+		n := r.count(2)
+		for k := 0; k < n && r.err == nil; k++ {
+			i, name := r.u(), r.s()
+			switch {
+			case r.err != nil:
+			case i >= uint64(len(out.Funcs)):
+				r.err = fmt.Errorf("sitemap: wasm name of function %d, the map has %d", i, len(out.Funcs))
+			case name == "":
+				r.err = fmt.Errorf("sitemap: empty wasm name of function %d", i)
+			default:
+				out.Funcs[i].WasmName = name
 			}
 		}
 	}

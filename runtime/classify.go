@@ -333,8 +333,8 @@ func wasmStack(err error, funcs map[string]Frame) []Frame {
 			fr := Frame{Func: demangled(name)}
 			if sf, ok := funcs[name]; ok {
 				fr.File, fr.Line = sf.File, sf.Line
-				if strings.HasPrefix(name, "$") && sf.Func != "" {
-					fr.Func = demangled(sf.Func) // an unnamed function's name from DWARF
+				if sf.Func != "" && sf.Func != name {
+					fr.Func = demangled(sf.Func) // an unnamed function's name from DWARF, a Go function's from Go's table
 				}
 			}
 			frames = append(frames, fr)

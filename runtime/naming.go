@@ -2,20 +2,24 @@ package runtime
 
 import (
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
 // FrameKey is the canonical name of a stack frame's function, the one a
 // failure's identity compares, whichever path produced the stack: Go's
-// panic trace ("example.com/img.(*buffer).fill"), the Wasm name section of
-// a Go module (Go's linker writes that name as
-// "example.com_img.__buffer_.fill"), a C++ or Rust symbol mangled or
-// demangled ("_ZN8rust_ini5parse17h0123456789abcdefE" and
-// "rust_ini::parse"), or a DWARF name. It is the Go linker's spelling:
-// the demangled name, without a parameter list, a code offset, a
-// trailing " const" or a Rust hash, with every byte that is not a
-// letter, a digit, '_' or '.' replaced by '_'. The mapping is
-// many-to-one ("a::b" and "a__b" meet), and it is the identity's
-// business only: reports show the names as the stack had them.
+// panic trace ("example.com/img.(*buffer).fill(0x1, 0x2)"), the Wasm
+// stack of a Go module (wafer names its functions from Go's own table,
+// instrument.Func), a C++ or Rust symbol mangled or demangled
+// ("_ZN8rust_ini5parse17h0123456789abcdefE" and "rust_ini::parse"), or
+// a DWARF name. It is the demangled name without a parameter list, a
+// code offset, a trailing " const" or a Rust hash, in the character set
+// failureid.KeyChars gives: a Go name stays as Go prints it
+// ("example.com/img.(*buffer).fill"), another has every byte that is not
+// a letter, a digit, '_' or '.' replaced by '_' ("rust_ini__parse"). The
+// mapping is many-to-one ("a::b" and "a__b" meet), and it is the
+// identity's business only: reports show the names as the stack had
+// them.
 func FrameKey(name string) string {
 	name = strings.TrimSpace(name)
 	if strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R") || strings.HasPrefix(name, "__Z") {
@@ -27,13 +31,7 @@ func FrameKey(name string) string {
 	name = strings.TrimSuffix(name, " const")
 	name = cutParams(name)
 	name = cutRustHash(name)
-	b := []byte(name)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
+	return failureid.KeyChars(name)
 }
 
 // cutParams cuts a parameter list at the end of a name ("f(int, char)",

@@ -1,20 +1,29 @@
 package runtime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/internal/failureid"
+)
 
 // TestFrameKey: every way a stack names one function gives one key: Go's
-// panic trace and a Go module's name section, C from the name section
-// and DWARF, C++ and Rust mangled (name section) and demangled (DWARF,
-// the demangler's output), with parameter lists, offsets and hashes.
+// panic trace with and without arguments and offsets (a Go module's Wasm
+// stack has the same names: wafer reads them from Go's table), C from the
+// name section and DWARF, C++ and Rust mangled (name section) and
+// demangled (DWARF, the demangler's output), with parameter lists,
+// offsets and hashes.
 func TestFrameKey(t *testing.T) {
 	groups := []struct {
 		lang  string
 		names []string
 	}{
-		{"go method", []string{"example.com/img.(*buffer).fill", "example.com_img.__buffer_.fill", "example.com/img.(*buffer).fill(0x1400010, 0x20)", "example.com/img.(*buffer).fill(...) +0x1a"}},
-		{"go value method", []string{"image/png.FormatError.Error", "image_png.FormatError.Error"}},
+		{"go method", []string{"example.com/img.(*buffer).fill", "example.com/img.(*buffer).fill(0x1400010, 0x20)", "example.com/img.(*buffer).fill(...) +0x1a"}},
+		{"go value method", []string{"image/png.FormatError.Error", "image/png.FormatError.Error({0x1, 0x2})"}},
 		{"go func", []string{"main.decode", "main.decode(0xc000, 0x4, 0x4)"}},
-		{"go closure", []string{"encoding/json.(*decodeState).object.func1", "encoding_json.__decodeState_.object.func1"}},
+		{"go closure", []string{"encoding/json.(*decodeState).object.func1", "encoding/json.(*decodeState).object.func1(...)"}},
+		{"go generic", []string{"example.com/m.Map[...]", "example.com/m.Map[...](0x1)"}},
+		{"go escaped path", []string{"gopkg.in/yaml%2ev2.(*parser).parse", "gopkg.in/yaml%2ev2.(*parser).parse(0x256410)"}},
+		{"go name section", []string{"example.com_img.__buffer_.fill"}}, // no Go table: the linker's spelling, another key
 		{"c", []string{"parse_header", "parse_header "}},
 		{"c++", []string{"_ZN3tlv6Parser4readEPKhm", "tlv::Parser::read", "tlv::Parser::read(unsigned char const*, unsigned long)"}},
 		{"c++ const", []string{"_ZNK3tlv6Parser4sizeEv", "tlv::Parser::size() const", "tlv::Parser::size"}},
@@ -36,14 +45,22 @@ func TestFrameKey(t *testing.T) {
 			t.Errorf("%s: FrameKey is not idempotent on %q", g.lang, want)
 		}
 	}
-	if got := FrameKey("example.com/img.(*buffer).fill"); got != "example.com_img.__buffer_.fill" {
-		t.Errorf("Go's linker spelling: got %q", got)
+	for name, want := range map[string]string{
+		"example.com/img.(*buffer).fill(...) +0x1a": "example.com/img.(*buffer).fill", // as Go prints it
+		"tlv::Parser::size() const":                 "tlv__Parser__size",              // C++ as before
+		"rust_ini::parse::h0123456789abcdef":        "rust_ini__parse",
+		"(anonymous namespace)::run(char const*)":   "_anonymous_namespace___run",
+	} {
+		if got := FrameKey(name); got != want {
+			t.Errorf("FrameKey(%q): expected %q, got %q", name, want, got)
+		}
 	}
 }
 
 // FuzzFrameKey: FrameKey never panics, is idempotent (but on a key that is
 // itself a valid mangled symbol, "\xa4Z1A0" giving "_Z1A0"), and its keys
-// have only letters, digits, '_' and '.'.
+// are failureid.KeyChars': a Go name's characters, or only ASCII letters,
+// digits, '_' and '.'.
 func FuzzFrameKey(f *testing.F) {
 	for _, s := range []string{"example.com/img.(*buffer).fill", "_ZN8rust_ini5parse17h0123456789abcdefE", "f(", ")", "a::h0123456789abcdef", "_R"} {
 		f.Add(s)
@@ -53,10 +70,8 @@ func FuzzFrameKey(f *testing.F) {
 		if demangled(k) == k && FrameKey(k) != k {
 			t.Fatalf("not idempotent: %q → %q → %q", s, k, FrameKey(k))
 		}
-		for _, c := range []byte(k) {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
-				t.Fatalf("%q → %q has %q", s, k, c)
-			}
+		if failureid.KeyChars(k) != k {
+			t.Fatalf("%q → %q, not in KeyChars' set", s, k)
 		}
 	})
 }

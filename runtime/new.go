@@ -63,10 +63,21 @@ func metaOf(sm *instrument.SiteMap) meta {
 	if m.instrumented {
 		m.line, m.stmt = sm.Lookup, sm.StatementAt
 	}
+	clash := map[string]bool{} // wasm names of several functions: left as they are
 	for i, f := range sm.Funcs {
 		fr := Frame{Func: f.Name, File: f.File, Line: int(f.Line)}
 		if f.File != "" {
 			m.funcs[f.Name] = fr
+		}
+		if w := f.WasmName; w != "" && !clash[w] {
+			// wazero names the function as the name section does; Go's
+			// name is the one to show (instrument.Func.WasmName)
+			if prev, ok := m.funcs[w]; ok && prev.Func != f.Name {
+				delete(m.funcs, w)
+				clash[w] = true
+			} else {
+				m.funcs[w] = fr
+			}
 		}
 		if f.Name != "" && f.Name != "func["+strconv.Itoa(i)+"]" {
 			// wazero's name for a function the name section does not

@@ -55,3 +55,6 @@ wat2wasm --enable-all -o fake/importglobal.wasm fake/importglobal.wat
 (cd goalloc && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goalloc.wasm .)
 (cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goreactor.wasm .)
 (cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -o gocmd.wasm .)
+# A module of its own (example.com/wafer.fix/go-names): Go names with dots,
+# slashes and a pointer receiver.
+gonames/build.sh

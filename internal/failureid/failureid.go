@@ -8,6 +8,7 @@ package failureid
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // The failure kind names (runtime's Kind.String) an identity depends on:
@@ -116,11 +117,30 @@ func FailureClass(kind, message string) string {
 	return kind
 }
 
-// frameKey maps a frame name to runtime.FrameKey's character set (every
-// byte not a letter, digit, '_' or '.' becomes '_'), without the
-// demangling, which the stack's producer did.
-func frameKey(f string) string {
-	b := []byte(f)
+// frameKey maps a frame name to runtime.FrameKey's character set
+// (KeyChars), without the demangling, which the stack's producer did.
+func frameKey(f string) string { return KeyChars(f) }
+
+// KeyChars maps a function's name (demangled, without an offset or a
+// parameter list) to the character set of identities. A name written in
+// the characters of a Go name as Go prints it (letters, digits and
+// "_./()*[]-~%") is kept as it is: "example.com/m/pkg.(*T).Read",
+// "gopkg.in/yaml%2ev2.(*parser).parse", "pkg.Map[...]". In any other
+// name, C++'s and Rust's demangled ones among them, every byte that is
+// not an ASCII letter, digit, '_' or '.' becomes '_' ("ns::f" is
+// "ns__f", "(anonymous namespace)::run" "_anonymous_namespace___run").
+func KeyChars(name string) string {
+	goName := true
+	for _, r := range name {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./()*[]-~%", r)) {
+			goName = false
+			break
+		}
+	}
+	if goName {
+		return name
+	}
+	b := []byte(name)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
 			b[i] = '_'
@@ -184,7 +204,7 @@ var libcFuncs = map[string]bool{
 
 // runtimePrefixes start the keys of language runtime and wafer frames.
 var runtimePrefixes = []string{
-	"runtime.", "internal_runtime_", "github.com_wafer_fuzz_wafer_harness.", "wafer.",
+	"runtime.", "internal/runtime/", "internal_runtime_", "github.com/wafer-fuzz/wafer/harness.", "github.com_wafer_fuzz_wafer_harness.", "wafer.",
 	"core__", "std__", "alloc__", "_core__", "_std__", "_alloc__", "__rust_", "__rdl_", "__rg_", "rust_panic",
 	"rust_begin_unwind", "panic_abort__", "dlmalloc__", "_dlmalloc__", "operator_new", "operator_delete",
 	"__cxa_", "__cxxabiv1", "__gxx_", "__libc_", "__wasi_",

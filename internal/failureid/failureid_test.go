@@ -22,24 +22,30 @@ func TestKey(t *testing.T) {
 		// A Go method's receiver is part of its name: two methods of one
 		// package are two frames (they read as "pkg." both).
 		{name: "go methods", kind: "go-panic", msg: "nil pointer dereference", frames: []string{"golang.org/x/net/html.(*parser).parseCurrentToken", "golang.org/x/net/html.(*parser).parse(0x256410)", "main.fuzz({0x380000, 0x1e, 0x1e})"},
-			want: "go-panic|nil pointer dereference|golang.org_x_net_html.__parser_.parseCurrentToken;golang.org_x_net_html.__parser_.parse;main.fuzz"},
+			want: "go-panic|nil pointer dereference|golang.org/x/net/html.(*parser).parseCurrentToken;golang.org/x/net/html.(*parser).parse;main.fuzz"},
 		// Raised again by a deferred function: the identity is the first
 		// panic's site, past "panic" and the runtime's frames.
 		{name: "go re-panic", kind: "go-panic", msg: "attempted to parse unknown event: none", frames: []string{"gopkg.in/yaml%2ev2.handleErr", "panic", "runtime.goPanicIndex", "gopkg.in/yaml%2ev2.(*parser).parse", "gopkg.in/yaml%2ev2.unmarshal", "main.fuzz"},
-			want: "go-panic|attempted to parse unknown event: none|gopkg.in_yaml_2ev2.__parser_.parse;gopkg.in_yaml_2ev2.unmarshal;main.fuzz"},
+			want: "go-panic|attempted to parse unknown event: none|gopkg.in/yaml%2ev2.(*parser).parse;gopkg.in/yaml%2ev2.unmarshal;main.fuzz"},
 		// A fuel hang: the outermost frames above the harness, wherever
 		// in the loop the fuel ran out.
 		{name: "fuel hang", kind: "fuel", msg: "out of fuel (budget 268435456)", frames: []string{"weezl::decode::Decoder::has_ended", "gif::reader::ReadDecoder<R>::decode_next", "gif::reader::Decoder<R>::read_next_frame", "fuzz_gif", "LLVMFuzzerTestOneInput"},
 			want: "fuel|out of fuel (budget N)|gif__reader__ReadDecoder_R___decode_next;gif__reader__Decoder_R___read_next_frame;fuzz_gif"},
 		{name: "fuel hang, go", kind: "fuel", msg: "out of fuel", frames: []string{"image/bmp.decode", "main.fuzz", "github.com/wafer-fuzz/wafer/harness.TestOneInput", "github.com/wafer-fuzz/wafer/harness.testOneInput"},
+			want: "fuel|out of fuel|image/bmp.decode;main.fuzz"},
+		// Go's name section spelling (a module without Go's table) keeps
+		// the runtime's and the harness's frames out too.
+		{name: "go, the linker's spelling", kind: "fuel", msg: "out of fuel", frames: []string{"internal_runtime_maps.__Map_.getWithKey", "image_bmp.decode", "main.fuzz", "github.com_wafer_fuzz_wafer_harness.testOneInput"},
 			want: "fuel|out of fuel|image_bmp.decode;main.fuzz"},
+		{name: "go runtime frames", kind: "go-panic", msg: "boom", frames: []string{"internal/runtime/maps.(*Map).getWithKey", "example.com/wafer.fix/go-names/inner/pkg.(*Decoder).ReadChunk", "main.fuzz", "github.com/wafer-fuzz/wafer/harness.testOneInput"},
+			want: "go-panic|boom|example.com/wafer.fix/go-names/inner/pkg.(*Decoder).ReadChunk;main.fuzz"},
 		{name: "c++", kind: "abort", msg: "abort", frames: []string{"ns::Parser::next(int) const", "(anonymous namespace)::run(char const*, unsigned long)", "std::__2::vector<int>::at(unsigned long)"},
 			want: "abort|abort|ns__Parser__next;_anonymous_namespace___run"},
 		// The language runtimes' frames, libc's string functions and the
 		// harness glue are not the target's: the top three frames are
 		// the target's own, wherever the runtime's were.
 		{name: "past the runtime", kind: "go-panic", msg: "boom", frames: []string{"runtime.memmove", "example.com/img.(*buffer).fill", "runtime.growslice", "example.com/img.decode", "io.ReadAll", "main.LLVMFuzzerTestOneInput", "LLVMFuzzerTestOneInput"},
-			want: "go-panic|boom|example.com_img.__buffer_.fill;example.com_img.decode;io.ReadAll"},
+			want: "go-panic|boom|example.com/img.(*buffer).fill;example.com/img.decode;io.ReadAll"},
 		{name: "past libc and rust", kind: "heap-buffer-overflow", msg: "a 1-byte read", frames: []string{"memcpy", "core::slice::copy_from_slice", "rust_ini::parse", "wafer.heap.check", "rust_ini::fuzz", "LLVMFuzzerTestOneInput"},
 			want: "heap-buffer-overflow|a N-byte read|rust_ini__parse;rust_ini__fuzz"},
 		// only glue: kept, so the identity is not empty
@@ -107,9 +113,9 @@ func TestKey(t *testing.T) {
 
 // TestOutOfMemoryOneClass: a Go huge allocation fails as a makeslice
 // panic, as the runtime's fatal out of memory or as memory.grow past the
-// cap depending on its size; each names its frames its own way (the Go
-// trace in Go's spelling, the Wasm stack in the name section's) and puts
-// different runtime frames on top. With the target's frames the same it
+// cap depending on its size; each puts different runtime frames on top
+// (the Wasm stack names its frames as the Go trace does: wafer reads them
+// from Go's table). With the target's frames the same it
 // is one identity; at another allocating site it is another.
 func TestOutOfMemoryOneClass(t *testing.T) {
 	panicked := Key("go-panic", "runtime error: makeslice: len out of range", []string{
@@ -119,19 +125,40 @@ func TestOutOfMemoryOneClass(t *testing.T) {
 		"example.com/img.(*buffer).fill", "example.com/img.Decode", "main.fuzz"}, 3)
 	grown := Key("out-of-memory", "memory.grow past the cap of 32768 pages", []string{
 		"runtime.sbrk", "runtime.(*mheap).grow", "runtime.mallocgcLarge", "runtime.mallocgc", "runtime.makeslice",
-		"example.com_img.__buffer_.fill", "example.com_img.Decode", "main.fuzz", "github.com_wafer_fuzz_wafer_harness.testOneInput", "LLVMFuzzerTestOneInput"}, 3)
+		"example.com/img.(*buffer).fill", "example.com/img.Decode", "main.fuzz", "github.com/wafer-fuzz/wafer/harness.testOneInput", "LLVMFuzzerTestOneInput"}, 3)
 	if panicked != fatal || fatal != grown {
 		t.Fatalf("one huge allocation, three identities:\n%s\n%s\n%s", panicked, fatal, grown)
 	}
-	if want := "out-of-memory||example.com_img.__buffer_.fill;example.com_img.Decode;main.fuzz"; grown != want {
+	if want := "out-of-memory||example.com/img.(*buffer).fill;example.com/img.Decode;main.fuzz"; grown != want {
 		t.Fatalf("expected %q, got %q", want, grown)
 	}
-	other := Key("out-of-memory", "memory.grow past the cap of 32768 pages", []string{"runtime.mallocgc", "runtime.makeslice", "example.com_img.readPalette", "main.fuzz"}, 3)
+	other := Key("out-of-memory", "memory.grow past the cap of 32768 pages", []string{"runtime.mallocgc", "runtime.makeslice", "example.com/img.readPalette", "main.fuzz"}, 3)
 	if other == grown {
 		t.Fatal("two allocating sites, one identity")
 	}
 	// other panics keep their class and message
 	if got := FailureClass("go-panic", "runtime error: index out of range [3] with length 2"); got != "go-panic" {
 		t.Fatalf("an index panic's class: %q", got)
+	}
+}
+
+// TestKeyChars: a Go name as Go prints it is kept; any other name has its
+// bytes outside [A-Za-z0-9_.] replaced, as identities always had them.
+func TestKeyChars(t *testing.T) {
+	for name, want := range map[string]string{
+		"example.com/wafer.fix/go-names/inner/pkg.(*Decoder).ReadChunk": "example.com/wafer.fix/go-names/inner/pkg.(*Decoder).ReadChunk",
+		"gopkg.in/yaml%2ev2.(*parser).parse":                            "gopkg.in/yaml%2ev2.(*parser).parse",
+		"example.com/m.Map[...]":                                        "example.com/m.Map[...]",
+		"example.com/m.T.M-fm":                                          "example.com/m.T.M-fm",
+		"main.Größe":                                                    "main.Größe",
+		"parse_tlv":                                                     "parse_tlv",
+		"tlv::Parser::read":                                             "tlv__Parser__read",
+		"std::__1::vector<int>::at":                                     "std____1__vector_int___at",
+		"type:.eq.main.T":                                               "type_.eq.main.T",
+		"$12":                                                           "_12",
+	} {
+		if got := KeyChars(name); got != want {
+			t.Errorf("KeyChars(%q): expected %q, got %q", name, want, got)
+		}
 	}
 }
