@@ -401,7 +401,7 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 	case out.dir != nil:
 		deps.Store = newStore(opts, out.dir, t.name, b.sm, &deps)
 		if out.syncer != nil && !opts.SeedsOnly {
-			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output, hook: opts.pollHook}
+			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output, hook: opts.pollHook, renames: frameRenames(b.sm)}
 		}
 	case opts.CorpusDir != "":
 		deps.Store = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
@@ -495,8 +495,9 @@ func logSkipped(w io.Writer, prefix string, skipped error) {
 // newStore makes the campaign directory the engine's store, and tells the
 // engine which failures it already holds.
 func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.SiteMap, deps *engine.Deps) *engine.CorpusStore {
+	renames := frameRenames(sm)
 	for _, fl := range dir.Failures() {
-		deps.KnownFailures = append(deps.KnownFailures, savedIdentity(fl))
+		deps.KnownFailures = append(deps.KnownFailures, savedIdentity(fl, renames))
 	}
 	store := engine.NewCorpusStore(dir, deps.Generator == nil)
 	store.Repro = opts.Repro
@@ -508,17 +509,40 @@ func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.Site
 }
 
 // savedIdentity is the identity (runtime.Result.Identity) of a failure an
-// earlier session saved, from what the directory keeps of it.
-func savedIdentity(fl corpus.Failure) string {
+// earlier session saved, from what the directory keeps of it; renames
+// (frameRenames) maps the frame keys of an older wafer's spelling to
+// today's.
+func savedIdentity(fl corpus.Failure, renames map[string]string) string {
 	r := runtime.Result{Outcome: runtime.Crash, Failure: &runtime.Failure{Message: fl.Message}}
 	if fl.Hang {
 		r.Outcome = runtime.Hang
 	}
 	r.Failure.Kind, _ = runtime.ParseKind(fl.Kind)
 	for _, f := range fl.Frames {
+		if n, ok := renames[f]; ok {
+			f = n
+		}
 		r.Failure.Stack = append(r.Failure.Stack, runtime.Frame{Func: f})
 	}
 	return r.Identity()
+}
+
+// frameRenames maps the frame key of each function's name-section name to
+// that of its name (they differ for a Go function, which wafer names as
+// Go prints it): a campaign directory written by a wafer that keyed Go
+// frames by the name section still knows its failures, and a bug keeps
+// one identity across the change.
+func frameRenames(sm *instrument.SiteMap) map[string]string {
+	renames := map[string]string{}
+	for _, f := range sm.Funcs {
+		if f.WasmName == "" || f.WasmName == f.Name {
+			continue
+		}
+		if old, now := runtime.FrameKey(f.WasmName), runtime.FrameKey(f.Name); old != now {
+			renames[old] = now
+		}
+	}
+	return renames
 }
 
 // flatStore is the engine Store of a campaign without Output but with a

@@ -1,10 +1,13 @@
 package campaign
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/wafer-fuzz/wafer/corpus"
+	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
@@ -56,8 +59,41 @@ func TestSavedIdentity(t *testing.T) {
 			r.Outcome, r.Failure.Kind = runtime.Hang, runtime.KindFuel
 		}
 		fl := corpus.Failure{Kind: r.Failure.Kind.String(), Hang: hang, Message: r.Failure.Message + "\n\n" + runtime.Report(r), Frames: []string{"parse_tlv", "LLVMFuzzerTestOneInput"}}
-		if got, want := savedIdentity(fl), r.Identity(); got != want || want == "" {
+		if got, want := savedIdentity(fl, nil), r.Identity(); got != want || want == "" {
 			t.Errorf("hang %v: expected %q, got %q", hang, want, got)
 		}
+	}
+}
+
+// TestSavedIdentityOldGoFrames: a Go failure saved with the frame keys of
+// the name section's spelling (as wafer keyed Go frames before it read Go's
+// function table) has the identity today's run of it gets.
+func TestSavedIdentityOldGoFrames(t *testing.T) {
+	wasm := readFile(t, "../testdata/gonames/go-names.wasm")
+	tg, err := Load("go-names.wasm", wasm, TargetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sm, err := tg.compile(context.Background(), buildPlain, 0, ResetDefault, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var method instrument.Func
+	for _, f := range sm.Funcs {
+		if strings.HasSuffix(f.Name, "inner/pkg.(*Decoder).ReadChunk") {
+			method = f
+		}
+	}
+	if method.WasmName == "" || method.WasmName == method.Name {
+		t.Fatalf("expected ReadChunk named as Go prints it, its name-section spelling apart; got %+v", method)
+	}
+	r := runtime.Result{Outcome: runtime.Crash, Failure: &runtime.Failure{Kind: runtime.KindGoPanic, Message: "go-names fixture: bad chunk",
+		Stack: []runtime.Frame{{Func: method.Name}, {Func: "main.fuzz"}}}}
+	old := corpus.Failure{Kind: r.Failure.Kind.String(), Message: r.Failure.Message, Frames: []string{runtime.FrameKey(method.WasmName), "main.fuzz"}}
+	if got := savedIdentity(old, nil); got == r.Identity() {
+		t.Fatalf("the fixture shows nothing: the old frame key %q gives today's identity without renames", old.Frames[0])
+	}
+	if got, want := savedIdentity(old, frameRenames(sm)), r.Identity(); got != want {
+		t.Errorf("expected %q, got %q", want, got)
 	}
 }

@@ -21,6 +21,9 @@ type syncImporter struct {
 	output string
 	polls  int
 	hook   *pollHook // tests only; nil otherwise
+	// renames maps old frame keys of the peers' failures to today's
+	// (frameRenames).
+	renames map[string]string
 }
 
 // pollHook lets a test see a sync poll begin and what it imported, so
@@ -62,7 +65,7 @@ func (im *syncImporter) Poll(ctx context.Context) (engine.Import, error) {
 	}
 	logSkipped(im.logw, "sync: ", skipped)
 	for _, f := range fails {
-		out.KnownFailures = append(out.KnownFailures, savedIdentity(f))
+		out.KnownFailures = append(out.KnownFailures, savedIdentity(f, im.renames))
 	}
 	if im.polls == 0 || len(out.Inputs) > 0 || len(fails) > 0 {
 		fmt.Fprintf(im.logw, "INFO: sync: %d entries and %d failures from peer campaigns next to %s\n", len(out.Inputs), len(fails), im.output)
