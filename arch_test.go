@@ -13,8 +13,8 @@ import (
 
 const module = "github.com/wafer-fuzz/wafer"
 
-// allowed is the import table of ARCHITECTURE.md and STYLE.md ("Layout
-// and dependencies"): for every package of the module, by its path in the
+// allowed is the import table of wafer's architecture (README.md,
+// "Finding your way in the code"): for every package of the module, by its path in the
 // repository, the wafer packages it may import. An edge not listed is a
 // design bug, and so is a package not listed: a new package states its
 // place here. "." is the command's main, which only calls internal/cli;
@@ -120,14 +120,14 @@ func TestImportDirection(t *testing.T) {
 				rel = "."
 			}
 			if !rule(rel) {
-				t.Errorf("%s imports %s: not allowed by ARCHITECTURE.md", dir, path.Clean(rel))
+				t.Errorf("%s imports %s: not allowed by the import table", dir, path.Clean(rel))
 			}
 		}
 	}
 }
 
 // TestNothingImportsEval: the evaluation programs are never part of the
-// product (ARCHITECTURE.md): no package outside eval/ and the examples'
+// product: no package outside eval/ and the examples'
 // benchmarks imports them.
 func TestNothingImportsEval(t *testing.T) {
 	for dir, p := range packages(t) {

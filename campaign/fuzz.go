@@ -39,7 +39,7 @@ const (
 	OpChecked      = engine.OpChecked
 )
 
-// Stats are a campaign's metrics (ALGORITHMS.md §6).
+// Stats are a campaign's metrics (docs/ALGORITHMS.md §6).
 type Stats = engine.Stats
 
 // DefaultMaxLen is Options.MaxLen's default.

@@ -13,7 +13,7 @@
 // Input files hold exactly the input; what wafer knows about an entry
 // (choice sequence and kinds, parents, operator, coverage, identity) lives
 // in its sidecar. Queue entries are deduplicated by the xxhash64 of their
-// bytes; failures by identity (internal/failureid.Key, ALGORITHMS.md §7),
+// bytes; failures by identity (internal/failureid.Key, docs/ALGORITHMS.md §7),
 // each keeping its smallest reproducer and a hit count; Failure.Site groups
 // identities into bugs; crashes that did not crash again go to flaky/.
 // ShrinkBytes and ShrinkChoices keep a failure's identity while shrinking,

@@ -35,7 +35,7 @@ type Shrunk struct {
 }
 
 // ShrinkChoices shrinks a failing choice sequence while run keeps
-// returning identity (ALGORITHMS.md §7): first structure (delete runs of
+// returning identity (docs/ALGORITHMS.md §7): first structure (delete runs of
 // choices, long runs first, each run tried at every position), then values
 // (each byte to 0, else binary search for the smallest value that keeps the
 // failure; then moving value from a byte to its right neighbour, which lets

@@ -14,7 +14,7 @@ import (
 )
 
 // Stats is the content of fuzzer_stats: AFL++'s keys plus wafer's own
-// (ALGORITHMS.md §6). Zero values are written as 0; times are Unix
+// (docs/ALGORITHMS.md §6). Zero values are written as 0; times are Unix
 // seconds (zero time = 0).
 type Stats struct {
 	Start          time.Time     // start_time

@@ -5,7 +5,7 @@ import (
 )
 
 // BeDivFuzz is the behavioural-diversity strategy of Nguyen and Grunske
-// (ALGORITHMS.md §2, paper 000). Each choice sequence is two streams, the
+// (docs/ALGORITHMS.md §2, paper 000). Each choice sequence is two streams, the
 // structural s and the value v (generators.FromStreams: structural draws
 // read only s, value draws only v, each extended and cut on its own), laid
 // out as one byte string by joinStreams. A child mutates one of them with
@@ -174,7 +174,7 @@ type bedivMutator struct {
 }
 
 // chooseStream is BeDivFuzz's choice of the stream to mutate
-// (ALGORITHMS.md §2): s when v is empty; with probability eps a fair coin;
+// (docs/ALGORITHMS.md §2): s when v is empty; with probability eps a fair coin;
 // else the higher score, a tie by a coin.
 func chooseStream(r Rand, rs, rv, eps float64, vEmpty bool) uint8 {
 	if vEmpty {

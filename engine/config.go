@@ -44,7 +44,7 @@ type Search struct {
 	// the first crash (hangs never stop it).
 	KeepGoing bool
 	// MaxLen caps the length of a mutated child (raw input or choice
-	// sequence); zero means DefaultMaxLen (ALGORITHMS.md §1, impl.). Keep it
+	// sequence); zero means DefaultMaxLen (docs/ALGORITHMS.md §1, impl.). Keep it
 	// within what the Executor accepts (runtime's Config.MaxInputLen): an
 	// executor error stops the campaign. Seeds are run as given.
 	MaxLen int
@@ -57,14 +57,14 @@ type Search struct {
 	// skipped when ctx was canceled.
 	NoShrink bool
 	// Generative holds the numbers of the generator-mode strategies
-	// (zest's mutation means, bedivfuzz, spoton); the zero value is ALGORITHMS.md's defaults.
+	// (zest's mutation means, bedivfuzz, spoton); the zero value is docs/ALGORITHMS.md's defaults.
 	Generative GenerativeOptions
 	// ValidHill makes Stats.B0, B1 and B2 the Hill numbers of the
-	// abundance over unique valid traces (ALGORITHMS.md §2, ours) instead
+	// abundance over unique valid traces (docs/ALGORITHMS.md §2, ours) instead
 	// of all unique traces; Stats.ValidB0..2 always hold them.
 	ValidHill bool
 	// Havoc, FairFuzz and Levy are the knobs of those strategies
-	// (ALGORITHMS.md §1, §3, §4); their zero values are the contract's
+	// (docs/ALGORITHMS.md §1, §3, §4); their zero values are the contract's
 	// defaults.
 	Havoc    HavocConfig
 	FairFuzz FairFuzzConfig
@@ -257,7 +257,7 @@ type HavocConfig struct {
 	StackPow2 int
 }
 
-// FairFuzzConfig are FairFuzz's numbers (ALGORITHMS.md §3).
+// FairFuzzConfig are FairFuzz's numbers (docs/ALGORITHMS.md §3).
 type FairFuzzConfig struct {
 	// PlainEvery: every PlainEvery-th queue cycle uses the plain schedule
 	// (every entry, unmasked havoc); zero means 4. A negative value never
@@ -283,7 +283,7 @@ type FairFuzzConfig struct {
 	ProbeRounds int
 }
 
-// LevyConfig are the Lévy flights' numbers (ALGORITHMS.md §4).
+// LevyConfig are the Lévy flights' numbers (docs/ALGORITHMS.md §4).
 type LevyConfig struct {
 	// Batch is k_gen, the children of one batch of a flight; zero means 64.
 	Batch int

@@ -10,7 +10,7 @@ import (
 )
 
 // bucketBit maps an 8-bit hit count to its AFL bucket as a one-bit mask:
-// 1, 2, 3, 4–7, 8–15, 16–31, 32–127, 128+ (ALGORITHMS.md §1). 0 is "not hit".
+// 1, 2, 3, 4–7, 8–15, 16–31, 32–127, 128+ (docs/ALGORITHMS.md §1). 0 is "not hit".
 var bucketBit = func() (t [256]uint8) {
 	for c := 1; c < 256; c++ {
 		var b uint
@@ -133,7 +133,7 @@ func (s *scanner) grow(n int) {
 // the trace, and reports whether the run may be new: a (site, bucket) pair
 // or trace this worker never reported, or, for a valid run, a site never
 // reported valid. Failing runs do not mark the coverage filter (their
-// coverage is not merged, ALGORITHMS.md §1 rule 3). It reads the counters
+// coverage is not merged, docs/ALGORITHMS.md §1 rule 3). It reads the counters
 // 8 bytes at a time, skips zero words, jumps to the non-zero bytes of a
 // word, and does not allocate once the buffers have grown to the number of
 // sites. It leaves c all zero: each non-zero block is zeroed as it is read,
@@ -316,7 +316,7 @@ type Feedback struct {
 	Seq     any
 }
 
-// Coverage is the coordinator's coverage state (ALGORITHMS.md §1, §2, §3).
+// Coverage is the coordinator's coverage state (docs/ALGORITHMS.md §1, §2, §3).
 // Owned by the coordinator goroutine; not safe for concurrent use.
 type Coverage struct {
 	total []uint8 // bucket bits per site, over non-failing runs
@@ -432,7 +432,7 @@ func (c *Coverage) addHits(sites, counts []uint32) {
 }
 
 // Hill returns the Hill numbers B(0), B(1), B(2) of the abundance
-// distribution (ALGORITHMS.md §2). O(sites).
+// distribution (docs/ALGORITHMS.md §2). O(sites).
 func (c *Coverage) Hill() (b0, b1, b2 float64) { return hill(c.Abundance) }
 
 // HillValid is Hill over the unique valid traces (ValidAbundance).

@@ -1,5 +1,5 @@
 // Package engine is wafer's search loop: Zest's Algorithm 2
-// (ALGORITHMS.md §1) with pluggable strategies, a coverage map with AFL
+// (docs/ALGORITHMS.md §1) with pluggable strategies, a coverage map with AFL
 // hit-count buckets, unique traces, per-site hit counts, Hill numbers, live
 // metrics (§6), failure deduplication (§7) and parallel workers.
 //

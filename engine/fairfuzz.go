@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// FairFuzz targets rare branches with mutation masks (ALGORITHMS.md §3,
+// FairFuzz targets rare branches with mutation masks (docs/ALGORITHMS.md §3,
 // paper 002). numHits(b) is Coverage.Hits: every executed input, mask
 // probes included. A branch is an arm of a conditional
 // (State.Conditionals; every site when unknown); it is rare when its
@@ -793,7 +793,7 @@ func (m *fairMutator) maskedSplice(b []byte, r Rand, j *Job) []byte {
 	return out
 }
 
-// maskedZest is Zest's mutation (ALGORITHMS.md §1) where each replaced run
+// maskedZest is Zest's mutation (docs/ALGORITHMS.md §1) where each replaced run
 // [k, k+l) is drawn among the runs O allows (skipped when none does).
 func maskedZest(b []byte, mask []uint8, r Rand) []byte {
 	if len(b) == 0 {

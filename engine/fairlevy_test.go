@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestRarityCutoff: 2^i with 2^(i−1) < min ≤ 2^i (ALGORITHMS.md §3).
+// TestRarityCutoff: 2^i with 2^(i−1) < min ≤ 2^i (docs/ALGORITHMS.md §3).
 func TestRarityCutoff(t *testing.T) {
 	for _, tc := range []struct{ min, want uint64 }{
 		{0, 0}, {1, 1}, {2, 2}, {3, 4}, {4, 4}, {5, 8}, {16, 16}, {17, 32}, {32, 32}, {33, 64}, {1 << 40, 1 << 40}, {1<<40 + 1, 1 << 41},

@@ -140,7 +140,7 @@ func (a *genAdapter) GenerateFrom(base any, choices []byte) (input, used []byte,
 }
 
 // GenerativeOptions are the numbers of the generator-mode strategies
-// (ALGORITHMS.md §2 and §5). The zero value is the contract's defaults.
+// (docs/ALGORITHMS.md §2 and §5). The zero value is the contract's defaults.
 type GenerativeOptions struct {
 	// BeDivSimple selects BeDivFuzz's "simple" config (no structural
 	// signature condition in its saving rule); false is "structure".
@@ -160,7 +160,7 @@ type GenerativeOptions struct {
 	TypeDraws   int
 	// MeanMutations and MeanLength are the means of the geometric number
 	// and length of the runs Zest, BeDivFuzz and SpotOn rewrite per child
-	// (ALGORITHMS.md §1's m and l; zero: 4 and 4, the Zest paper's).
+	// (docs/ALGORITHMS.md §1's m and l; zero: 4 and 4, the Zest paper's).
 	MeanMutations, MeanLength int
 }
 

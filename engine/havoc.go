@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Havoc is the AFL-like raw-byte baseline (ALGORITHMS.md §1): FidgetyAFL's
+// Havoc is the AFL-like raw-byte baseline (docs/ALGORITHMS.md §1): FidgetyAFL's
 // havoc operators (no deterministic stage) over the queue schedule of
 // Cycle, with coverage feedback only: a child is saved for a new branch or
 // a new (branch, bucket) pair, never for validity. In raw mode it mutates

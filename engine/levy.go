@@ -6,7 +6,7 @@ import (
 )
 
 // Levy is Lévy-flight fuzzing with self-adaptive diffusivity
-// (ALGORITHMS.md §4, paper 003). A flight walks over one test case: an
+// (docs/ALGORITHMS.md §4, paper 003). A flight walks over one test case: an
 // offset walk over its segments (m = LevyConfig.SegmentBits bits each)
 // and a value walk over segment values, with steps drawn from a symmetric
 // α-stable law (levyStep). Each child is the previous one with the segment

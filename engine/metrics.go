@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Stats are the metrics of ALGORITHMS.md §6, reported every StatsInterval
+// Stats are the metrics of docs/ALGORITHMS.md §6, reported every StatsInterval
 // and at the end.
 type Stats struct {
 	// Elapsed is the wall time since the campaign started; at the end,
@@ -47,7 +47,7 @@ type Stats struct {
 	// (timeouts.go).
 	Timeouts int64 `json:"timeouts"`
 	// B0, B1, B2 are the Hill numbers of branch abundance over unique
-	// traces (ALGORITHMS.md §2).
+	// traces (docs/ALGORITHMS.md §2).
 	B0 float64 `json:"b0"`
 	B1 float64 `json:"b1"`
 	B2 float64 `json:"b2"`

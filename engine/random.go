@@ -1,6 +1,6 @@
 package engine
 
-// Random is the QuickCheck baseline (ALGORITHMS.md §1): every child is a
+// Random is the QuickCheck baseline (docs/ALGORITHMS.md §1): every child is a
 // fresh random choice sequence, with no coverage or validity feedback in
 // the search. Children that add coverage still enter the queue (ZestSave)
 // so the output directory holds what was found, but the queue is never

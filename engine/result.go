@@ -6,7 +6,7 @@ import (
 	"github.com/wafer-fuzz/wafer/runtime"
 )
 
-// Outcome classifies one execution (ALGORITHMS.md, vocabulary): valid,
+// Outcome classifies one execution (docs/ALGORITHMS.md, vocabulary): valid,
 // invalid, crash or hang.
 type Outcome = runtime.Outcome
 
@@ -33,7 +33,7 @@ type Result struct {
 	Fuel uint64
 }
 
-// Failure is the engine's view of a target failure (ALGORITHMS.md §7).
+// Failure is the engine's view of a target failure (docs/ALGORITHMS.md §7).
 type Failure struct {
 	// Identity is the failure's deduplication key, computed by whoever
 	// ran the target (runtime.Result.Identity): the engine deduplicates,
@@ -92,7 +92,7 @@ type Generator interface {
 
 // StructuredGenerator is a Generator that also keeps the structure of a
 // choice sequence: each choice's kind (structural or value), execution
-// index and types (ALGORITHMS.md §2, §5). FromGenerator's adapter
+// index and types (docs/ALGORITHMS.md §2, §5). FromGenerator's adapter
 // implements it with *generators.Sequence. The engine calls GenerateFrom
 // instead of Generate for every run, and saves seq with queue entries
 // (Entry.Seq), so strategies that mutate by kind or type find it on their

@@ -41,7 +41,7 @@ func failureID(o Outcome, f *Failure) string {
 // failure before it is shrunk.
 type ShrinkTarget interface{ Shrinking(identity string) }
 
-// shrinkAll minimises every unique crash found (ALGORITHMS.md §7) with an
+// shrinkAll minimises every unique crash found (docs/ALGORITHMS.md §7) with an
 // extra executor, after the workers stopped, and hands the smaller
 // reproducers to the Store. Raw mode shrinks the input bytes, generator
 // mode the choice sequence.

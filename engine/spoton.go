@@ -7,7 +7,7 @@ import (
 )
 
 // SpotOn is the type-based targeted mutation of Hussein, McCamant and Whalen
-// (ALGORITHMS.md §5, paper 004) on execution-indexed choice sequences.
+// (docs/ALGORITHMS.md §5, paper 004) on execution-indexed choice sequences.
 //
 // Sequences are the generator's structured ones (Entry.Seq), with
 // execution indexes keyed by the draws' call sites in the generator
@@ -32,7 +32,7 @@ import (
 // string, an int) carry the types of the frames around them, so the
 // paper's exclusion of primitives and String has nothing to exclude here.
 //
-// The adaptation to Wasm (ALGORITHMS.md §5, ours): the paper computes the
+// The adaptation to Wasm (docs/ALGORITHMS.md §5, ours): the paper computes the
 // types that influence each target by a static def-use analysis of the
 // Java application, which knows the generator's classes. A Wasm target has
 // no link to the Go types of the generator that feeds it bytes, so this
@@ -86,7 +86,7 @@ type SpotOn struct {
 	targets map[int32]bool // current target conditionals (half covered)
 }
 
-// Distance cap and type draws per child (ALGORITHMS.md §5, impl.): the
+// Distance cap and type draws per child (docs/ALGORITHMS.md §5, impl.): the
 // defaults of SpotOn.MaxDistance and SpotOn.Draws.
 const (
 	spotMaxDistance = 1000

@@ -39,7 +39,7 @@ type Entry struct {
 	// Branches is the number of sites it covers: cov(parent).
 	Branches int
 	// Favored: it was the first to cover some site, overall or among valid
-	// inputs (ALGORITHMS.md §1).
+	// inputs (docs/ALGORITHMS.md §1).
 	Favored bool
 	// NewCov: it covered a site never covered before (AFL's "+cov"), not
 	// only a new bucket or a new valid site.
@@ -199,7 +199,7 @@ type Ender interface {
 	More(j *Job) bool
 }
 
-// Strategy is one search technique (ALGORITHMS.md §1–§5). The coordinator
+// Strategy is one search technique (docs/ALGORITHMS.md §1–§5). The coordinator
 // calls its methods from a single goroutine; only the Mutators run on the
 // workers. Adding a technique means one file: a type embedding Cycle (or
 // not), a Mutator, and an entry in the strategies table.
@@ -266,14 +266,14 @@ type State struct {
 	Conditionals []int32
 }
 
-// ZestSave is the saving rule of ALGORITHMS.md §1: new branch, or valid
+// ZestSave is the saving rule of docs/ALGORITHMS.md §1: new branch, or valid
 // and new valid branch, or (ours, = JQF's "+count") a new (branch, bucket)
 // pair.
 func ZestSave(fb *Feedback) bool {
 	return fb.NewBranch || fb.NewValidBranch || fb.NewBucket
 }
 
-// Cycle is the queue schedule of ALGORITHMS.md §1: it cycles through the
+// Cycle is the queue schedule of docs/ALGORITHMS.md §1: it cycles through the
 // queue in order and gives each parent numCandidates children,
 // ⌊50·cov(parent)/|totalCoverage|⌋, ×20 when favored (impl., JQF), at
 // least 1 (ours). Strategies embed it for Next.

@@ -1,6 +1,6 @@
 package engine
 
-// Zest is the semantic fuzzing strategy of Padhye et al. (ALGORITHMS.md §1,
+// Zest is the semantic fuzzing strategy of Padhye et al. (docs/ALGORITHMS.md §1,
 // paper 001): it cycles through the queue (Cycle), mutates choice
 // sequences by replacing geometric-length runs with random bytes, and saves
 // by ZestSave, which keeps valid inputs that add valid coverage.
@@ -20,7 +20,7 @@ func (z *Zest) NewMutator(_ int, env *MutatorEnv) Mutator {
 	return m
 }
 
-// zestMeans returns the means of Zest's mutation (ALGORITHMS.md §1: m
+// zestMeans returns the means of Zest's mutation (docs/ALGORITHMS.md §1: m
 // runs per child, each of length l, both geometric) with 4, the
 // contract's default, for a zero.
 func zestMeans(m, l int) (int, int) {
@@ -63,7 +63,7 @@ func geometric(r Rand, mean int) int {
 	return n
 }
 
-// zestMutate applies Zest's mutation in place (ALGORITHMS.md §1): m ~
+// zestMutate applies Zest's mutation in place (docs/ALGORITHMS.md §1): m ~
 // Geometric(mean meanM) times, pick an offset k uniform in [0, len) and a
 // length l ~ Geometric(mean meanL), and replace [k, min(k+l, len)) with
 // random bytes. An empty sequence gets l random bytes instead (ours:

@@ -186,7 +186,7 @@ func (s *Source) valueLen(label uint64, min, max int) int {
 // String returns a value draw: a string of length in [min, max] over the
 // bytes of alphabet (nonempty), in its own untyped frame. With probability
 // 0.5 it is a dictionary entry whose bytes all lie in alphabet and whose
-// length is in range, when there is one (ALGORITHMS.md §5); otherwise the
+// length is in range, when there is one (docs/ALGORITHMS.md §5); otherwise the
 // length is log-uniform and each byte uniform over the alphabet. The length
 // is a value: a string is one leaf.
 func (s *Source) String(alphabet string, min, max int) string {

@@ -55,7 +55,7 @@ func TestIntRanges(t *testing.T) {
 }
 
 // TestDictionaryRates: string draws take a dictionary entry with
-// probability 0.5, integer draws with 0.1 (ALGORITHMS.md §5).
+// probability 0.5, integer draws with 0.1 (docs/ALGORITHMS.md §5).
 func TestDictionaryRates(t *testing.T) {
 	opts := Options{Dictionary: [][]byte{[]byte("select"), []byte("from"), {42, 0, 0, 0}, []byte("1234567"), []byte("NOT-IN-ALPHABET")}}
 	strs := runMany(20000, opts, func(s *Source) string { return s.String("abcdefghijklmnopqrstuvwxyz", 0, 10) })

@@ -4,9 +4,9 @@
 // Every decision it makes is a draw, recorded in a *Sequence with
 //
 //   - its kind: Structural when it decides which or how many draws follow,
-//     Value when it only fills a leaf (ALGORITHMS.md §2, BeDivFuzz);
+//     Value when it only fills a leaf (docs/ALGORITHMS.md §2, BeDivFuzz);
 //   - its execution index: the path of generator frames to the draw, each
-//     step a (label, occurrence) pair, hashed to 64 bits (ALGORITHMS.md §5,
+//     step a (label, occurrence) pair, hashed to 64 bits (docs/ALGORITHMS.md §5,
 //     SpotOn); the label is the kind of draw, or with Options.CallSites its
 //     call site in the generator, so adding a draw at one site never shifts
 //     the indexes at the others;
@@ -17,13 +17,13 @@
 // it; an unindexed draw reads the sequence's bytes in order (FromBytes,
 // Zest's linear model; FromStreams, BeDivFuzz's two streams), then bytes
 // from a PCG seeded by the sequence's hash, so a sequence always yields
-// the same input (ALGORITHMS.md §1). The returned sequence holds exactly
+// the same input (docs/ALGORITHMS.md §1). The returned sequence holds exactly
 // the draws made; its StructuralSignature hashes the run's decisions.
 //
 // The combinators (Int, Bool, Decide, Pick, Weighted, Len, String, Bytes,
 // Dict, List, Repeat, OneOf, Recurse, Call) know their draws' kinds. Integer
 // draws lean to range boundaries and take a dictionary constant with
-// probability 0.1, strings with 0.5 (ALGORITHMS.md §5; Options.DictProb,
+// probability 0.1, strings with 0.5 (docs/ALGORITHMS.md §5; Options.DictProb,
 // Options.IntBias). Raw is the identity generator, so raw-byte and
 // generator fuzzing share one engine; JSON, XML, PNG, Expr and SQL make
 // real formats (Lookup, Names). Hashes use mix64 (hash.go), pinned by a

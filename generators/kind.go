@@ -2,7 +2,7 @@ package generators
 
 import "github.com/wafer-fuzz/wafer/internal/enumname"
 
-// Kind says whether a draw is structural or a value (ALGORITHMS.md §2).
+// Kind says whether a draw is structural or a value (docs/ALGORITHMS.md §2).
 // The zero value is Value.
 type Kind uint8
 

@@ -9,7 +9,7 @@ type Rand interface {
 	Uint64() uint64
 }
 
-// geometric returns a draw on {1, 2, …} with mean 1/p = 4 (ALGORITHMS.md
+// geometric returns a draw on {1, 2, …} with mean 1/p = 4 (docs/ALGORITHMS.md
 // §1), using integer draws only, capped at 1024.
 func geometric(r Rand) int {
 	n := 1
@@ -19,7 +19,7 @@ func geometric(r Rand) int {
 	return n
 }
 
-// MutateBytes is Zest's mutation (ALGORITHMS.md §1) over all of buf: m
+// MutateBytes is Zest's mutation (docs/ALGORITHMS.md §1) over all of buf: m
 // runs, m geometric with mean 4; each run starts at a uniform offset k, has
 // a length l geometric with mean 4, and overwrites buf[k:min(k+l, len)] with
 // uniform random bytes, or zeros when zero is set. It returns the number of

@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// DefaultMaxBytes caps the bytes a run records, per kind of draw (ALGORITHMS.md
+// DefaultMaxBytes caps the bytes a run records, per kind of draw (docs/ALGORITHMS.md
 // §1: 10,240 bytes, impl.). See Options.MaxBytes.
 const DefaultMaxBytes = 10240
 
@@ -57,7 +57,7 @@ type Sequence struct {
 // FromStreams returns a sequence of two unindexed choices, the structural
 // stream s and the value stream v (both copied): structural draws that miss
 // read s in order, value draws v, each extended from the PRNG past its end
-// and cut to what was read on its own. This is BeDivFuzz's (s, v) (ALGORITHMS.md
+// and cut to what was read on its own. This is BeDivFuzz's (s, v) (docs/ALGORITHMS.md
 // §2): a mutation of s does not shift the values, one of v not the
 // structure. KindBytes(Structural) and KindBytes(Value) of the sequence a
 // run returns are the s and v it consumed.
@@ -265,7 +265,7 @@ func (q *Sequence) SetKindBytes(k Kind, b []byte) error {
 }
 
 // StructuralSignature identifies the sequence's abstract input
-// (ALGORITHMS.md §2). For a sequence a run returned it is the hash of the
+// (docs/ALGORITHMS.md §2). For a sequence a run returned it is the hash of the
 // run's structural decisions, in draw order: the alternative each Pick,
 // Weighted and Decide took, the size each Len drew, and the bytes of custom
 // structural Draws, so two runs whose structural bytes differ but decode to

@@ -16,7 +16,7 @@ type Generator func(s *Source) []byte
 // Options configure a run. The zero value works: no dictionary,
 // DefaultMaxBytes.
 type Options struct {
-	// Dictionary holds the target's constants (ALGORITHMS.md §5). String
+	// Dictionary holds the target's constants (docs/ALGORITHMS.md §5). String
 	// draws take an entry (whose bytes all lie in the draw's alphabet) with
 	// probability 0.5; integer draws over ranges wider than 16 take an
 	// entry with probability 0.1, reading entries of 1, 2, 4 or 8 bytes as

@@ -10,7 +10,7 @@ import (
 // identityFrames is how many top frames make up a failure's identity.
 const identityFrames = 3
 
-// Identity is the deduplication key of r's failure (ALGORITHMS.md §7), the
+// Identity is the deduplication key of r's failure (docs/ALGORITHMS.md §7), the
 // one key wafer uses wherever it tells failures apart (a campaign's
 // findings, shrinking, known failures of a resumed campaign, `wafer
 // minimize`): the outcome, then the failure's kind, the class of its

@@ -129,7 +129,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
 	fs.IntVar(&f.opts.MaxLen, "max-len", 0, "maximum length in bytes of the inputs wafer makes (0: 10240); longer seeds run whole")
 	fs.IntVar(&f.useCmp, "use-cmp", 1, "1: input-to-state mutation without --generator: a second build of the target logs the operands of its comparisons and memcmp/strcmp calls, run once per queue entry (seeds included) that reached a new branch; 0: off (libFuzzer's -use_cmp)")
-	// Strategy knobs (ALGORITHMS.md §1, §3, §4), the contract's defaults.
+	// Strategy knobs (docs/ALGORITHMS.md §1, §3, §4), the contract's defaults.
 	fs.IntVar(&f.opts.Havoc.Depth, "havoc-depth", 5, "havoc, fairfuzz: a child stacks 1 to N operations")
 	fs.IntVar(&f.opts.Havoc.StackPow2, "havoc-stack-pow2", 0, "havoc, fairfuzz: a child stacks 2^(1..N) operations instead (7: AFL, the FairFuzz paper's baseline; 4: AFL++; 0: --havoc-depth)")
 	fs.IntVar(&f.opts.FairFuzz.PlainEvery, "fairfuzz-plain-every", 4, "fairfuzz: every Nth queue cycle is plain (every entry, no mask); -1: never")
@@ -169,8 +169,8 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.opts.Generative.NoFuelBound, "spoton-count-bound", false, "spoton: give each parent Zest's count of children instead of a fuel budget")
 	fs.Float64Var(&f.opts.Generative.MaxDistance, "spoton-max-distance", 1000, "spoton: cap of a type's distance d_T")
 	fs.IntVar(&f.opts.Generative.TypeDraws, "spoton-type-draws", 10, "spoton: type draws per targeted child before falling back to plain mutation")
-	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "zest, bedivfuzz, spoton: mean number of runs of the choice sequence rewritten per child (geometric m of ALGORITHMS.md §1)")
-	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "zest, bedivfuzz, spoton: mean length of a rewritten run (geometric l of ALGORITHMS.md §1; bytes, or choices when targeted)")
+	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "zest, bedivfuzz, spoton: mean number of runs of the choice sequence rewritten per child (geometric m of docs/ALGORITHMS.md §1)")
+	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "zest, bedivfuzz, spoton: mean length of a rewritten run (geometric l of docs/ALGORITHMS.md §1; bytes, or choices when targeted)")
 	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob(&f.opts.DictProb))
 	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob(&f.opts.IntBias))
 	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {

@@ -1,5 +1,5 @@
 // Package failureid computes the deduplication key of a failure from its
-// kind, message and stack (ALGORITHMS.md §7). It is the one computation
+// kind, message and stack (docs/ALGORITHMS.md §7). It is the one computation
 // of a failure's identity: runtime.Result.Identity keys a run by it, and
 // corpus keys its crashes/ and hangs/ by it. It does not run targets or
 // read files.
@@ -39,7 +39,7 @@ var allocatorFuncs = map[string]bool{
 
 var allocatorPrefixes = []string{"operator new", "__rust_", "__rdl_", "__rg_", "alloc::", "dlmalloc::", "<dlmalloc::", "runtime."}
 
-// Key is the deduplication key of a failure (ALGORITHMS.md §7), a
+// Key is the deduplication key of a failure (docs/ALGORITHMS.md §7), a
 // crash state as ClusterFuzz builds one: its class (FailureClass), the
 // class of its message (MessageClass; none for an out-of-memory, whose
 // messages say which of three places noticed it) and the top n frames of
