@@ -20,12 +20,12 @@ import (
 	"hash/fnv"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +33,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // spectestHostWasm is the "spectest" module the scripts import
@@ -115,6 +117,29 @@ func (c *specCounts) add(dir, lane, result string) {
 		c.m[k] = map[string]int{}
 	}
 	c.m[k][result]++
+}
+
+// lane sums lane's results over every directory.
+func (c *specCounts) lane(lane string) specLaneFigures {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var f specLaneFigures
+	for k, m := range c.m {
+		if !strings.HasSuffix(k, "/"+lane) {
+			continue
+		}
+		for result, n := range m {
+			switch {
+			case result == resPass:
+				f.passed += n
+			case strings.HasPrefix(result, "skip"):
+				f.skipped += n
+			case strings.HasPrefix(result, "info"):
+				f.info += n
+			}
+		}
+	}
+	return f
 }
 
 func (c *specCounts) report(t *testing.T, dirs []specDir, lanes []string) {
@@ -961,20 +986,6 @@ func (r *specRun) rejected(c *specCommand, link bool) {
 	}
 }
 
-// specRoot finds wazero's spectest directory in the module cache.
-func specRoot(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/tetratelabs/wazero").Output()
-	if err != nil {
-		t.Skipf("cannot locate wazero's module directory: %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "internal", "integration_test", "spectest")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("wazero spectest tree not found: %v", err)
-	}
-	return dir
-}
-
 func specSampled(must map[string]bool, script string) bool {
 	if must[script] {
 		return true
@@ -1007,7 +1018,7 @@ func runSpecScript(t *testing.T, r *specRun, f string, transforms []specTransfor
 // TestSpec runs the spec testsuite in lockstep on the original and the
 // transformed modules.
 func TestSpec(t *testing.T) {
-	root := specRoot(t)
+	root := instrument.SpecSuiteDir(t)
 	full := os.Getenv("WAFER_FULL") == "1"
 	transforms, note := specTransforms()
 	if note != "" {
@@ -1021,6 +1032,8 @@ func TestSpec(t *testing.T) {
 	known := specKnownIssues()
 	dirs := specDirs()
 	must := specMustRun()
+	var selected int
+	var ran atomic.Int64
 	t.Run("scripts", func(t *testing.T) {
 		for _, d := range dirs {
 			path := filepath.Join(root, d.name, "testdata")
@@ -1035,7 +1048,9 @@ func TestSpec(t *testing.T) {
 				if !full && !specSampled(must, name) {
 					continue
 				}
+				selected++
 				t.Run(name, func(t *testing.T) {
+					ran.Add(1)
 					t.Parallel()
 					runSpecScript(t, &specRun{t: t, dir: d, path: path, script: name, counts: counts,
 						known: known, ctx: context.Background(), maxErrs: 20}, f, transforms)
@@ -1049,13 +1064,61 @@ func TestSpec(t *testing.T) {
 	}
 	t.Logf("spec run: %s", mode)
 	counts.report(t, dirs, laneNames)
+	if int(ran.Load()) < selected {
+		t.Logf("%d of %d scripts ran (-run): today's figures not checked", ran.Load(), selected)
+		return
+	}
+	figures := specFiguresSampled
+	if full {
+		figures = specFiguresFull
+	}
+	if selected < figures.scripts {
+		t.Errorf("%d scripts ran, expected at least %d", selected, figures.scripts)
+	}
+	for _, l := range laneNames {
+		got, want := counts.lane(l), figures.lanes[l]
+		if got.passed < want.passed || got.skipped > want.skipped || got.info > want.info {
+			t.Errorf("lane %s: %d commands passed, %d skipped, %d invalid modules accepted after the transform; expected at least %d, at most %d, at most %d",
+				l, got.passed, got.skipped, got.info, want.passed, want.skipped, want.info)
+		}
+	}
 }
+
+// specLaneFigures are a lane's totals over the suite's directories:
+// commands passed, skipped (any reason: text modules, unsupported
+// features, state linked with a skipped module) and counted as info
+// (an invalid module accepted after the transform).
+type specLaneFigures struct{ passed, skipped, info int }
+
+// specFigures are a TestSpec run's scripts and each lane's totals.
+type specFigures struct {
+	scripts int
+	lanes   map[string]specLaneFigures
+}
+
+// Today's figures of TestSpec (wazero v1.12.0's suite, `go test -v -run
+// TestSpec ./instrument`, the spec summary and per-directory lines, with and
+// without WAFER_FULL=1). A run must pass at least as many commands per lane,
+// and skip and accept no more: a loader or runner that skips everything
+// fails, and so does a new unsupported feature or invalid module accepted.
+var (
+	specFiguresSampled = specFigures{scripts: 64, lanes: map[string]specLaneFigures{
+		"original": {20681, 102, 0}, "roundtrip": {20681, 102, 0},
+		"counters": {20592, 122, 69}, "fuel": {20592, 122, 69},
+		"dirty": {20589, 122, 72}, "compares": {20589, 122, 72},
+	}}
+	specFiguresFull = specFigures{scripts: 253, lanes: map[string]specLaneFigures{
+		"original": {73628, 1577, 0}, "roundtrip": {73624, 1581, 0},
+		"counters": {73307, 1788, 110}, "fuel": {73307, 1788, 110},
+		"dirty": {73290, 1788, 127}, "compares": {73287, 1788, 130},
+	}}
+)
 
 // TestSpecRunnerDetectsMismatch checks the runner itself: a lane whose
 // transform changes behaviour (every i32.const in code bumped by one) must
 // be reported as failing, and an identity lane must pass everything.
 func TestSpecRunnerDetectsMismatch(t *testing.T) {
-	root := specRoot(t)
+	root := instrument.SpecSuiteDir(t)
 	d := specDirs()[0] // v1
 	counts := &specCounts{m: map[string]map[string]int{}}
 	r := &specRun{t: t, dir: d, path: filepath.Join(root, d.name, "testdata"), script: "v1/if",

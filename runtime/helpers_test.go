@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,12 +21,32 @@ func fixture(t testing.TB, rel string) []byte {
 	return b
 }
 
-// testCacheDir is a per-process compilation cache so repeated tests don't
-// recompile the Go fixtures (seconds each) and nothing lands in $HOME.
+// testCacheDir is this test process's compilation cache, a fresh
+// directory TestMain makes and removes: repeated tests don't recompile the
+// Go fixtures (seconds each), nothing lands in $HOME, and two `go test`
+// processes at once never share a cache. Set once, before any test runs.
+var testCacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "wafer-runtime-test-cache-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "runtime tests: compilation cache: %v\n", err)
+		os.Exit(1)
+	}
+	testCacheDir = dir
+	code := m.Run()
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "runtime tests: remove the compilation cache: %v\n", err)
+	}
+	os.Exit(code)
+}
+
+// testConfig returns cfg with testCacheDir as its cache unless cfg names
+// one or disables it.
 func testConfig(t testing.TB, cfg Config) Config {
 	t.Helper()
 	if cfg.CacheDir == "" && !cfg.NoCache {
-		cfg.CacheDir = filepath.Join(os.TempDir(), "wafer-runtime-test-cache")
+		cfg.CacheDir = testCacheDir
 	}
 	return cfg
 }

@@ -51,10 +51,12 @@ wat2wasm --enable-all -o fake/imports.wasm fake/imports.wat
 wat2wasm --enable-all -o fake/noharness.wasm fake/noharness.wat
 wat2wasm --enable-all -o fake/shared.wasm fake/shared.wat
 wat2wasm --enable-all -o fake/importglobal.wasm fake/importglobal.wat
-(cd gohuge && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o gohuge.wasm .)
-(cd goalloc && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goalloc.wasm .)
-(cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o goreactor.wasm .)
-(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -o gocmd.wasm .)
+# -trimpath -buildvcs=false: the same bytes from any checkout with the same Go;
+# fixtures_test.go (TestGoFixturesRebuild) rebuilds with this line and compares.
+(cd gohuge && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -buildmode=c-shared -o gohuge.wasm .)
+(cd goalloc && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -buildmode=c-shared -o goalloc.wasm .)
+(cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -buildmode=c-shared -o goreactor.wasm .)
+(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -o gocmd.wasm .)
 # A module of its own (example.com/wafer.fix/go-names): Go names with dots,
 # slashes and a pointer receiver.
 gonames/build.sh

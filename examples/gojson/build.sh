@@ -2,4 +2,6 @@
 # Rebuilds gojson.wasm: a Go reactor (-buildmode=c-shared) using wafer's harness.
 set -eu
 cd "$(dirname "$0")"
-GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildmode=c-shared -o gojson.wasm .
+# -trimpath -buildvcs=false: the same bytes from any checkout with the same Go;
+# fixtures_test.go (TestGoFixturesRebuild) rebuilds with this line and compares.
+GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o gojson.wasm .

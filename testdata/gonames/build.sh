@@ -4,4 +4,4 @@
 # from this checkout (go.mod's replace). Tests never run this.
 set -eu
 cd "$(dirname "$0")"
-GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildmode=c-shared -o go-names.wasm .
+GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o go-names.wasm .

@@ -15,7 +15,9 @@ for p in cwords crunch; do
 		"$p/$p.o" -lc "$rt" -o "$p/$p.wasm"
 	rm "$p/$p.o"
 done
+# -trimpath -buildvcs=false: the same bytes from any checkout with the same Go;
+# fixtures_test.go (TestGoFixturesRebuild) rebuilds with this line and compares.
 for p in gocalc gobig; do
-	(cd "$p" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -o "$p.wasm" .)
+	(cd "$p" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$p.wasm" .)
 done
 ls -l ./*.wasm ./*/*.wasm
