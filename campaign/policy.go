@@ -59,9 +59,9 @@ type Bug struct {
 // site, in the order each site was first saved, with this session's hits
 // of each identity (Finding.Hits) in the states' SessionHits.
 func (s *Summary) Bugs() []Bug {
-	hits := map[findingKey]int64{}
+	hits := map[string]int64{}
 	for _, fd := range s.Findings {
-		hits[findingKey{fd.Outcome == Hang, fd.Identity}] += fd.Hits
+		hits[fd.Identity] += fd.Hits
 	}
 	var bugs []Bug
 	index := map[string]int{}
@@ -70,7 +70,7 @@ func (s *Summary) Bugs() []Bug {
 		if site == "" {
 			site = "identity " + cf.Identity
 		}
-		cf.SessionHits = hits[findingKey{cf.Hang, cf.Identity}]
+		cf.SessionHits = hits[cf.findingIdentity()]
 		i, ok := index[site]
 		if !ok {
 			i = len(bugs)
@@ -82,11 +82,15 @@ func (s *Summary) Bugs() []Bug {
 	return bugs
 }
 
-// findingKey is a failure's identity and whether it is a hang: the
-// engine keys a crash and a hang of the same identity apart.
-type findingKey struct {
-	hang     bool
-	identity string
+// findingIdentity is the saved failure's identity as a Finding carries it
+// (runtime.Result.Identity: the outcome, ": ", the directory's key), so a
+// crash and a hang of the same key stay apart.
+func (cf Saved) findingIdentity() string {
+	o := Crash
+	if cf.Hang {
+		o = Hang
+	}
+	return o.String() + ": " + cf.Identity
 }
 
 // FoundLine is the summary's count of bugs, crash states and hangs: "1 bug

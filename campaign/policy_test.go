@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"testing"
 )
@@ -56,9 +57,9 @@ func TestBugs(t *testing.T) {
 			{Path: "c/3", Identity: "i3", Site: "f:1"},
 		},
 		Findings: []Finding{
-			{Outcome: Crash, Identity: "i1", Hits: 3},
-			{Outcome: Hang, Identity: "i1", Hits: 1},
-			{Outcome: Crash, Identity: "i3", Hits: 2},
+			{Outcome: Crash, Identity: "crash: i1", Hits: 3},
+			{Outcome: Hang, Identity: "hang: i1", Hits: 1},
+			{Outcome: Crash, Identity: "crash: i3", Hits: 2},
 		},
 	}
 	sum.Stats.Crashes, sum.Stats.Hangs = 3, 1
@@ -88,6 +89,30 @@ func TestBugs(t *testing.T) {
 	}
 	sum.Stats.Crashes = 1 // two of the three were found by earlier sessions
 	if got, want := sum.FoundLine(), "2 bugs (3 crash states, 1 new), hangs 1 (1 new)"; got != want {
+		t.Errorf("FoundLine = %q, want %q", got, want)
+	}
+}
+
+// TestBugsOfACampaign: the saved failures of a real campaign directory
+// carry this session's hits of the finding with the same identity (the
+// directory and the engine spell identities apart: the test ties them).
+func TestBugsOfACampaign(t *testing.T) {
+	tg := loadTLV(t)
+	sum, err := tg.Fuzz(context.Background(), Options{Output: t.TempDir(), NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Findings) != 1 || len(sum.Saved) != 1 {
+		t.Fatalf("expected tlv's one crash found and saved, got %d findings, %d saved", len(sum.Findings), len(sum.Saved))
+	}
+	bugs := sum.Bugs()
+	if len(bugs) != 1 || len(bugs[0].States) != 1 {
+		t.Fatalf("expected one bug of one state, got %+v", bugs)
+	}
+	if got, want := bugs[0].States[0].SessionHits, sum.Findings[0].Hits; got != want || got < 1 {
+		t.Errorf("expected the state's session hits to be the finding's (%d), got %d", want, got)
+	}
+	if got, want := sum.FoundLine(), "1 bug (1 crash state), hangs 0"; got != want {
 		t.Errorf("FoundLine = %q, want %q", got, want)
 	}
 }
