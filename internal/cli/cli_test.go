@@ -96,7 +96,8 @@ func TestBadInvocation(t *testing.T) {
 		{"fuzz truncated", []string{"fuzz", truncated}, 1, "not a WebAssembly module: offset 0x4: unexpected end: expected 8-byte header, got 4 bytes"},
 		{"fuzz bad version", []string{"fuzz", badVersion}, 1, "not a WebAssembly module: offset 0x4: bad version: expected 01 00 00 00"},
 		{"fuzz component", []string{"fuzz", component}, 1, "a WebAssembly component (component model)"},
-		{"fuzz unwritable output", []string{"fuzz", "-o", unwritable, malformed}, 1, "output directory"},
+		{"fuzz unwritable output", []string{"fuzz", "-o", unwritable, tlv}, 1, "output directory"},
+		{"fuzz malformed, nothing written", []string{"fuzz", "-o", filepath.Join(tmp, "never"), malformed}, 1, "not a WebAssembly module: section type: offset 0x9"},
 		{"repro missing input", []string{"repro", malformed}, 2, "expected TARGET.wasm and at least one input"},
 		{"repro not wasm", []string{"repro", notWasm, notWasm}, 1, "not a WebAssembly module: offset 0x0: bad magic"},
 		{"minimize arity", []string{"minimize", malformed}, 2, "expected TARGET.wasm and one crash file"},
@@ -141,6 +142,10 @@ func TestBadInvocation(t *testing.T) {
 				t.Errorf("output mentions a panic: %q %q", r.stdout, r.stderr)
 			}
 		})
+	}
+	// a module that does not load leaves no output directory behind
+	if _, err := os.Stat(filepath.Join(tmp, "never")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("fuzz of a malformed module: expected no output directory, got %v", err)
 	}
 }
 
