@@ -87,6 +87,9 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips, index map[int]
 	}
 	var items []item
 	for _, n := range inputs {
+		if sub != QueueDir && strings.HasSuffix(n, OrigSuffix) {
+			continue // a replaced reproducer's original (AddFailure)
+		}
 		id, ok := ParseID(n)
 		if !ok {
 			sk.add(filepath.Join(inDir, n), fmt.Errorf("expected an entry name \"id:NNNNNN,...\", got %q", n))
