@@ -470,3 +470,37 @@ func TestReplaceKeepsOriginal(t *testing.T) {
 		t.Fatalf("expected the peer's one failure \"short\", got %d, %v, %v", len(got), sk, err)
 	}
 }
+
+// TestOpenRemovesTemps: Open removes the temporary files a write killed
+// half-way leaves beside the checkpoint, the stats, the sync state and in
+// flaky/, and keeps every other file.
+func TestOpenRemovesTemps(t *testing.T) {
+	dir := t.TempDir()
+	openT(t, dir, Options{NoSync: true}).Close()
+	temps := []string{
+		filepath.Join(dir, ".tmp-fuzzer_stats.7"),
+		filepath.Join(dir, waferDir, ".tmp-checkpoint.3"),
+		filepath.Join(dir, waferDir, "cache", ".tmp-x.zst.1"),
+		filepath.Join(dir, syncedDir, ".tmp-peer.2"),
+		filepath.Join(dir, FlakyDir, ".tmp-kind:oob,hash:1.4"),
+		filepath.Join(dir, waferDir, "meta", FlakyDir, ".tmp-kind:oob,hash:1.5"),
+	}
+	kept := []string{filepath.Join(dir, waferDir, "lock"), filepath.Join(dir, ".hidden")}
+	os.MkdirAll(filepath.Join(dir, syncedDir), 0o755)
+	for _, p := range append(temps, kept...) {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openT(t, dir, Options{NoSync: true}).Close()
+	for _, p := range temps {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: expected it removed, got %v", p, err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: expected it kept, got %v", p, err)
+		}
+	}
+}

@@ -88,7 +88,8 @@ func newKillStats() *killStats {
 // of queue/, crashes/ and hangs/ seen before the kill is still there with
 // the same bytes, or, for a crash replaced by its shrunk form, that the
 // bytes seen are kept beside it in <name>.orig (corpus.OrigSuffix); that
-// corpus.Open (Verify) reports no corrupt or half-written file; that
+// corpus.Open (Verify) reports no corrupt or half-written file and leaves
+// no temporary file; that
 // merge's output files each hold the bytes their name (SHA-1) says and
 // minimize's output is absent or whole; and that the command, run again
 // on the same directory, starts and ends normally. It logs a table per
@@ -517,6 +518,12 @@ func (kt *killTest) checkCampaign(t *testing.T, moment, dir string) {
 	}
 	nq, nf := len(d.Entries()), len(d.Failures())
 	d.Close()
+	filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(de.Name(), ".tmp-") {
+			t.Errorf("%s: %s: a temporary file stays after the resume's Open", moment, p)
+		}
+		return nil
+	})
 	rels := slices.Sorted(func(yield func(string) bool) {
 		for rel := range kt.rec[dir] {
 			if !yield(rel) {
