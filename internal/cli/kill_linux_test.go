@@ -73,6 +73,15 @@ type killStats struct {
 	lost                                       int
 }
 
+// total is the number of entries checked.
+func (s *killStats) total() int {
+	n := 0
+	for _, e := range s.entries {
+		n += e
+	}
+	return n
+}
+
 func newKillStats() *killStats {
 	return &killStats{kills: map[string]int{}, missed: map[string]int{}, midWrite: map[string]int{}, entries: map[string]int{}, replaced: map[string]int{}}
 }
@@ -82,26 +91,26 @@ func newKillStats() *killStats {
 // bytes, --generator json, --grammar Expr.g4), of the end-of-campaign
 // shrinking, of the writes of queue entries, checkpoints and a shrunk
 // crash, of a sync import between two campaigns (-M/-S), of 'wafer merge'
-// and of 'wafer minimize'; the kill lands a random delay after the output
+// and of 'wafer minimize'. The kill lands a random delay after the output
 // line that starts the phase, or at the creation of the temporary file of
 // the write aimed at (inotify). After each kill it checks that every file
 // of queue/, crashes/ and hangs/ seen before the kill is still there with
 // the same bytes, or, for a crash replaced by its shrunk form, that the
 // bytes seen are kept beside it in <name>.orig (corpus.OrigSuffix); that
 // corpus.Open (Verify) reports no corrupt or half-written file and leaves
-// no temporary file; that
-// merge's output files each hold the bytes their name (SHA-1) says and
-// minimize's output is absent or whole; and that the command, run again
-// on the same directory, starts and ends normally. It logs a table per
-// moment. WAFER_KILLS=N sets the number of kills (default 11, one per moment, 300 with
-// WAFER_FULL=1), WAFER_KILL_SEED the seed.
+// no temporary file; that merge's output files each hold the bytes their
+// name (SHA-1) says and minimize's output is absent or whole; and that
+// the command, run again on the same directory, starts and ends normally.
+// It logs a table per moment. WAFER_KILLS=N sets the number of kills
+// (default 11, one per moment; 150 with WAFER_FULL=1), WAFER_KILL_SEED
+// the seed, WAFER_KILL_MOMENTS=s keeps the moments whose name contains s.
 func TestKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	kills := 11
 	if os.Getenv("WAFER_FULL") == "1" {
-		kills = 300
+		kills = 150
 	}
 	if s := os.Getenv("WAFER_KILLS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -135,6 +144,9 @@ func TestKillResume(t *testing.T) {
 		m := moments[attempt%len(moments)]
 		if kt.runRound(t, m, attempt, r) {
 			done++
+			if done%100 == 0 {
+				t.Logf("%d kills in %v, %d entries checked, %d lost", done, time.Since(start).Round(time.Second), kt.st.total(), kt.st.lost)
+			}
 		}
 		if t.Failed() {
 			break
@@ -260,15 +272,15 @@ func (kt *killTest) moments() []killMoment {
 	// shrinkArgs: a --keep-going campaign on tlv whose seeds hold a long
 	// crash: it ends by shrinking it, replacing crashes/<name>.
 	shrinkArgs := func(dir string, extra ...string) []string {
-		return append([]string{"fuzz", "--keep-going", "--runs", "20000", "-i", kt.tlvSeeds, "-i", kt.bigCrash, "-o", dir, kt.tlv}, extra...)
+		return append([]string{"fuzz", "--keep-going", "--runs", "5000", "-i", kt.tlvSeeds, "-i", kt.bigCrash, "-o", dir, kt.tlv}, extra...)
 	}
 	shrinking := func(l string) bool { return strings.HasPrefix(l, "INFO: shrinking ") }
 	return []killMoment{
 		persistent("start/resume tlv", campaignT, nil, 400*time.Millisecond, func(k int) []string {
 			return append([]string{"fuzz", "--keep-going", "--max-total-time", "1", "-i", kt.tlvSeeds, "-o", campaignT, kt.tlv}, fsync(k)...)
 		}),
-		persistent("search cexpr", campaignC, status, 1200*time.Millisecond, func(k int) []string {
-			return append([]string{"fuzz", "--keep-going", "--max-total-time", "1.5", "-j", strconv.Itoa(1 + k%2), "-o", campaignC, kt.cexpr, kt.cexprSee}, fsync(k/2)...)
+		persistent("search cexpr", campaignC, status, 700*time.Millisecond, func(k int) []string {
+			return append([]string{"fuzz", "--keep-going", "--max-total-time", "1", "-j", strconv.Itoa(1 + k%2), "-o", campaignC, kt.cexpr, kt.cexprSee}, fsync(k/2)...)
 		}),
 		{"checkpoint write", func(t *testing.T, k int, r *rand.Rand) *killRound {
 			// The final checkpoint of a short campaign; fsync makes the
@@ -286,9 +298,9 @@ func (kt *killTest) moments() []killMoment {
 			// The n-th queue entry of a new campaign.
 			dir := filepath.Join(kt.tmp, fmt.Sprintf("fresh%d", k))
 			rd := &killRound{}
-			rd.atTrigger = func() { rd.watch = watchCreate(t, 1+r.IntN(60), ".tmp-", filepath.Join(dir, "queue")) }
+			rd.atTrigger = func() { rd.watch = watchCreate(t, 1+r.IntN(40), ".tmp-", filepath.Join(dir, "queue")) }
 			os.MkdirAll(filepath.Join(dir, "queue"), 0o755)
-			args := []string{"fuzz", "--max-total-time", "2", "-o", dir, kt.cexpr}
+			args := []string{"fuzz", "--max-total-time", "1", "-o", dir, kt.cexpr}
 			rd.children = []*killChild{startKillChild(t, kt.tmp, args, nil)}
 			rd.check = func(killed bool) {
 				kt.checkCampaign(t, "queue write", dir)
@@ -298,11 +310,11 @@ func (kt *killTest) moments() []killMoment {
 			}
 			return rd
 		}},
-		persistent("generator json", gen, nil, 1500*time.Millisecond, func(k int) []string {
-			return append([]string{"fuzz", "--generator", "json", "--max-total-time", "1.5", "-o", gen, kt.cexpr}, fsync(k)...)
+		persistent("generator json", gen, nil, 900*time.Millisecond, func(k int) []string {
+			return append([]string{"fuzz", "--generator", "json", "--max-total-time", "1", "-o", gen, kt.cexpr}, fsync(k)...)
 		}),
-		persistent("grammar Expr.g4", gram, nil, 1500*time.Millisecond, func(k int) []string {
-			return append([]string{"fuzz", "--grammar", kt.grammar, "--max-total-time", "1.5", "-o", gram, kt.cexpr}, fsync(k)...)
+		persistent("grammar Expr.g4", gram, nil, 900*time.Millisecond, func(k int) []string {
+			return append([]string{"fuzz", "--grammar", kt.grammar, "--max-total-time", "1", "-o", gram, kt.cexpr}, fsync(k)...)
 		}),
 		{"end-of-campaign shrinking", func(t *testing.T, k int, r *rand.Rand) *killRound {
 			dir := filepath.Join(kt.tmp, fmt.Sprintf("shrink%d", k))
@@ -346,7 +358,7 @@ func (kt *killTest) moments() []killMoment {
 			rd := &killRound{trigger: imported, delay: delayed(t, "sync import (-M a, -S b)", r, 100*time.Millisecond)}
 			rd.atTrigger = func() { kt.record(t, a); kt.record(t, b) }
 			sargs := func(n string) []string {
-				return []string{"fuzz", "--no-fsync", "--sync-interval", "0.2", "--max-total-time", "2", "-o", kt.syncRoot, "-S", n, kt.cexpr}
+				return []string{"fuzz", "--no-fsync", "--sync-interval", "0.2", "--max-total-time", "1", "-o", kt.syncRoot, "-S", n, kt.cexpr}
 			}
 			rd.children = []*killChild{startKillChild(t, kt.tmp, sargs(name), imported), startKillChild(t, kt.tmp, sargs("a"), nil)}
 			rd.check = func(bool) {
