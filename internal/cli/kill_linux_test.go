@@ -280,7 +280,7 @@ func (kt *killTest) moments() []killMoment {
 			return append([]string{"fuzz", "--keep-going", "--max-total-time", "1", "-i", kt.tlvSeeds, "-o", campaignT, kt.tlv}, fsync(k)...)
 		}),
 		persistent("search cexpr", campaignC, status, 700*time.Millisecond, func(k int) []string {
-			return append([]string{"fuzz", "--keep-going", "--max-total-time", "1", "-j", strconv.Itoa(1 + k%2), "-o", campaignC, kt.cexpr, kt.cexprSee}, fsync(k/2)...)
+			return append([]string{"fuzz", "--keep-going", "--max-total-time", "2", "-j", strconv.Itoa(1 + k%2), "-o", campaignC, kt.cexpr, kt.cexprSee}, fsync(k/2)...)
 		}),
 		{"checkpoint write", func(t *testing.T, k int, r *rand.Rand) *killRound {
 			// The final checkpoint of a short campaign; fsync makes the
