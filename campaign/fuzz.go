@@ -366,6 +366,7 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 		TargetDict: b.sm.Dictionary,
 		Status:     opts.Status,
 		StatusTTY:  opts.StatusTTY,
+		Log:        logw,
 	}
 	useGen := opts.Generator != nil
 	checked, checkedMap := b.checked, b.checkedMap

@@ -3,7 +3,9 @@ package corpus
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -314,7 +316,9 @@ func (d *Dir) AddEntry(ctx context.Context, e Entry) (name string, dup bool, err
 // hangs/) and isNew is true. A known identity only counts a hit, and if
 // f's input is shorter than the saved reproducer (or as long and
 // lexicographically smaller) the reproducer is replaced under the same
-// name. name is the failure's file name either way. Hit counts are
+// name, the input first saved under it kept beside it as name+OrigSuffix
+// (written before the replacement, never overwritten). name is the
+// failure's file name either way. Hit counts are
 // persisted by Checkpoint and whenever the reproducer is replaced.
 func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew bool, err error) {
 	if err := ctx.Err(); err != nil {
@@ -336,6 +340,9 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 		f.Entry = f.Entry.clone()
 		f.Frames = slices.Clone(f.Frames)
 		f.ID, f.Name, f.Hits, f.Hang = old.ID, old.Name, old.Hits, old.Hang
+		if err := d.keepOriginal(failDir(old.Hang), old); err != nil {
+			return "", false, err
+		}
 		if _, err := d.save(failDir(old.Hang), &f.Entry, &f); err != nil {
 			return "", false, err
 		}
@@ -429,6 +436,24 @@ func smaller(a, b []byte) bool {
 		return len(a) < len(b)
 	}
 	return string(a) < string(b)
+}
+
+// OrigSuffix ends the name of the file that keeps a failure's input as
+// first saved, beside the smaller reproducer that replaced it
+// ("crashes/id:000003,kind:oob,op:havoc.orig"). Open and Syncer skip
+// these files: the failure is the one without the suffix.
+const OrigSuffix = ".orig"
+
+// keepOriginal saves the input of old, a failure about to be replaced,
+// as its original, unless an earlier replacement saved one.
+func (d *Dir) keepOriginal(sub string, old *Failure) error {
+	path := filepath.Join(d.path, sub, old.Name+OrigSuffix)
+	if _, err := d.fs.ReadFile(path); err == nil {
+		return nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &WriteError{Path: path, Err: err}
+	}
+	return d.w.write(path, old.Input)
 }
 
 // save writes the sidecar, then the input (see the package doc for why

@@ -416,3 +416,91 @@ func TestIndexIDNotReused(t *testing.T) {
 		t.Fatalf("expected the one new entry %s holding %q, got %+v", name, "new", es)
 	}
 }
+
+// TestReplaceKeepsOriginal: a reproducer replaced by a smaller one keeps
+// the input first saved beside it (name+OrigSuffix), once, never
+// overwritten; Open and a peer's Syncer skip that file, and a resume
+// loads the smaller reproducer with nothing reported.
+func TestReplaceKeepsOriginal(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	dir := filepath.Join(root, "a")
+	d := openT(t, dir, Options{NoSync: true})
+	f := func(in string) Failure {
+		return Failure{Entry: Entry{Input: []byte(in)}, Kind: "panic", Message: "boom", Frames: []string{"f"}}
+	}
+	name, _, err := d.AddFailure(ctx, f("first, long input"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, CrashesDir, name)
+	read := func(p string) string {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if _, err := os.Stat(path + OrigSuffix); !os.IsNotExist(err) {
+		t.Fatalf("expected no original before a replacement, got %v", err)
+	}
+	for _, in := range []string{"shorter", "short", "longer than short"} {
+		if _, _, err := d.AddFailure(ctx, f(in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := read(path); got != "short" {
+		t.Errorf("expected the smallest reproducer \"short\", got %q", got)
+	}
+	if got := read(path + OrigSuffix); got != "first, long input" {
+		t.Errorf("expected the original \"first, long input\" beside it, got %q", got)
+	}
+	d.Close()
+	d2 := openT(t, dir, Options{NoSync: true})
+	if fs := d2.Failures(); len(fs) != 1 || string(fs[0].Input) != "short" || fs[0].Name != name {
+		t.Fatalf("expected one failure %s with input \"short\", got %+v", name, fs)
+	}
+	if n, isNew, err := d2.AddFailure(ctx, f("other kind")); err != nil || isNew || n != name {
+		t.Fatalf("expected the known failure %s, got %q %v %v", name, n, isNew, err)
+	}
+	b := openT(t, filepath.Join(root, "b"), Options{NoSync: true})
+	got, sk, err := b.Syncer().Failures(ctx)
+	if err != nil || sk != nil || len(got) != 1 || string(got[0].Input) != "short" {
+		t.Fatalf("expected the peer's one failure \"short\", got %d, %v, %v", len(got), sk, err)
+	}
+}
+
+// TestOpenRemovesTemps: Open removes the temporary files a write killed
+// half-way leaves beside the checkpoint, the stats, the sync state and in
+// flaky/, and keeps every other file.
+func TestOpenRemovesTemps(t *testing.T) {
+	dir := t.TempDir()
+	openT(t, dir, Options{NoSync: true}).Close()
+	temps := []string{
+		filepath.Join(dir, ".tmp-fuzzer_stats.7"),
+		filepath.Join(dir, waferDir, ".tmp-checkpoint.3"),
+		filepath.Join(dir, waferDir, "cache", ".tmp-x.zst.1"),
+		filepath.Join(dir, syncedDir, ".tmp-peer.2"),
+		filepath.Join(dir, FlakyDir, ".tmp-kind:oob,hash:1.4"),
+		filepath.Join(dir, waferDir, "meta", FlakyDir, ".tmp-kind:oob,hash:1.5"),
+	}
+	kept := []string{filepath.Join(dir, waferDir, "lock"), filepath.Join(dir, ".hidden")}
+	os.MkdirAll(filepath.Join(dir, syncedDir), 0o755)
+	for _, p := range append(temps, kept...) {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openT(t, dir, Options{NoSync: true}).Close()
+	for _, p := range temps {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: expected it removed, got %v", p, err)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: expected it kept, got %v", p, err)
+		}
+	}
+}

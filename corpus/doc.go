@@ -3,6 +3,7 @@
 //
 //	OUT/queue/id:000042,src:000017,op:zest,+cov   raw input bytes
 //	OUT/crashes/id:000003,kind:unreachable,src:000042,op:havoc
+//	OUT/crashes/<name>.orig                       input first saved, once replaced
 //	OUT/hangs/id:000001,kind:hang,src:000007,op:zest
 //	OUT/fuzzer_stats, OUT/plot_data               AFL's formats
 //	OUT/.wafer/meta/{queue,crashes,hangs}/<name>   sidecar ("wafer corpus v1")

@@ -28,6 +28,7 @@ func (d *Dir) load(ctx context.Context, sk *skips) error {
 			return err
 		}
 	}
+	d.removeTemps()
 	cpPath := filepath.Join(d.path, waferDir, "checkpoint")
 	if data, err := d.fs.ReadFile(cpPath); err == nil {
 		c, hits, err := decodeCheckpoint(data, &d.z)
@@ -46,6 +47,25 @@ func (d *Dir) load(ctx context.Context, sk *skips) error {
 		sk.add(cpPath, err)
 	}
 	return nil
+}
+
+// removeTemps removes this package's temporary files from the
+// directories that hold no entries (listNames cleans the others): the
+// leftovers of a checkpoint, fuzzer_stats, plot_data, sync state or
+// flaky/ write killed half-way.
+func (d *Dir) removeTemps() {
+	for _, sub := range []string{"", waferDir, filepath.Join(waferDir, "cache"), syncedDir, FlakyDir, filepath.Join(waferDir, "meta", FlakyDir)} {
+		dir := filepath.Join(d.path, sub)
+		des, err := d.fs.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, de := range des {
+			if strings.HasPrefix(de.Name(), tmpPrefix) && !de.IsDir() {
+				_ = d.fs.Remove(filepath.Join(dir, de.Name()))
+			}
+		}
+	}
 }
 
 // listNames returns the entry names of a directory and removes this
@@ -87,6 +107,9 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips, index map[int]
 	}
 	var items []item
 	for _, n := range inputs {
+		if sub != QueueDir && strings.HasSuffix(n, OrigSuffix) {
+			continue // a replaced reproducer's original (AddFailure)
+		}
 		id, ok := ParseID(n)
 		if !ok {
 			sk.add(filepath.Join(inDir, n), fmt.Errorf("expected an entry name \"id:NNNNNN,...\", got %q", n))

@@ -97,7 +97,7 @@ func (s *Syncer) Failures(ctx context.Context) (fails []Failure, skipped error, 
 			for _, n := range names {
 				name := n.Name()
 				key := peer + "/" + sub + "/" + name
-				if strings.HasPrefix(name, ".") || n.IsDir() || s.failSeen[key] {
+				if strings.HasPrefix(name, ".") || strings.HasSuffix(name, OrigSuffix) || n.IsDir() || s.failSeen[key] {
 					continue
 				}
 				if _, ok := ParseID(name); !ok {

@@ -152,6 +152,9 @@ type Deps struct {
 	// input (valid only during the call): a recorder for debugging and
 	// determinism tests. It must be safe for concurrent use.
 	OnRun func(job uint64, child int, input []byte)
+	// Log, when set, receives progress lines ("INFO: ..."): the start of
+	// the end-of-campaign shrinking. Nil: none.
+	Log io.Writer
 	// Importer, when set, brings other campaigns' inputs and failure
 	// identities into this one (live sync, sync.go): polled before the
 	// first execution and every Config.SyncInterval. Nil: none.

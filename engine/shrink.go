@@ -68,6 +68,13 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		ctx, cancel = context.WithDeadline(ctx, later(c.start.Add(d), time.Now().Add(d/10)))
 		defer cancel()
 	}
+	if c.deps.Log != nil {
+		what := "crashes"
+		if len(todo) == 1 {
+			what = "crash"
+		}
+		fmt.Fprintf(c.deps.Log, "INFO: shrinking %d %s, keeping each one's identity\n", len(todo), what)
+	}
 	ex, err := c.deps.NewExecutor(ctx, c.cfg.Workers)
 	if err != nil {
 		c.setErr(fmt.Errorf("shrink executor: %w", err))

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wafer-fuzz/wafer/corpus"
 )
 
 // result is one finished wafer invocation.
@@ -531,7 +534,7 @@ func TestResumeAfterCrash(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "stopped by --runs") {
 		t.Fatalf("resumed: expected it to run its 50,000 executions (exit 0), got %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if n := len(files(t, filepath.Join(out, "crashes"))); n != 1 {
+	if n := len(crashFiles(t, filepath.Join(out, "crashes"))); n != 1 {
 		t.Errorf("resumed: expected the one crash kept, got %d files", n)
 	}
 	if want := "1 bug (1 crash state, 0 new), hangs 0 (0 new)"; !strings.Contains(r.stdout, want) {
@@ -831,7 +834,7 @@ func TestFuzzFindsPlantedBug(t *testing.T) {
 	if !strings.Contains(r.stdout, "divide-by-zero") || !strings.Contains(r.stdout, "stopped by crash") {
 		t.Errorf("stdout: expected the divide-by-zero finding and \"stopped by crash\", got %q", r.stdout)
 	}
-	crashes := files(t, filepath.Join(out, "crashes"))
+	crashes := crashFiles(t, filepath.Join(out, "crashes"))
 	if len(crashes) != 1 {
 		t.Fatalf("crashes: expected one unique crash, got %v", crashes)
 	}
@@ -843,6 +846,17 @@ func TestFuzzFindsPlantedBug(t *testing.T) {
 	if len(b) > 16 {
 		t.Errorf("crash input: expected a shrunk reproducer of at most 16 bytes, got %d: %q", len(b), b)
 	}
+	// The input as found stays beside it when shrinking replaced it.
+	if orig, err := os.ReadFile(filepath.Join(out, "crashes", crashes[0]+corpus.OrigSuffix)); err == nil && len(orig) <= len(b) {
+		t.Errorf("crash input: expected %s%s to be the longer input as found, got %d bytes beside %d", crashes[0], corpus.OrigSuffix, len(orig), len(b))
+	}
+}
+
+// crashFiles lists the crash inputs in dir, the originals of replaced
+// reproducers (corpus.OrigSuffix) left out.
+func crashFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	return slices.DeleteFunc(files(t, dir), func(n string) bool { return strings.HasSuffix(n, corpus.OrigSuffix) })
 }
 
 func TestFuzzResumeAndSync(t *testing.T) {
