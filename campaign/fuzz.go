@@ -134,6 +134,9 @@ type Options struct {
 	OnStart func(Start)
 
 	pollHook *pollHook // tests only: see each sync poll
+	// fs, in tests only, is Output's file system (a full disk, a
+	// read-only one); nil: the host's.
+	fs corpus.FS
 }
 
 // Start describes a campaign about to run.
@@ -473,7 +476,7 @@ func summary(es *engine.Summary, elapsed time.Duration, dir *corpus.Dir, out str
 // (the engine polls it through a syncImporter: at start and every
 // SyncInterval).
 func openOutput(ctx context.Context, logw io.Writer, opts *Options) (*corpus.Dir, *corpus.Syncer, error) {
-	dir, skipped, err := corpus.Open(ctx, opts.Output, corpus.Options{NoSync: opts.NoFsync})
+	dir, skipped, err := corpus.Open(ctx, opts.Output, corpus.Options{NoSync: opts.NoFsync, FS: opts.fs})
 	if err != nil {
 		return nil, nil, fmt.Errorf("output directory: %w", err)
 	}
