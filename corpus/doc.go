@@ -24,7 +24,9 @@
 // renamed and its directory synced, the sidecar before the input, so a
 // campaign killed at any instant resumes with every entry whose Add
 // returned. Corrupt files are reported by path in one error and skipped,
-// never fatal; a write error is a *WriteError naming the file. Open reads
+// never fatal (a queue entry whose sidecar is bad keeps its input), but a
+// checkpoint of a newer format fails Open (*VersionError: a resume would
+// overwrite it); a write error is a *WriteError naming the file. Open reads
 // the entries the index log holds from it (Options.Verify reads every
 // file); sync reads only renamed files, so it works on NFS.
 //

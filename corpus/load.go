@@ -20,8 +20,27 @@ import (
 	"github.com/wafer-fuzz/wafer/internal/failureid"
 )
 
-// load reads every subdirectory, the checkpoint and the coverage cache.
+// load reads the checkpoint, every subdirectory and the coverage cache.
+// A checkpoint of a newer format fails it before anything is written.
 func (d *Dir) load(ctx context.Context, sk *skips) error {
+	cpPath := filepath.Join(d.path, waferDir, "checkpoint")
+	var hits map[string]uint64
+	if data, err := d.fs.ReadFile(cpPath); err == nil {
+		var c Checkpoint
+		c, hits, err = decodeCheckpoint(data, &d.z)
+		var ve *VersionError
+		switch {
+		case errors.As(err, &ve):
+			// Resuming would overwrite it in the older format.
+			return fmt.Errorf("%s: %w", cpPath, err)
+		case err != nil:
+			sk.add(cpPath, err)
+		default:
+			d.resumed = c
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		sk.add(cpPath, err)
+	}
 	index := d.loadIndex()
 	for _, sub := range []string{QueueDir, CrashesDir, HangsDir} {
 		if err := d.loadSub(ctx, sub, sk, index); err != nil {
@@ -29,22 +48,11 @@ func (d *Dir) load(ctx context.Context, sk *skips) error {
 		}
 	}
 	d.removeTemps()
-	cpPath := filepath.Join(d.path, waferDir, "checkpoint")
-	if data, err := d.fs.ReadFile(cpPath); err == nil {
-		c, hits, err := decodeCheckpoint(data, &d.z)
-		if err != nil {
-			sk.add(cpPath, err)
-		} else {
-			d.resumed = c
-			for i := range d.failures {
-				f := &d.failures[i]
-				if h := hits[failDir(f.Hang)+"/"+f.Name]; h > f.Hits {
-					f.Hits = h
-				}
-			}
+	for i := range d.failures {
+		f := &d.failures[i]
+		if h := hits[failDir(f.Hang)+"/"+f.Name]; h > f.Hits {
+			f.Hits = h
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		sk.add(cpPath, err)
 	}
 	return nil
 }
@@ -178,7 +186,9 @@ func (d *Dir) loadSub(ctx context.Context, sub string, sk *skips, index map[int]
 	for _, r := range res {
 		if r.skipErr != nil {
 			sk.add(r.skipPath, r.skipErr)
-			continue
+			if r.m == nil {
+				continue
+			}
 		}
 		if r.repair != nil {
 			// A reproducer replacement was interrupted between the two
@@ -215,7 +225,7 @@ const loadWorkers = 8
 type loaded struct {
 	m          *meta
 	sidecar    []byte // the sidecar read from disk (queue entries not from the index)
-	skipPath   string
+	skipPath   string // a file skipped (m is nil), or m's unreadable sidecar
 	skipErr    error
 	repairPath string
 	repair     []byte
@@ -243,12 +253,24 @@ func (d *Dir) loadOne(sub, inDir, metaDir string, id int, name string) loaded {
 	if merr == nil {
 		m, merr = decodeMeta(mdata)
 	}
+	var badMeta error
 	if merr != nil && !errors.Is(merr, fs.ErrNotExist) {
-		return skip(metaPath, merr)
+		if sub != QueueDir {
+			return skip(metaPath, merr)
+		}
+		// A queue entry's input is whole without its sidecar: it is
+		// kept, as one with none, and the sidecar reported.
+		badMeta, m, mdata = merr, nil, nil
 	}
 	input, err := d.fs.ReadFile(inPath)
 	if err != nil {
 		return skip(inPath, err)
+	}
+	if badMeta != nil {
+		m = &meta{}
+		m.ID, m.Name, m.Hash, m.size = id, name, xxhash.Sum64(input), len(input)
+		m.Input = input
+		return loaded{m: m, skipPath: metaPath, skipErr: badMeta}
 	}
 	if m == nil {
 		// No sidecar (copied in by hand, or sidecar removed): the
@@ -324,19 +346,19 @@ func DecodeCheckpoint(data []byte) (Checkpoint, map[string]uint64, error) {
 func decodeCheckpoint(data []byte, z *zcodec) (Checkpoint, map[string]uint64, error) {
 	var c Checkpoint
 	hits := map[string]uint64{}
-	rest, ok := bytes.CutPrefix(data, []byte(checkpointVersion+"\n"))
-	if !ok {
-		return c, nil, fmt.Errorf("expected version line %q", checkpointVersion)
+	rest, err := cutVersion(data, checkpointVersion)
+	if err != nil {
+		return c, nil, err
 	}
 	ended := false
-	for len(rest) > 0 {
+	for lineNo := 2; len(rest) > 0; lineNo++ {
 		line, r, found := bytes.Cut(rest, []byte("\n"))
 		rest = r
 		if !found {
-			return c, nil, errors.New("expected newline, got end of file (truncated)")
+			return c, nil, fmt.Errorf("line %d: expected newline, got end of file (truncated)", lineNo)
 		}
 		if ended {
-			return c, nil, errors.New("expected end of file after \"end\"")
+			return c, nil, fmt.Errorf("line %d: expected end of file after \"end\", got %.40q", lineNo, line)
 		}
 		if string(line) == "end" {
 			ended = true
@@ -344,7 +366,7 @@ func decodeCheckpoint(data []byte, z *zcodec) (Checkpoint, map[string]uint64, er
 		}
 		k, v, ok := strings.Cut(string(line), ": ")
 		if !ok {
-			return c, nil, fmt.Errorf("expected \"key: value\", got %.40q", line)
+			return c, nil, fmt.Errorf("line %d: expected \"key: value\", got %.40q", lineNo, line)
 		}
 		var err error
 		switch k {
@@ -357,7 +379,7 @@ func decodeCheckpoint(data []byte, z *zcodec) (Checkpoint, map[string]uint64, er
 		case "hits":
 			ns, q, ok := strings.Cut(v, " ")
 			if !ok {
-				return c, nil, fmt.Errorf("hits: expected \"count name\", got %.40q", v)
+				return c, nil, fmt.Errorf("line %d: hits: expected \"count name\", got %.40q", lineNo, v)
 			}
 			var n uint64
 			if n, err = strconv.ParseUint(ns, 10, 64); err == nil {
@@ -373,7 +395,7 @@ func decodeCheckpoint(data []byte, z *zcodec) (Checkpoint, map[string]uint64, er
 			}
 		}
 		if err != nil {
-			return c, nil, fmt.Errorf("%s: %w", k, err)
+			return c, nil, fmt.Errorf("line %d: %s: %w", lineNo, k, err)
 		}
 	}
 	if !ended {

@@ -80,6 +80,39 @@ func encodeMeta(e *Entry, f *Failure) []byte {
 	return b.Bytes()
 }
 
+// VersionError is a file whose version line is of a newer format than
+// this wafer reads (a newer wafer wrote it).
+type VersionError struct {
+	Found     string // the file's version line
+	Supported string // the newest this wafer reads
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("written by a newer wafer: found version line %q, this wafer reads %q", e.Found, e.Supported)
+}
+
+// cutVersion checks that data starts with the version line want ("NAME
+// vN") and returns the rest. A line "NAME vM" with M > N is a
+// *VersionError; anything else not want is an error saying what was
+// found.
+func cutVersion(data []byte, want string) ([]byte, error) {
+	if rest, ok := bytes.CutPrefix(data, []byte(want+"\n")); ok {
+		return rest, nil
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	prefix, wantN, _ := strings.Cut(want, " v")
+	if v, ok := strings.CutPrefix(string(first), prefix+" v"); ok {
+		n, err := strconv.Atoi(v)
+		if have, _ := strconv.Atoi(wantN); err == nil && n > have {
+			return nil, &VersionError{Found: string(first), Supported: want}
+		}
+	}
+	if len(data) == 0 {
+		return nil, fmt.Errorf("line 1: expected version line %q, got an empty file", want)
+	}
+	return nil, fmt.Errorf("line 1: expected version line %q, got %.40q", want, first)
+}
+
 // meta is a decoded sidecar.
 type meta struct {
 	Failure      // Entry fields plus failure fields
@@ -104,10 +137,9 @@ func DecodeMeta(data []byte) (Failure, error) {
 
 func decodeMeta(data []byte) (*meta, error) {
 	m := &meta{size: -1}
-	rest, ok := bytes.CutPrefix(data, []byte(metaVersion+"\n"))
-	if !ok {
-		first, _, _ := bytes.Cut(data, []byte("\n"))
-		return nil, fmt.Errorf("expected version line %q, got %.40q", metaVersion, first)
+	rest, err := cutVersion(data, metaVersion)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	lineNo := 1
