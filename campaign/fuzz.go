@@ -476,7 +476,7 @@ func summary(es *engine.Summary, elapsed time.Duration, dir *corpus.Dir, out str
 // (the engine polls it through a syncImporter: at start and every
 // SyncInterval).
 func openOutput(ctx context.Context, logw io.Writer, opts *Options) (*corpus.Dir, *corpus.Syncer, error) {
-	dir, skipped, err := corpus.Open(ctx, opts.Output, corpus.Options{NoSync: opts.NoFsync, FS: opts.fs})
+	dir, skipped, err := corpus.Open(ctx, opts.Output, corpus.Options{NoSync: opts.NoFsync, FS: opts.fs, CheckWritable: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("output directory: %w", err)
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -142,5 +144,33 @@ func TestCorruptionKinds(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCheckWritable: with Options.CheckWritable, Open of a read-only
+// campaign directory fails naming it, and changes nothing.
+func TestCheckWritable(t *testing.T) {
+	ctx := context.Background()
+	m := newMemFS()
+	d, _, err := Open(ctx, "out", Options{FS: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.AddEntry(ctx, Entry{Input: []byte("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	before := maps.Clone(m.files)
+	m.readOnly = true
+	_, _, err = Open(ctx, "out", Options{FS: m, CheckWritable: true})
+	if want := "out: not writable: permission denied"; err == nil || err.Error() != want || !errors.Is(err, syscall.EACCES) {
+		t.Fatalf("expected %q, got %v", want, err)
+	}
+	if !maps.EqualFunc(before, m.files, bytes.Equal) {
+		t.Fatal("expected nothing changed")
+	}
+	m.readOnly = false
+	if _, skipped, err := Open(ctx, "out", Options{FS: m, CheckWritable: true}); err != nil || skipped != nil {
+		t.Fatalf("writable again: %v %v", err, skipped)
 	}
 }

@@ -109,6 +109,10 @@ type Options struct {
 	// after they were written). False: trust the checksummed index for
 	// entries it has, read the files of the others.
 	Verify bool
+	// CheckWritable makes Open first create and remove a file in every
+	// directory it writes to, so a read-only one fails Open, naming it,
+	// before anything is written. False: the first write fails.
+	CheckWritable bool
 }
 
 // Checkpoint is the campaign state restored on resume.
@@ -224,16 +228,24 @@ func Open(ctx context.Context, dir string, opts Options) (d *Dir, skipped error,
 	if d.nfr <= 0 {
 		d.nfr = 3
 	}
-	for _, sub := range []string{
+	subs := []string{
 		QueueDir, CrashesDir, HangsDir, FlakyDir,
 		filepath.Join(waferDir, "meta", QueueDir),
 		filepath.Join(waferDir, "meta", FlakyDir),
 		filepath.Join(waferDir, "meta", CrashesDir),
 		filepath.Join(waferDir, "meta", HangsDir),
 		filepath.Join(waferDir, "cache"),
-	} {
+	}
+	for _, sub := range subs {
 		if err := fsys.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, nil, &WriteError{Path: filepath.Join(dir, sub), Err: err}
+		}
+	}
+	if opts.CheckWritable {
+		for _, sub := range append([]string{"."}, subs...) {
+			if err := probeWritable(fsys, filepath.Join(dir, sub)); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	var sk skips
@@ -241,6 +253,26 @@ func Open(ctx context.Context, dir string, opts Options) (d *Dir, skipped error,
 		return nil, nil, err
 	}
 	return d, sk.err(), nil
+}
+
+// probeWritable creates and removes a file in dir (Options.CheckWritable).
+// A probe left behind by a kill is a temporary file: Open removes it.
+func probeWritable(fsys FS, dir string) error {
+	f, err := fsys.Create(filepath.Join(dir, tmpPrefix+"probe"))
+	if err == nil {
+		err = f.Close()
+		if rerr := fsys.Remove(filepath.Join(dir, tmpPrefix+"probe")); err == nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: not writable: %w", dir, err)
+	}
+	return nil
 }
 
 // Resumed returns the checkpoint loaded by Open (zero for a new campaign).

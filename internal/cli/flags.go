@@ -124,7 +124,7 @@ func ensureWritableDir(dir string) error {
 	}
 	f, err := os.CreateTemp(dir, ".wafer-probe-*")
 	if err != nil {
-		return fmt.Errorf("output directory %s is not writable: %w", dir, errors.Unwrap(err))
+		return fmt.Errorf("output directory: %s: not writable: %w", dir, errors.Unwrap(err))
 	}
 	name := f.Name()
 	f.Close()
