@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -490,20 +491,43 @@ func TestFuzzNoFinding(t *testing.T) {
 	}
 }
 
-// TestOutputLock: an output directory a live process holds is refused;
-// one whose holder is gone is taken over, and released at the end.
+// TestOutputLock: a second campaign on an output directory a running
+// one holds (in this process) fails with exit 1 naming the directory and
+// the lock, and the first is unaffected; a lock file left by a process
+// that is gone is taken over, and released at the end.
 func TestOutputLock(t *testing.T) {
 	tlv := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
 	tmp := t.TempDir()
+	t.Chdir(tmp)
 	out := filepath.Join(tmp, "out")
 	lock := filepath.Join(out, ".wafer", "lock")
-	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
-		t.Fatal(err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var first syncBuffer
+	firstCode := make(chan int, 1)
+	go func() {
+		firstCode <- doMain(ctx, []string{"fuzz", "--keep-going", "--no-fsync", "--max-total-time", "120", "-o", out, tlv}, io.Discard, &first)
+	}()
+	// The first holds the lock once its stats lines come.
+	for !strings.Contains(first.String(), `"execs"`) {
+		select {
+		case code := <-firstCode:
+			t.Fatalf("first campaign ended (%d) before the second started:\n%s", code, first.String())
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	os.WriteFile(lock, []byte(strconv.Itoa(os.Getppid())), 0o644) // the go command: alive, another process
 	r := wafer(t, tmp, "fuzz", "--runs", "100", "-o", out, tlv)
-	if r.code != 1 || !strings.Contains(r.stderr, "in use by another wafer campaign") {
-		t.Fatalf("held: expected exit 1 and the reason, got %d:\n%s", r.code, r.stderr)
+	want := fmt.Sprintf("wafer: output directory %s is in use by another wafer campaign (process %d holds %s); use another -o, or stop that one\n", out, os.Getpid(), lock)
+	if r.code != 1 || r.stderr != want {
+		t.Fatalf("held: expected exit 1 and\n%qgot %d:\n%q", want, r.code, r.stderr)
+	}
+	cancel()
+	// 77: tlv's planted crash, found and kept going
+	if code := <-firstCode; (code != 0 && code != 77) || !strings.Contains(first.String(), `"final":true`) {
+		t.Fatalf("first campaign: expected it to finish cleanly (0 or 77), got %d:\n%s", code, tail(first.String()))
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("expected the lock released at the end, got %v", err)
 	}
 	done := exec.Command("true")
 	if err := done.Run(); err != nil {
