@@ -403,9 +403,10 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 	}
 	switch {
 	case out.dir != nil:
-		deps.Store = newStore(opts, out.dir, t.name, b.sm, &deps)
+		renames := frameRenames(b.sm)
+		deps.Store = newStore(opts, out.dir, t.name, b.sm, renames, &deps)
 		if out.syncer != nil && !opts.SeedsOnly {
-			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output, hook: opts.pollHook, renames: frameRenames(b.sm)}
+			deps.Importer = &syncImporter{s: out.syncer, gen: useGen, maxIn: max(maxIn, runtime.DefaultMaxInputLen), logw: logw, output: opts.Output, hook: opts.pollHook, renames: renames}
 		}
 	case opts.CorpusDir != "":
 		deps.Store = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
@@ -497,9 +498,9 @@ func logSkipped(w io.Writer, prefix string, skipped error) {
 }
 
 // newStore makes the campaign directory the engine's store, and tells the
-// engine which failures it already holds.
-func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.SiteMap, deps *engine.Deps) *engine.CorpusStore {
-	renames := frameRenames(sm)
+// engine which failures it already holds (their frame keys renamed by
+// renames, frameRenames).
+func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.SiteMap, renames map[string]string, deps *engine.Deps) *engine.CorpusStore {
 	for _, fl := range dir.Failures() {
 		deps.KnownFailures = append(deps.KnownFailures, savedIdentity(fl, renames))
 	}

@@ -302,12 +302,7 @@ func (kt *killTest) moments() []killMoment {
 			os.MkdirAll(filepath.Join(dir, "queue"), 0o755)
 			args := []string{"fuzz", "--max-total-time", "1", "-o", dir, kt.cexpr}
 			rd.children = []*killChild{startKillChild(t, kt.tmp, args, nil)}
-			rd.check = func(killed bool) {
-				kt.checkCampaign(t, "queue write", dir)
-				kt.resume(t, "queue write", dir, "fuzz", "--runs", "500", "-o", dir, kt.cexpr)
-				os.RemoveAll(dir)
-				delete(kt.rec, dir)
-			}
+			rd.check = func(bool) { kt.checkThenDrop(t, "queue write", dir, "fuzz", "--runs", "500", "-o", dir, kt.cexpr) }
 			return rd
 		}},
 		persistent("generator json", gen, nil, 900*time.Millisecond, func(k int) []string {
@@ -321,12 +316,7 @@ func (kt *killTest) moments() []killMoment {
 			rd := &killRound{trigger: shrinking, delay: delayed(t, "end-of-campaign shrinking", r, 10*time.Millisecond)}
 			rd.atTrigger = func() { kt.record(t, dir) }
 			rd.children = []*killChild{startKillChild(t, kt.tmp, shrinkArgs(dir, fsync(k)...), shrinking)}
-			rd.check = func(bool) {
-				kt.checkCampaign(t, "end-of-campaign shrinking", dir)
-				kt.resume(t, "end-of-campaign shrinking", dir, shrinkArgs(dir, "--runs", "500")...)
-				os.RemoveAll(dir)
-				delete(kt.rec, dir)
-			}
+			rd.check = func(bool) { kt.checkThenDrop(t, "end-of-campaign shrinking", dir, shrinkArgs(dir, "--runs", "500")...) }
 			return rd
 		}},
 		{"shrunk crash write", func(t *testing.T, k int, r *rand.Rand) *killRound {
@@ -339,12 +329,7 @@ func (kt *killTest) moments() []killMoment {
 				rd.watch = watchCreate(t, 1+r.IntN(3), ".tmp-", filepath.Join(dir, "crashes"), filepath.Join(dir, ".wafer", "meta", "crashes"))
 			}
 			rd.children = []*killChild{startKillChild(t, kt.tmp, shrinkArgs(dir), shrinking)}
-			rd.check = func(bool) {
-				kt.checkCampaign(t, "shrunk crash write", dir)
-				kt.resume(t, "shrunk crash write", dir, shrinkArgs(dir, "--runs", "500")...)
-				os.RemoveAll(dir)
-				delete(kt.rec, dir)
-			}
+			rd.check = func(bool) { kt.checkThenDrop(t, "shrunk crash write", dir, shrinkArgs(dir, "--runs", "500")...) }
 			return rd
 		}},
 		{"sync import (-M a, -S b)", func(t *testing.T, k int, r *rand.Rand) *killRound {
@@ -643,6 +628,15 @@ func (kt *killTest) checkMinimize(t *testing.T, dir, crash string, data []byte, 
 			t.Errorf("wafer minimize: unexpected file %s in %s", n, dir)
 		}
 	}
+}
+
+// checkThenDrop checks a killed campaign's directory, resumes it with
+// args, and forgets it: the next round of the moment starts afresh.
+func (kt *killTest) checkThenDrop(t *testing.T, moment, dir string, args ...string) {
+	kt.checkCampaign(t, moment, dir)
+	kt.resume(t, moment, dir, args...)
+	os.RemoveAll(dir)
+	delete(kt.rec, dir)
 }
 
 // resume runs the command line again to its end (in dir's parent; dir ""
