@@ -45,6 +45,7 @@ var goFixtures = []goFixture{
 	{script: "testdata/build.sh", line: "(cd goalloc && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -buildmode=c-shared -o goalloc.wasm .)"},
 	{script: "testdata/build.sh", line: "(cd goreactor && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -buildmode=c-shared -o goreactor.wasm .)"},
 	{script: "testdata/build.sh", line: "(cd gocmd && GOOS=wasip1 GOARCH=wasm go build -trimpath -buildvcs=false -o gocmd.wasm .)"},
+	{script: "testdata/goxhtml/build.sh", line: "GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o goxhtml.wasm ."},
 	{script: "testdata/gonames/build.sh", line: "GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o go-names.wasm ."},
 	{script: "instrument/testdata/programs/build.sh", line: `(cd "$p" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$p.wasm" .)`, vars: map[string]string{"p": "gocalc"}},
 	{script: "instrument/testdata/programs/build.sh", line: `(cd "$p" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$p.wasm" .)`, vars: map[string]string{"p": "gobig"}},
