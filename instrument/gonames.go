@@ -55,6 +55,7 @@ const (
 type goFunc struct {
 	slot uint32
 	name string
+	fn   uint64 // address of its _func record (golines.go reads its tables)
 }
 
 // memImage is linear memory as a module's active data segments with a
@@ -213,7 +214,7 @@ func goFuncTable(im memImage, hdr uint64, maxFuncs int) []goFunc {
 			}
 			names[at] = name
 		}
-		fs = append(fs, goFunc{slot: uint32(entry), name: name})
+		fs = append(fs, goFunc{slot: uint32(entry), name: name, fn: funcTab + fn})
 	}
 	return fs
 }
@@ -222,31 +223,45 @@ func goFuncTable(im memImage, hdr uint64, maxFuncs int) []goFunc {
 // section names (section: by function index, the names the module's name
 // section gives, "" for none): as Go prints it in a trace (goPrintName),
 // "" where the module has no Go function table or no entry of it fits.
+// nil when m has no Go function table (goFuncsOf).
+func goFuncNames(m *Module, section []string) []string {
+	_, fs, at := goFuncsOf(m, section)
+	if at == nil {
+		return nil
+	}
+	names := make([]string, len(at))
+	for i, j := range at {
+		if j >= 0 {
+			names[i] = goPrintName(fs[j].name)
+		}
+	}
+	return names
+}
+
+// goFuncsOf returns m's Go function table (the one, of the headers m's
+// data holds, whose entries fit the most functions) with the memory it
+// lies in, and, by function index, the entry that fits (-1 for none).
 // An entry fits index i when Go's linker writes its name as section[i]
 // (goWasmName) and either its slot lies where the table's slots and the
 // indices agree (the offset most entries with a unique name vote for),
-// or no other entry and no other index have that name. nil when m has no
-// Go function table.
-func goFuncNames(m *Module, section []string) []string {
-	im := memImageOf(m.Data)
-	var best []string
+// or no other entry and no other index have that name. at is nil when m
+// has no Go function table.
+func goFuncsOf(m *Module, section []string) (im memImage, fs []goFunc, at []int) {
+	im = memImageOf(m.Data)
 	bestN := 0
 	for _, hdr := range im.headers() {
-		fs := goFuncTable(im, hdr, len(m.Code))
-		if names, n := matchGoFuncs(fs, section); n > bestN {
-			best, bestN = names, n
+		cand := goFuncTable(im, hdr, len(m.Code))
+		if idx, n := matchGoFuncs(cand, section); n > bestN {
+			fs, at, bestN = cand, idx, n
 		}
 	}
-	for i, n := range best {
-		best[i] = goPrintName(n)
-	}
-	return best
+	return im, fs, at
 }
 
 // matchGoFuncs pairs the entries of a Go function table with the indices
-// of section (goFuncNames) and returns their names, as the table holds
-// them, by index ("" for none) and how many indices got one.
-func matchGoFuncs(fs []goFunc, section []string) ([]string, int) {
+// of section (goFuncsOf) and returns, by index, the entry paired with it
+// (-1 for none) and how many indices got one.
+func matchGoFuncs(fs []goFunc, section []string) ([]int, int) {
 	if len(fs) == 0 {
 		return nil, 0
 	}
@@ -268,36 +283,41 @@ func matchGoFuncs(fs []goFunc, section []string) ([]string, int) {
 		count[wasm[j]]++
 	}
 	base, top := goSlotBase(fs, wasm, at)
-	names := make([]string, len(section))
+	idx := make([]int, len(section))
+	for i := range idx {
+		idx[i] = -1
+	}
 	clash := make([]bool, len(section))
-	set := func(i int, name string) {
+	set := func(i, j int) {
 		switch {
 		case clash[i]:
-		case names[i] == "" || names[i] == name:
-			names[i] = name
+		case idx[i] < 0 || fs[idx[i]].name == fs[j].name:
+			if idx[i] < 0 {
+				idx[i] = j
+			}
 		default:
-			names[i], clash[i] = "", true
+			idx[i], clash[i] = -1, true
 		}
 	}
 	if top > 0 {
 		for j, f := range fs {
 			if i := base + int64(f.slot); i >= 0 && i < int64(len(section)) && section[i] == wasm[j] {
-				set(int(i), f.name)
+				set(int(i), j)
 			}
 		}
 	}
-	for j, f := range fs {
-		if i, ok := at[wasm[j]]; ok && i >= 0 && count[wasm[j]] == 1 && names[i] == "" {
-			set(i, f.name)
+	for j := range fs {
+		if i, ok := at[wasm[j]]; ok && i >= 0 && count[wasm[j]] == 1 && idx[i] < 0 {
+			set(i, j)
 		}
 	}
 	n := 0
-	for i := range names {
-		if names[i] != "" {
+	for i := range idx {
+		if idx[i] >= 0 {
 			n++
 		}
 	}
-	return names, n
+	return idx, n
 }
 
 // goSlotBase returns the function index less the slot that most entries

@@ -74,7 +74,7 @@ func linkerSegments(addr uint64, b []byte) memImage {
 }
 
 func TestGoFuncTable(t *testing.T) {
-	funcs := []goFunc{{0x1000, "go:buildid"}, {0x1001, "example.com/m/pkg.(*T).Read"}, {0x1003, "pkg.Map[go.shape.int]"}, {0x1200, "main.main"}}
+	funcs := []goFunc{{slot: 0x1000, name: "go:buildid"}, {slot: 0x1001, name: "example.com/m/pkg.(*T).Read"}, {slot: 0x1003, name: "pkg.Map[go.shape.int]"}, {slot: 0x1200, name: "main.main"}}
 	b := goTable(funcs)
 	for name, im := range map[string]memImage{
 		"one segment":    {segs: []memSeg{{0x20000, b}}},
@@ -85,7 +85,11 @@ func TestGoFuncTable(t *testing.T) {
 			if !slices.Equal(hdrs, []uint64{0x20000}) {
 				t.Fatalf("headers: expected [0x20000], got %x", hdrs)
 			}
-			if got := goFuncTable(im, hdrs[0], len(funcs)); !slices.Equal(got, funcs) {
+			got := goFuncTable(im, hdrs[0], len(funcs))
+			for i := range got {
+				got[i].fn = 0 // where goTable put the records
+			}
+			if !slices.Equal(got, funcs) {
 				t.Fatalf("expected %v, got %v", funcs, got)
 			}
 		})
@@ -100,9 +104,9 @@ func TestGoFuncTable(t *testing.T) {
 		}
 	}
 	bad("more functions than the module", b, len(funcs)-1)
-	bad("entries out of order", goTable([]goFunc{{2, "a"}, {1, "b"}}), 2)
-	bad("an empty name", goTable([]goFunc{{1, "a"}, {2, ""}}), 2)
-	bad("a name too long", goTable([]goFunc{{1, strings.Repeat("a", goNameMax+1)}}), 1)
+	bad("entries out of order", goTable([]goFunc{{slot: 2, name: "a"}, {slot: 1, name: "b"}}), 2)
+	bad("an empty name", goTable([]goFunc{{slot: 1, name: "a"}, {slot: 2, name: ""}}), 2)
+	bad("a name too long", goTable([]goFunc{{slot: 1, name: strings.Repeat("a", goNameMax+1)}}), 1)
 	c := slices.Clone(b)
 	binary.LittleEndian.PutUint32(c[len(c)-4:], 1<<20) // the last record's name past the name table
 	bad("a name outside the name table", c, len(funcs))
@@ -168,7 +172,7 @@ func TestGoFuncNamesModules(t *testing.T) {
 					t.Fatalf("entry %d %q at index %d: the name section has %q", j, f.name, i, section[i])
 				}
 			}
-			raw, n := matchGoFuncs(fs, section)
+			raw, n := matchNames(fs, section)
 			named := 0
 			for i, s := range section {
 				if s == "" {
@@ -228,23 +232,23 @@ func TestMatchGoFuncs(t *testing.T) {
 		section []string
 		want    []string
 	}{
-		{"arithmetic", []goFunc{{0x1000, "x"}, {0x1001, "a/b.f"}, {0x1002, "a_b.f"}, {0x1003, "y.(*T).g"}},
+		{"arithmetic", []goFunc{{slot: 0x1000, name: "x"}, {slot: 0x1001, name: "a/b.f"}, {slot: 0x1002, name: "a_b.f"}, {slot: 0x1003, name: "y.(*T).g"}},
 			[]string{"imp", "x", "a_b.f", "a_b.f", "y.__T_.g"},
 			[]string{"", "x", "a/b.f", "a_b.f", "y.(*T).g"}},
-		{"reordered, unique names", []goFunc{{0x1000, "p/q.f"}, {0x1001, "p/q.g"}, {0x1002, "p/q.h"}},
+		{"reordered, unique names", []goFunc{{slot: 0x1000, name: "p/q.f"}, {slot: 0x1001, name: "p/q.g"}, {slot: 0x1002, name: "p/q.h"}},
 			[]string{"p_q.h", "p_q.g", "p_q.f"},
 			[]string{"p/q.h", "p/q.g", "p/q.f"}},
-		{"ambiguous", []goFunc{{0x1000, "a/b.f"}, {0x1001, "a_b.f"}},
+		{"ambiguous", []goFunc{{slot: 0x1000, name: "a/b.f"}, {slot: 0x1001, name: "a_b.f"}},
 			[]string{"a_b.f", "a_b.f"},
 			[]string{"", ""}},
-		{"off the offset", []goFunc{{0x1000, "x"}, {0x1001, "y"}, {0x1002, "a/b.f"}, {0x1003, "a_b.f"}},
+		{"off the offset", []goFunc{{slot: 0x1000, name: "x"}, {slot: 0x1001, name: "y"}, {slot: 0x1002, name: "a/b.f"}, {slot: 0x1003, name: "a_b.f"}},
 			[]string{"x", "y", "a_b.f", "z", "a_b.f"},
 			[]string{"x", "y", "a/b.f", "", ""}},
 		{"no table", nil, []string{"x"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, _ := matchGoFuncs(tc.fs, tc.section)
+			got, _ := matchNames(tc.fs, tc.section)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("expected %q, got %q", tc.want, got)
 			}
@@ -362,7 +366,7 @@ func TestSiteMapWasmNames(t *testing.T) {
 // bytes each and goNamesMax in all. Seeds: a table, split as the linker
 // splits it, and the same with its words damaged.
 func FuzzGoFuncTable(f *testing.F) {
-	tab := goTable([]goFunc{{0x1000, "go:buildid"}, {0x1001, "example.com/m/pkg.(*T).Read"}, {0x1003, "pkg.Map[go.shape.int]"}})
+	tab := goTable([]goFunc{{slot: 0x1000, name: "go:buildid"}, {slot: 0x1001, name: "example.com/m/pkg.(*T).Read"}, {slot: 0x1003, name: "pkg.Map[go.shape.int]"}})
 	f.Add(tab, uint32(0x20000))
 	f.Add(tab[:len(tab)-5], uint32(0))
 	f.Add(append(slices.Clone(goTableMagic), bytes.Repeat([]byte{0xff}, 64)...), uint32(0xfffffff0))
@@ -392,10 +396,25 @@ func FuzzGoFuncTable(f *testing.F) {
 				for i, f := range fs {
 					section[i+1] = goWasmName(f.name)
 				}
-				if names, n := matchGoFuncs(fs, section); len(fs) > 0 && (len(names) != len(section) || n > len(section)) {
+				if names, n := matchNames(fs, section); len(fs) > 0 && (len(names) != len(section) || n > len(section)) {
 					t.Fatalf("%d names for %d functions", len(names), len(section))
 				}
 			}
 		}
 	})
+}
+
+// matchNames is matchGoFuncs with the paired entries' names ("" for none).
+func matchNames(fs []goFunc, section []string) ([]string, int) {
+	idx, n := matchGoFuncs(fs, section)
+	if idx == nil {
+		return nil, 0
+	}
+	names := make([]string, len(idx))
+	for i, j := range idx {
+		if j >= 0 {
+			names[i] = fs[j].name
+		}
+	}
+	return names, n
 }

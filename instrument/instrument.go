@@ -165,6 +165,10 @@ type rewriter struct {
 	src  []byte // the input binary, or nil
 
 	regions regionTracker // SiteMap.Regions of the function being rewritten
+	// goLines and goFiles are a Go module's line table from its own
+	// (golines.go), read before the code is rewritten.
+	goLines []LineEntry
+	goFiles []string
 
 	rb         uint64 // reserved bytes
 	rp         uint32 // reserved pages
@@ -261,6 +265,9 @@ func (rw *rewriter) run() error {
 	// Pass 1: count sites to size the reserved region; collect the
 	// constants that feed comparisons before code is inserted.
 	c := rw.countCode(names)
+	if c.goModule {
+		rw.goLines, rw.goFiles, _ = goLineTable(m, names)
+	}
 	cmpMems := rw.reservePages(names, guard)
 	if err := rw.growMemory(); err != nil {
 		return err

@@ -210,6 +210,12 @@ func addDWARF(m *Module, sm *SiteMap) {
 		return
 	}
 	table, files := lineTable(sec)
+	addLines(sm, table, files)
+}
+
+// addLines gives sm the line table (sorted by offset) and the positions
+// of its sites and functions from it; nothing for an empty table.
+func addLines(sm *SiteMap, table []LineEntry, files []string) {
 	if len(table) == 0 {
 		return
 	}

@@ -401,6 +401,9 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 		rw.sm.Funcs = append(rw.sm.Funcs, f)
 	}
 	addDWARF(m, rw.sm)
+	if len(rw.sm.LineTable) == 0 {
+		addLines(rw.sm, rw.goLines, rw.goFiles)
+	}
 	setGoNames(m, rw.sm.Funcs)
 	rw.sm.Dictionary = dict
 }
