@@ -248,7 +248,13 @@ type goBlock struct {
 func goBlocks(e *Expr) []goBlock {
 	body := e.Instrs
 	one := []goBlock{{start: 0, term: -1}}
-	k := 0
+	k := 0 // the first block or loop, after straight-line code (the stack pointer's load)
+	for k < len(body) && body[k].Op != OpBlock && body[k].Op != OpLoop {
+		k++
+	}
+	if c := controlAhead(body, 0); k == len(body) || c < k {
+		return one
+	}
 	for k < len(body) && (body[k].Op == OpBlock || body[k].Op == OpLoop) && body[k].C == 0x40 {
 		k++
 	}

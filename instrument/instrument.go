@@ -167,8 +167,9 @@ type rewriter struct {
 	regions regionTracker // SiteMap.Regions of the function being rewritten
 	// goLines and goFiles are a Go module's line table from its own
 	// (golines.go), read before the code is rewritten.
-	goLines []LineEntry
-	goFiles []string
+	goLines   []LineEntry
+	goFiles   []string
+	goModules []string // SiteMap.GoModules
 
 	rb         uint64 // reserved bytes
 	rp         uint32 // reserved pages
@@ -267,6 +268,7 @@ func (rw *rewriter) run() error {
 	c := rw.countCode(names)
 	if c.goModule {
 		rw.goLines, rw.goFiles, _ = goLineTable(m, names)
+		rw.goModules = goModulePaths(m)
 	}
 	cmpMems := rw.reservePages(names, guard)
 	if err := rw.growMemory(); err != nil {

@@ -404,6 +404,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 	if len(rw.sm.LineTable) == 0 {
 		addLines(rw.sm, rw.goLines, rw.goFiles)
 	}
+	rw.sm.GoModules = rw.goModules
 	setGoNames(m, rw.sm.Funcs)
 	rw.sm.Dictionary = dict
 }

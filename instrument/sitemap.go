@@ -92,6 +92,12 @@ type SiteMap struct {
 	// ran (regions.go), sorted by Offset; empty for a map read from a
 	// sitemap before v8.
 	Regions []Region
+	// GoModules are the paths of the modules a Go module was built from,
+	// from its build information (gomodules.go): the main module's
+	// first, then its dependencies'; nil for other modules, a Go module
+	// without build information, and a map read from a sitemap before
+	// v10.
+	GoModules []string
 }
 
 // LineEntry: code from Offset up to the next entry comes from File:Line.
@@ -141,12 +147,14 @@ func (m *SiteMap) Describe(id int) string {
 // the stack depth's and the call pairs', v7 the heap check's shadow, v8
 // the fuel check's hang offset, the allocator's limit and the code
 // regions, v9 the name section's names of functions named as Go names
-// them (Func.WasmName). UnmarshalBinary also reads v2 (no comparison
-// log), v3 (no stack pointer), v4 (no heap guard), v5 (neither stack
-// depth nor call pairs), v6 (no shadow), v7 (none of v8's) and v8 (no
-// WasmName).
+// them (Func.WasmName), v10 a Go module's module paths (GoModules).
+// UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
+// pointer), v4 (no heap guard), v5 (neither stack depth nor call
+// pairs), v6 (no shadow), v7 (none of v8's), v8 (no WasmName) and v9 (no
+// GoModules).
 const (
-	siteMapMagic   = "wafer sitemap v9\n"
+	siteMapMagic   = "wafer sitemap v10\n"
+	siteMapMagicV9 = "wafer sitemap v9\n"
 	siteMapMagicV8 = "wafer sitemap v8\n"
 	siteMapMagicV7 = "wafer sitemap v7\n"
 	siteMapMagicV6 = "wafer sitemap v6\n"
@@ -240,6 +248,10 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 			s(f.WasmName)
 		}
 	}
+	u(uint64(len(m.GoModules)))
+	for _, p := range m.GoModules {
+		s(p)
+	}
 	return b, nil
 }
 
@@ -303,10 +315,11 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	v6 := bytes.HasPrefix(data, []byte(siteMapMagicV6))
 	v7 := bytes.HasPrefix(data, []byte(siteMapMagicV7))
 	v8 := bytes.HasPrefix(data, []byte(siteMapMagicV8))
-	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !v8 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
+	v9 := bytes.HasPrefix(data, []byte(siteMapMagicV9))
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !v8 && !v9 && !bytes.HasPrefix(data, []byte(siteMapMagic)) {
 		return fmt.Errorf("sitemap: expected header %q", siteMapMagic)
 	}
-	r := &smReader{b: data[len(siteMapMagic):]}
+	r := &smReader{b: data[bytes.IndexByte(data, '\n')+1:]} // every header ends in its first newline
 	var out SiteMap
 	l := &out.Layout
 	l.ReservedPages, l.CountersOffset, l.Counters, l.DirtyOffset, l.DirtyPages = r.u32(), r.u32(), r.u32(), r.u32(), r.u32()
@@ -402,6 +415,14 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 				r.err = fmt.Errorf("sitemap: empty wasm name of function %d", i)
 			default:
 				out.Funcs[i].WasmName = name
+			}
+		}
+	}
+	if !v2 && !v3 && !v4 && !v5 && !v6 && !v7 && !v8 && !v9 {
+		if n := r.count(1); n > 0 {
+			out.GoModules = make([]string, n)
+			for i := range out.GoModules {
+				out.GoModules[i] = r.s()
 			}
 		}
 	}
