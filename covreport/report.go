@@ -36,12 +36,13 @@ type Group int
 
 // Groups, in the order the summary page lists them.
 const (
-	User     Group = iota // the program's own code
-	GoStd                 // the Go runtime and standard library
+	User     Group = iota // the program's own code (in a Go module: its main module's packages)
+	GoDeps                // a Go module's dependencies: packages of the other modules it was built from
+	GoStd                 // the Go runtime and standard library, and code the Go toolchain adds
 	NoSource              // code without DWARF line information (libc, stripped code)
 )
 
-var groupNames = enumname.New[Group]("Group", "group", "program", "Go runtime and standard library", "without source positions (no DWARF)")
+var groupNames = enumname.New[Group]("Group", "group", "program", "dependencies", "Go runtime and standard library", "without source positions (no DWARF)")
 
 func (g Group) String() string { return groupNames.String(g) }
 
@@ -186,6 +187,7 @@ func Build(c *Coverage, opts Options) *Report {
 	b.setBodyEnds()
 	b.markFuncLines()
 	markRegions(c, b.byIndex, b.fileOf, b.mark)
+	b.groupFiles()
 	b.sumFiles()
 	b.sortFuncs()
 	b.sortFiles()
@@ -282,7 +284,7 @@ func (b *builder) sumFuncs() {
 			f.Arms += len(br.Arms)
 			f.Hit += br.Hit()
 		}
-		f.Group = groupOf(f, r.Go)
+		f.Group = groupOf(f, r.Go, b.sm.GoModules)
 		r.Arms += f.Arms
 		r.ArmsHit += f.Hit
 		if f.Entry > 0 {
@@ -301,9 +303,9 @@ func (b *builder) setBodyEnds() {
 }
 
 // fileOf returns the index of file p, added on first use; a file's group
-// is the lowest of those naming it. Files are a function's own, and
-// those its sites' lines name (code inlined from a header lies in the
-// header).
+// is the lowest of those naming it (groupFiles then prefers the groups of
+// the functions declared in it). Files are a function's own, and those
+// its sites' lines name (code inlined from a header lies in the header).
 func (b *builder) fileOf(p string, g Group) int {
 	r := b.r
 	fi, ok := b.fileIdx[p]
@@ -368,6 +370,39 @@ func (b *builder) markFuncLines() {
 				}
 			}
 		}
+	}
+}
+
+// groupFiles gives a Go module's file the group its path says (goFileGroup),
+// and any other file in which some function is declared (its File) the
+// lowest group of those functions: code inlined into the program from a
+// library's file (strings.Builder's methods in a Go program, x/net's
+// Parse in the function that calls it) leaves the file with the library.
+// A file neither decides keeps the lowest group of the functions whose
+// code names it.
+func (b *builder) groupFiles() {
+	r := b.r
+	defer func() {
+		if !r.Go {
+			return
+		}
+		for fi := range r.Files {
+			if g, ok := goFileGroup(r.Files[fi].Path, b.sm.GoModules); ok {
+				r.Files[fi].Group = g
+			}
+		}
+	}()
+	declared := map[int]Group{}
+	for _, i := range b.order {
+		f := b.byIndex[i]
+		if fi, ok := b.fileIdx[f.File]; ok && f.File != "" {
+			if g, seen := declared[fi]; !seen || f.Group < g {
+				declared[fi] = f.Group
+			}
+		}
+	}
+	for fi, g := range declared {
+		r.Files[fi].Group = g
 	}
 }
 
@@ -556,34 +591,98 @@ func isGo(sm *instrument.SiteMap) bool {
 	return false
 }
 
-// groupOf sorts a function into its group. In a Go module, a function
-// whose package path's first element has no dot (and is not main)
-// belongs to the runtime and standard library, as the go command tells
-// standard packages apart, and the others to the program. Elsewhere a
-// function without a DWARF file has no source.
-func groupOf(f *Func, isGo bool) Group {
-	if isGo {
-		if goStd(f.Name) {
-			return GoStd
+// groupOf sorts a function into its group. In a Go module, by the
+// package its name starts with (goPackage): the main module's packages
+// (package main among them) are the program, the other modules' its
+// dependencies, and a package whose path's first element has no dot (as
+// the go command tells standard packages apart) the runtime and standard
+// library, as are names with no package (the runtime's assembly: memcmp,
+// gcWriteBarrier, wasm_pc_f_loop; the exports' wrappers). modules are the
+// module paths (instrument.SiteMap.GoModules, main module first); without
+// them every package outside the standard library is the program.
+// Elsewhere a function without a DWARF file has no source.
+func groupOf(f *Func, isGo bool, modules []string) Group {
+	if !isGo {
+		if f.File == "" {
+			return NoSource
 		}
-		return User // a Go name says its package, DWARF or not
+		return User
 	}
-	if f.File == "" {
-		return NoSource
+	pkg, ok := goPackage(f.Name)
+	switch {
+	case !ok:
+		if strings.HasPrefix(f.Name, "func[") {
+			return User // no name: nothing says whose it is
+		}
+		return GoStd
+	case pkg == "main":
+		return User
+	}
+	best, at := -1, 0
+	for i, m := range modules {
+		if (pkg == m || strings.HasPrefix(pkg, m+"/")) && len(m) > best {
+			best, at = len(m), i
+		}
+	}
+	switch {
+	case best >= 0 && at == 0:
+		return User
+	case best >= 0:
+		return GoDeps
+	case goStdPackage(pkg):
+		return GoStd
 	}
 	return User
 }
 
-func goStd(name string) bool {
+// goFileGroup returns the group of a Go source file by its path as a
+// build with -trimpath writes it: a module's file is "path@version/...",
+// the program's own "mainpath/..." (the main module has no version), the
+// standard library's "pkg/..." with no dot in its first element. modules
+// as in groupOf. False when the path says nothing (an absolute path of a
+// build without -trimpath, or no module paths).
+func goFileGroup(p string, modules []string) (Group, bool) {
+	if len(modules) == 0 || strings.HasPrefix(p, "/") || filepath.IsAbs(p) {
+		return 0, false
+	}
+	if at := strings.IndexByte(p, '@'); at > 0 {
+		mod := p[:at]
+		if slices.Contains(modules[1:], mod) {
+			return GoDeps, true
+		}
+		return 0, false
+	}
+	if main := modules[0]; strings.HasPrefix(p, main+"/") {
+		return User, true
+	}
+	first, _, _ := strings.Cut(p, "/")
+	if !strings.Contains(first, ".") && strings.Contains(p, "/") {
+		return GoStd, true
+	}
+	return 0, false
+}
+
+// goPackage returns the package path a Go function name starts with
+// ("example.com/m/pkg" for "example.com/m/pkg.(*T).M"; the type's
+// package for the equality function "type:.eq.pkg.T" the compiler
+// makes), false for a name without one.
+func goPackage(name string) (string, bool) {
+	name = strings.TrimPrefix(name, "type:.eq.")
+	name = strings.TrimLeft(name, "*[]0123456789.") // an array or pointer type's element type
 	// The package path ends before the first '.' after the last '/'.
 	slash := strings.LastIndexByte(name, '/')
 	dot := strings.IndexByte(name[slash+1:], '.')
-	if dot < 0 {
-		return false
+	if dot <= 0 || strings.ContainsAny(name[:slash+1+dot], ":[]() ") {
+		return "", false
 	}
-	pkg := name[:slash+1+dot]
+	return name[:slash+1+dot], true
+}
+
+// goStdPackage reports whether a package path is the standard library's:
+// its first element has no dot (and it is not main).
+func goStdPackage(pkg string) bool {
 	first, _, _ := strings.Cut(pkg, "/")
-	return !strings.Contains(first, ".") && first != "main" && !strings.HasPrefix(first, "func[")
+	return !strings.Contains(first, ".") && first != "main"
 }
 
 // findSource returns the path a DWARF file name is readable at, "" for

@@ -124,14 +124,33 @@ func TestPages(t *testing.T) {
 	}
 }
 
-func TestGoStd(t *testing.T) {
-	for name, want := range map[string]bool{
-		"runtime.mallocgc": true, "encoding/json.(*decodeState).value": true, "internal/abi.F": true,
-		"main.main": false, "github.com/x/y.F": false, "example.com/p.(*T).M": false, "func[3]": false,
+// TestGroupOf: in a Go module a function's package decides its group:
+// the main module's (and package main) the program, the other modules'
+// the dependencies, the standard library's and names without a package
+// (the runtime's assembly) apart; without module paths every package
+// outside the standard library is the program.
+func TestGroupOf(t *testing.T) {
+	mods := []string{"example.com/m", "golang.org/x/net", "golang.org/x/net/sub"}
+	for name, want := range map[string]Group{
+		"runtime.mallocgc": GoStd, "encoding/json.(*decodeState).value": GoStd, "internal/abi.F": GoStd,
+		"memcmp": GoStd, "gcWriteBarrier": GoStd, "wasm_pc_f_loop": GoStd, "go:buildid": GoStd, "_rt0_wasm_wasip1": GoStd,
+		"type:.eq.runtime.Frame": GoStd, "type:.eq.[...]runtime.Frame": GoStd, "vendor/golang.org/x/net/dns.F": GoStd,
+		"main.main": User, "main.init.0": User, "example.com/m.F": User, "example.com/m/tree.(*T).M": User,
+		"example.com/mx.F": User, // another module's prefix but not its path: unknown, the program's
+		"golang.org/x/net/html.(*parser).parse.func1": GoDeps, "golang.org/x/net/sub/p.F[...]": GoDeps,
+		"type:.eq.golang.org/x/net/html.Attribute": GoDeps, "func[3]": User,
 	} {
-		if goStd(name) != want {
-			t.Errorf("goStd(%q) = %v", name, !want)
+		if got := groupOf(&Func{Name: name}, true, mods); got != want {
+			t.Errorf("groupOf(%q) = %v, expected %v", name, got, want)
 		}
+	}
+	for name, want := range map[string]Group{"golang.org/x/net/html.Parse": User, "strings.Index": GoStd, "memcmp": GoStd} {
+		if got := groupOf(&Func{Name: name}, true, nil); got != want {
+			t.Errorf("without modules: groupOf(%q) = %v, expected %v", name, got, want)
+		}
+	}
+	if groupOf(&Func{Name: "f"}, false, mods) != NoSource || groupOf(&Func{Name: "f", File: "a.c"}, false, nil) != User {
+		t.Error("outside Go: a function without a file has no source, with one it is the program")
 	}
 }
 
