@@ -490,7 +490,9 @@ func (b *builder) sortFiles() {
 }
 
 // markRegions marks every line with code in a region (SiteMap.Regions):
-// the line ran in a run that hit the site of a region of its code.
+// the line ran in a run that hit the site of a region of its code (for a
+// join region, any of its sites: the line's runs are then the most of
+// any one site's, a lower bound).
 func markRegions(c *Coverage, byIndex map[uint32]*Func, fileOf func(string, Group) int, mark func(int, uint32) *Line) {
 	sm := c.sm
 	regions := sm.Regions
@@ -506,16 +508,28 @@ func markRegions(c *Coverage, byIndex map[uint32]*Func, fileOf func(string, Grou
 		j := max(sort.Search(len(regions), func(k int) bool { return regions[k].Offset > le.Offset })-1, 0)
 		for ; j < len(regions) && regions[j].Offset < end; j++ {
 			r := regions[j]
-			if (j+1 < len(regions) && regions[j+1].Offset <= le.Offset) || int64(r.Site) >= int64(len(sm.Sites)) {
+			if j+1 < len(regions) && regions[j+1].Offset <= le.Offset {
 				continue
 			}
-			f := byIndex[sm.Sites[r.Site].Func]
+			// the region's sites: one, or a join's (any of them)
+			sites := []uint32{r.Site}
+			if k, ok := sm.JoinRegion(r.Site); ok {
+				sites = sm.Joins[k]
+			}
+			if len(sites) == 0 || int64(sites[0]) >= int64(len(sm.Sites)) {
+				continue
+			}
+			f := byIndex[sm.Sites[sites[0]].Func]
 			if f == nil {
 				continue
 			}
 			l := mark(fileOf(sm.Files[le.File], f.Group), le.Line)
-			l.Inputs = max(l.Inputs, c.Inputs[r.Site])
-			l.Hits = max(l.Hits, c.Hits[r.Site])
+			for _, s := range sites {
+				if int64(s) < int64(len(sm.Sites)) {
+					l.Inputs = max(l.Inputs, c.Inputs[s])
+					l.Hits = max(l.Hits, c.Hits[s])
+				}
+			}
 		}
 	}
 }

@@ -244,8 +244,10 @@ type goBlock struct {
 
 // goBlocks returns the resume blocks of a Go function body in order,
 // with the body index where the first one starts (after the dispatch),
-// or one block from index 0 when the body has no recognisable dispatch.
-func goBlocks(e *Expr) []goBlock {
+// or one block from index 0 when the body has no recognisable dispatch;
+// stop is the body index where the last one ends (the end of the
+// construct around the blocks: the code after it unwinds or traps).
+func goBlocks(e *Expr) (_ []goBlock, stop int) {
 	body := e.Instrs
 	one := []goBlock{{start: 0, term: -1}}
 	k := 0 // the first block or loop, after straight-line code (the stack pointer's load)
@@ -253,7 +255,7 @@ func goBlocks(e *Expr) []goBlock {
 		k++
 	}
 	if c := controlAhead(body, 0); k == len(body) || c < k {
-		return one
+		return one, len(body)
 	}
 	for k < len(body) && (body[k].Op == OpBlock || body[k].Op == OpLoop) && body[k].C == 0x40 {
 		k++
@@ -263,16 +265,16 @@ func goBlocks(e *Expr) []goBlock {
 		blocks++
 	}
 	if k+1 >= len(body) || body[k].Op != OpLocalGet || body[k].A != 0 || body[k+1].Op != OpBrTable {
-		return one
+		return one, len(body)
 	}
 	in := &body[k+1]
 	if in.B == 0 || in.A+in.B > uint64(len(e.Pool)) {
-		return one
+		return one, len(body)
 	}
 	labels := e.Pool[in.A : in.A+in.B]
 	nres := labels[len(labels)-1] + 1 // resume blocks: the default is the last
 	if nres > uint64(blocks) {
-		return one
+		return one, len(body)
 	}
 	out := make([]goBlock, 0, nres)
 	for s := range nres {
@@ -285,6 +287,7 @@ func goBlocks(e *Expr) []goBlock {
 		out = append(out, goBlock{lo: uint32(lo), term: -1})
 	}
 	open, inner, s := int(nres), 0, -1 // resume blocks open, constructs open inside the current one, current block
+	stop = len(body)
 	for j := k + 2; j < len(body) && s < len(out); j++ {
 		switch x := &body[j]; x.Op {
 		case OpBlock, OpLoop, OpIf, OpTry, OpTryTable:
@@ -299,7 +302,7 @@ func goBlocks(e *Expr) []goBlock {
 				continue
 			}
 			if open == 0 {
-				j = len(body) // the end of an outer construct: the last block is over
+				stop, j = j, len(body) // the end of an outer construct: the last block is over
 				continue
 			}
 			open--
@@ -310,9 +313,9 @@ func goBlocks(e *Expr) []goBlock {
 		}
 	}
 	if s+1 != len(out) || len(out) == 0 {
-		return one
+		return one, len(body)
 	}
-	return out
+	return out, stop
 }
 
 // goFuncLines appends the line table entries of one Go function body
@@ -322,7 +325,7 @@ func goBlocks(e *Expr) []goBlock {
 func goFuncLines(table []LineEntry, e *Expr, runs []goRun, codeOff uint32) []LineEntry {
 	body := e.Instrs
 	maxPC := runs[len(runs)-1].end - 1
-	blocks := goBlocks(e)
+	blocks, stop := goBlocks(e)
 	pos := func(pc uint32) (uint32, uint32) {
 		i, _ := slices.BinarySearchFunc(runs, pc, func(r goRun, pc uint32) int {
 			if r.end <= pc {
@@ -349,7 +352,7 @@ func goFuncLines(table []LineEntry, e *Expr, runs []goRun, codeOff uint32) []Lin
 		add(body[0].Off-codeOff, f, l)
 	}
 	for s, b := range blocks {
-		end := len(body)
+		end := stop
 		hi := maxPC
 		if s+1 < len(blocks) {
 			end = blocks[s+1].start
@@ -374,6 +377,9 @@ func goFuncLines(table []LineEntry, e *Expr, runs []goRun, codeOff uint32) []Lin
 				add(body[j].Off-codeOff, 0, 0)
 			}
 		}
+	}
+	if stop < len(body) {
+		add(body[stop].Off-codeOff, 0, 0) // the unwinding exit and the trap after the blocks
 	}
 	add(body[len(body)-1].Off-codeOff+1, 0, 0)
 	return table

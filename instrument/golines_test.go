@@ -133,10 +133,10 @@ func TestGoLineStats(t *testing.T) {
 				continue
 			}
 			e := &m.Code[i].Body
-			bl := goBlocks(e)
+			bl, stop := goBlocks(e)
 			maxPC := runs[len(runs)-1].end - 1
 			for s, blk := range bl {
-				end, hi := len(e.Instrs), maxPC
+				end, hi := stop, maxPC
 				if s+1 < len(bl) {
 					end, hi = bl[s+1].start, bl[s+1].lo-1
 				}
@@ -209,12 +209,12 @@ func TestGoBlocks(t *testing.T) {
 		{Op: OpEnd},
 	}
 	want := []goBlock{{start: 7, lo: 0, term: 8}, {start: 14, lo: 2, term: -1}, {start: 16, lo: 3, term: -1}}
-	if got := goBlocks(e); !slices.Equal(got, want) {
-		t.Fatalf("expected %v, got %v", want, got)
+	if got, stop := goBlocks(e); !slices.Equal(got, want) || stop != 17 {
+		t.Fatalf("expected %v ending at 17, got %v ending at %d", want, got, stop)
 	}
 	// without a dispatch the body is one block
-	if got := goBlocks(&Expr{Instrs: []Instr{{Op: OpNop}, {Op: OpEnd}}}); !slices.Equal(got, []goBlock{{term: -1}}) {
-		t.Errorf("no dispatch: expected one block, got %v", got)
+	if got, stop := goBlocks(&Expr{Instrs: []Instr{{Op: OpNop}, {Op: OpEnd}}}); !slices.Equal(got, []goBlock{{term: -1}}) || stop != 2 {
+		t.Errorf("no dispatch: expected one block to 2, got %v to %d", got, stop)
 	}
 }
 
@@ -232,10 +232,10 @@ func TestSiteMapGoModules(t *testing.T) {
 	}
 	plain := &SiteMap{Funcs: sm.Funcs}
 	enc9, _ := plain.MarshalBinary()
-	if !bytes.HasSuffix(enc9, []byte{0}) {
-		t.Fatal("expected the empty Go modules' count last")
+	if !bytes.HasSuffix(enc9, []byte{0, 0}) {
+		t.Fatal("expected the empty Go modules' and joins' counts last")
 	}
-	enc9 = slices.Concat([]byte(siteMapMagicV9), enc9[len(siteMapMagic):len(enc9)-1])
+	enc9 = slices.Concat([]byte(siteMapMagicV9), enc9[len(siteMapMagic):len(enc9)-2])
 	back = SiteMap{}
 	if err := back.UnmarshalBinary(enc9); err != nil || back.GoModules != nil || !slices.Equal(back.Funcs, plain.Funcs) {
 		t.Fatalf("v9 map: %v, %+v", err, back)

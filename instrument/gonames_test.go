@@ -332,16 +332,16 @@ func TestSiteMapWasmNames(t *testing.T) {
 	}
 	plain := &SiteMap{Funcs: []Func{{Name: "a/b.f"}, {Name: "g"}}}
 	enc8, _ := plain.MarshalBinary()
-	if !bytes.HasSuffix(enc8, []byte{0, 0}) {
-		t.Fatal("expected the empty wasm names' and Go modules' counts last")
+	if !bytes.HasSuffix(enc8, []byte{0, 0, 0}) {
+		t.Fatal("expected the empty wasm names', Go modules' and joins' counts last")
 	}
-	enc8 = slices.Concat([]byte(siteMapMagicV8), enc8[len(siteMapMagic):len(enc8)-2])
+	enc8 = slices.Concat([]byte(siteMapMagicV8), enc8[len(siteMapMagic):len(enc8)-3])
 	var back SiteMap
 	if err := back.UnmarshalBinary(enc8); err != nil || !slices.Equal(back.Funcs, plain.Funcs) {
 		t.Fatalf("v8 map: %v, %v", err, back.Funcs)
 	}
-	// the last bytes: count 1, index 0, "a_b.f", then no Go modules
-	tail := []byte{1, 0, 5, 'a', '_', 'b', '.', 'f', 0}
+	// the last bytes: count 1, index 0, "a_b.f", then no Go modules and no joins
+	tail := []byte{1, 0, 5, 'a', '_', 'b', '.', 'f', 0, 0}
 	if !bytes.HasSuffix(enc, tail) {
 		t.Fatalf("expected the wasm names last, got %q", enc[len(enc)-len(tail):])
 	}

@@ -405,6 +405,7 @@ func (rw *rewriter) siteMap(names []string, guard *heapGuard, c counted, cmpMems
 		addLines(rw.sm, rw.goLines, rw.goFiles)
 	}
 	rw.sm.GoModules = rw.goModules
+	rw.sm.Joins = rw.regions.joins
 	setGoNames(m, rw.sm.Funcs)
 	rw.sm.Dictionary = dict
 }

@@ -1,5 +1,7 @@
 package instrument
 
+import "slices"
+
 // Region says which counter stands for the code from Offset (code-section
 // relative, the origin of Site.Offset and DWARF addresses) up to the next
 // Region: when site Site was hit, that code ran, as far as structured
@@ -22,6 +24,10 @@ package instrument
 //     When nothing can reach the end (the body ended unreachable and no
 //     branch targets a block's end; a loop's label is its start), NoRegion.
 //
+// A Go function's resume blocks get their regions from the ways into
+// them (goregions.go); a block entered several ways is in a join region,
+// whose Site names SiteMap.Joins (JoinRegion).
+//
 // Like llvm-cov's counters after a call, a region does not end at a call:
 // a call that traps, exits or never returns makes the code after it in
 // the same region look reached. Catch clauses of legacy try resume the
@@ -34,6 +40,17 @@ type Region struct {
 // NoRegion is the Site of a Region no counter stands for.
 const NoRegion = ^uint32(0)
 
+// JoinRegion returns the join a Region's Site stands for: the index j of
+// SiteMap.Joins whose sites' hits mean the code ran (any one of them),
+// false for a site or NoRegion. Join j is the Site NoRegion-1-j (a Go
+// function's resume block entered several ways, goregions.go).
+func (m *SiteMap) JoinRegion(site uint32) (int, bool) {
+	if site == NoRegion || site < NoRegion-uint32(len(m.Joins)) {
+		return 0, false
+	}
+	return int(NoRegion - 1 - site), true
+}
+
 // regionTracker computes the Regions of one function while the rewriter
 // walks its body in instruction order. Site ids are the rewriter's (in
 // placement order); the rewriter maps them to the final, reversed ids.
@@ -41,6 +58,12 @@ type regionTracker struct {
 	cur  uint32 // region of the code being walked
 	open []regionFrame
 	out  []Region
+	// goBlocks follows the ways into a Go function's resume blocks
+	// (goregions.go); joins are the join regions' sites (SiteMap.Joins),
+	// final ids up to joinsDone, the function's placement ids after.
+	goBlocks  goBlockRegions
+	joins     [][]uint32
+	joinsDone int
 }
 
 // regionFrame is an open construct: the region before it began, the else
@@ -52,6 +75,8 @@ type regionFrame struct {
 	elseSite uint32
 	edges    int
 	edge     uint32
+	goSeg    int  // a Go resume block: the block its end starts, plus one (0: not one)
+	goLoop   bool // a Go function's entryPointLoop, the target of its jumps
 }
 
 // reach records a branch to the label at depth: a path to the end of a
@@ -143,6 +168,10 @@ func (t *regionTracker) step(in *Instr, pool []uint64, sites int, next uint32) {
 		}
 		g := *f
 		t.open = t.open[:n-1]
+		if g.goSeg > 0 && t.goBlocks.active {
+			t.goEnd(g, live)
+			break
+		}
 		switch {
 		case n == 1:
 			t.cur = NoRegion // the function's end: the bytes after are no code
@@ -156,6 +185,9 @@ func (t *regionTracker) step(in *Instr, pool []uint64, sites int, next uint32) {
 	case OpBr:
 		if live {
 			t.reach(in.A, t.cur, 1)
+			if in.A < uint64(len(t.open)) {
+				t.goBr(&t.open[len(t.open)-1-int(in.A)])
+			}
 		}
 		t.cur = NoRegion
 	case OpBrIf:
@@ -187,8 +219,16 @@ func (t *regionTracker) step(in *Instr, pool []uint64, sites int, next uint32) {
 // placement order mapped to the final ones (id -> lo+hi-id, the reversal
 // of rewriter.function).
 func (t *regionTracker) finish(out []Region, lo, hi uint32) []Region {
+	t.goResolve()
+	for _, j := range t.joins[t.joinsDone:] {
+		for k := range j {
+			j[k] = lo + hi - j[k]
+		}
+		slices.Sort(j)
+	}
+	t.joinsDone = len(t.joins)
 	for _, r := range t.out {
-		if r.Site != NoRegion {
+		if r.Site != NoRegion && r.Site < joinRef(len(t.joins)-1) {
 			r.Site = lo + hi - r.Site
 		}
 		if n := len(out); n > 0 && out[n-1].Offset == r.Offset {
@@ -218,6 +258,13 @@ func (rw *rewriter) trackRegion(k int) {
 		rw.regions.dispatch(in, rw.pool, next-rw.m.CodeOffset)
 		return
 	}
+	rw.regions.goBlocks.jump = -1
+	if in.Op == OpBr && rw.disp.table >= 0 && k >= 2 && rw.body[k-1].Op == OpLocalSet && rw.body[k-1].A == 0 && rw.body[k-2].Op == OpI32Const {
+		// a jump: its PC's block is the dispatch's arm for it
+		d := &rw.body[rw.disp.table]
+		labels := rw.pool[d.A : d.A+d.B]
+		rw.regions.goBlocks.jump = int(labels[min(uint64(uint32(rw.body[k-2].A)), uint64(len(labels)-1))])
+	}
 	rw.regions.step(in, rw.pool, len(rw.sm.Sites), next-rw.m.CodeOffset)
 }
 
@@ -226,8 +273,9 @@ func (rw *rewriter) trackRegion(k int) {
 // so the code after that end is in the region before the dispatch began
 // (the function's entry) unless nothing else reaches it.
 func (t *regionTracker) dispatch(in *Instr, pool []uint64, next uint32) {
-	if t.cur != NoRegion {
-		for _, l := range pool[in.A : in.A+in.B] {
+	labels := pool[in.A : in.A+in.B]
+	if !t.goDispatch(labels, t.cur) && t.cur != NoRegion {
+		for _, l := range labels {
 			t.reach(l, NoRegion, 2)
 		}
 	}

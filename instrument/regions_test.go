@@ -208,8 +208,8 @@ func TestRegionsMarshal(t *testing.T) {
 	noRegions.Regions = nil
 	noRegions.Layout.HangAtExport, noRegions.Layout.MallocLimitExport = "", ""
 	b7, _ := noRegions.MarshalBinary()
-	if !bytes.HasSuffix(b7, []byte{0, 0, 0}) {
-		t.Fatalf("expected the empty regions', wasm names' and Go modules' counts last")
+	if !bytes.HasSuffix(b7, []byte{0, 0, 0, 0}) {
+		t.Fatalf("expected the empty regions', wasm names', Go modules' and joins' counts last")
 	}
 	// v7 had neither v8's two layout strings (empty here: two zero
 	// lengths, found where a marked copy differs) nor its regions
@@ -220,7 +220,7 @@ func TestRegionsMarshal(t *testing.T) {
 	for b7[at] == bm[at] {
 		at++
 	}
-	b7 = slices.Concat([]byte(siteMapMagicV7), b7[len(siteMapMagic):at], b7[at+2:len(b7)-3])
+	b7 = slices.Concat([]byte(siteMapMagicV7), b7[len(siteMapMagic):at], b7[at+2:len(b7)-4])
 	var old SiteMap
 	if err := old.UnmarshalBinary(b7); err != nil {
 		t.Fatalf("v7 map: %v", err)

@@ -98,6 +98,9 @@ type SiteMap struct {
 	// without build information, and a map read from a sitemap before
 	// v10.
 	GoModules []string
+	// Joins are the sites of the join regions (Region, JoinRegion): code
+	// ran when any site of its join was hit. Empty before v10.
+	Joins [][]uint32
 }
 
 // LineEntry: code from Offset up to the next entry comes from File:Line.
@@ -147,7 +150,8 @@ func (m *SiteMap) Describe(id int) string {
 // the stack depth's and the call pairs', v7 the heap check's shadow, v8
 // the fuel check's hang offset, the allocator's limit and the code
 // regions, v9 the name section's names of functions named as Go names
-// them (Func.WasmName), v10 a Go module's module paths (GoModules).
+// them (Func.WasmName), v10 a Go module's module paths (GoModules) and
+// the join regions (Joins).
 // UnmarshalBinary also reads v2 (no comparison log), v3 (no stack
 // pointer), v4 (no heap guard), v5 (neither stack depth nor call
 // pairs), v6 (no shadow), v7 (none of v8's), v8 (no WasmName) and v9 (no
@@ -251,6 +255,13 @@ func (m *SiteMap) MarshalBinary() ([]byte, error) {
 	u(uint64(len(m.GoModules)))
 	for _, p := range m.GoModules {
 		s(p)
+	}
+	u(uint64(len(m.Joins)))
+	for _, j := range m.Joins {
+		u(uint64(len(j)))
+		for _, x := range j {
+			u(uint64(x))
+		}
 	}
 	return b, nil
 }
@@ -396,8 +407,8 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 					r.err = fmt.Errorf("sitemap: region %d at offset %d, expected a 32-bit offset", i, off)
 				case i > 0 && d == 0:
 					r.err = fmt.Errorf("sitemap: region %d at offset %d, expected offsets to increase", i, off)
-				case site > uint64(len(out.Sites)):
-					r.err = fmt.Errorf("sitemap: region %d names site %d, the map has %d", i, site-1, len(out.Sites))
+				case site > uint64(NoRegion):
+					r.err = fmt.Errorf("sitemap: region %d names site %d, expected a 32-bit site", i, site-1)
 				}
 				out.Regions[i] = Region{Offset: uint32(off), Site: uint32(site - 1)}
 			}
@@ -424,6 +435,27 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 			for i := range out.GoModules {
 				out.GoModules[i] = r.s()
 			}
+		}
+		if n := r.count(1); n > 0 {
+			out.Joins = make([][]uint32, n)
+			for i := range out.Joins {
+				out.Joins[i] = make([]uint32, r.count(1))
+				for k := range out.Joins[i] {
+					if out.Joins[i][k] = r.u32(); r.err == nil && uint64(out.Joins[i][k]) >= uint64(len(out.Sites)) {
+						r.err = fmt.Errorf("sitemap: join %d names site %d, the map has %d", i, out.Joins[i][k], len(out.Sites))
+					}
+				}
+			}
+		}
+	}
+	for i, x := range out.Regions {
+		_, join := out.JoinRegion(x.Site)
+		switch {
+		case r.err != nil || x.Site == NoRegion || x.Site < uint32(len(out.Sites)) || join:
+		case x.Site >= NoRegion-1<<30:
+			r.err = fmt.Errorf("sitemap: region %d names join %d, the map has %d", i, NoRegion-1-x.Site, len(out.Joins))
+		default:
+			r.err = fmt.Errorf("sitemap: region %d names site %d, the map has %d", i, x.Site, len(out.Sites))
 		}
 	}
 	if r.err != nil {
