@@ -24,8 +24,11 @@ libFuzzer corpus directory, or input files) on TARGET.wasm instrumented as
 lists the source files and functions by uncovered branch arms, with a page
 per source file marking every line covered, partly covered (an arm of its
 branch never taken, named on the page) or not covered, and a page per
-function without source. Sources are read at their DWARF paths, or under
---source-root when they moved. With a campaign's output directory the
+function without source. Sources are read at their DWARF paths (a Go
+module's: its own line table's, with Go's names; its main module's
+packages are the program, other modules' its dependencies, the runtime
+and standard library apart), or under --source-root when they moved.
+With a campaign's output directory the
 summary page shows its plot. Inputs that crash or hang are listed and add
 no coverage, as in the campaign. Prints a one-line summary; the branch
 numbers are the campaign's edges_found and valid_edges.
@@ -34,6 +37,7 @@ examples:
   wafer cov -o tlv-cov tlv-out examples/tlv/tlv.wasm
   wafer cov --lcov tlv.info -o tlv-cov examples/tlv/tlv.wasm tlv-out
   wafer cov --skip 'runtime.*' --source-root ~/src/app -o cov app.wasm corpus/
+  wafer cov --source-root . --source-root "$(go env GOMODCACHE)" --source-root "$(go env GOROOT)/src" -o cov app.wasm app-out
 `
 
 type covFlags struct {

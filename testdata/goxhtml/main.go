@@ -5,10 +5,11 @@
 // packages are the program, golang.org/x/net a dependency beside them,
 // the runtime and standard library apart. Rebuild with build.sh.
 //
-// seeds/ holds two documents for tests. An input is an HTML document (the first 16 KiB of it). It is invalid
-// when rendering its tree fails or the rendering parses to a tree of
-// another shape (x/net/html has known cases: misnested tables, foster
+// An input is an HTML document (its first 16 KiB). It is invalid when
+// rendering its tree fails or the rendering parses to a tree of another
+// shape (x/net/html has known cases: misnested tables, foster
 // parenting), valid otherwise; a rendering that does not parse panics.
+// seeds/ holds two documents for tests.
 package main
 
 import (
