@@ -74,14 +74,11 @@ func (g *goBlockRegions) placeholder(v uint32) (int, bool) {
 // first, and the construct around them the jumps' loop when it is one.
 // False when the open constructs do not fit.
 func (t *regionTracker) goDispatch(labels []uint64, entry uint32) bool {
-	if len(labels) == 0 || entry == NoRegion {
+	n := len(t.open)
+	if len(labels) == 0 || entry == NoRegion || slices.Max(labels) >= uint64(n-1) {
 		return false
 	}
 	nres := int(slices.Max(labels)) + 1
-	n := len(t.open)
-	if nres >= n {
-		return false
-	}
 	for j := range nres {
 		if t.open[n-1-j].op != OpBlock {
 			return false
