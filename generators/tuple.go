@@ -432,4 +432,3 @@ func appendDraws(dst []byte, t ValueType, v any, maxLen int) []byte {
 	dst = append(dst, 0xff)
 	return binary.LittleEndian.AppendUint64(dst, off)[:len(dst)+n]
 }
-

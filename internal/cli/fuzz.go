@@ -20,6 +20,7 @@ import (
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/generators/grammar"
+	"github.com/wafer-fuzz/wafer/gofuzz"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
@@ -69,6 +70,11 @@ type fuzzFlags struct {
 
 	target      targetFlags
 	warmUpSeeds bool
+	goTest      goTestFlags
+	// wasmPath is the target's .wasm file: the argument, or the build of
+	// the Go fuzz test it names (goFound).
+	wasmPath string
+	goFound  *gofuzz.Test
 
 	// Input and output.
 	input             []string
@@ -183,6 +189,7 @@ func newFuzzFlags() *fuzzFlags {
 	})
 
 	f.target.register(fs)
+	f.goTest.register(fs, true)
 
 	fs.StringArrayVarP(&f.input, "input", "i", nil, "seed corpus `DIR` or file (repeatable; AFL's -i)")
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
@@ -275,6 +282,12 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		fmt.Fprintf(c.stderr, "INFO: -%s has no effect in wafer\n", name)
 	}
 	target := f.fs.Arg(0)
+	if test, wasm, err := f.goTest.resolve(ctx, c, target); err != nil {
+		return err
+	} else if test != nil {
+		target, f.goFound = wasm, test
+	}
+	f.wasmPath = target
 	if st, err := os.Stat(target); err == nil && st.IsDir() {
 		return usagef("fuzz: %s is a directory, expected TARGET.wasm first (wafer fuzz [flags] TARGET.wasm [CORPUS_DIR...])", target)
 	}
@@ -357,8 +370,12 @@ func allFiles(paths []string) bool {
 // dictionaries and flags into campaign.Options, then the report,
 // artifacts and exit status.
 func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
-	target := f.fs.Arg(0)
+	target := f.wasmPath
 	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	if err != nil {
+		return err
+	}
+	gt, err := describeGoTest(ctx, f.goFound, wasm)
 	if err != nil {
 		return err
 	}
@@ -430,7 +447,20 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
-	if useGen {
+	seedData := make([][]byte, len(seeds))
+	for i, s := range seeds {
+		seedData[i] = s.Data
+	}
+	if gt != nil {
+		seedData = gt.seeds(c, seeds)
+		if !useGen && typedStrategies[f.opts.Strategy] {
+			gen, opts.ReadSeed = gt.generator(f.opts.MaxLen)
+			useGen = true
+		}
+	}
+	if useGen && opts.ReadSeed != nil {
+		opts.Generator, opts.Seeds = gen, seedData
+	} else if useGen {
 		opts.Generator = gen
 		if len(seeds) > 0 {
 			fmt.Fprintf(c.stderr, "INFO: %s: %d seed inputs not used (a generator starts from choice sequences)\n", genFlag, len(seeds))
@@ -440,9 +470,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		if maxLen <= 0 {
 			maxLen = campaign.DefaultMaxLen
 		}
-		for _, s := range seeds {
-			opts.Seeds = append(opts.Seeds, s.Data)
-			if len(s.Data) > maxLen {
+		for _, s := range seedData {
+			opts.Seeds = append(opts.Seeds, s)
+			if len(s) > maxLen {
 				long++
 			}
 		}
@@ -479,6 +509,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	code, err := c.reportFindings(f, sum, lf, c.findingFailures(ctx, tg, sum, lf))
 	if err != nil {
 		return err
+	}
+	if gt != nil && f.goTest.testdata {
+		if err := gt.writeFindings(c, sum); err != nil {
+			return err
+		}
 	}
 	if !lf && out != "" {
 		c.printSummary(f, target, out, sum)
