@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/internal/atomicfile"
@@ -21,9 +22,80 @@ import (
 var shimText string
 
 // shim is the generated test file that runs t as a wafer target: the
-// template with «Package» and «Name» replaced.
+// template with «Package», «Name» and «Wrapped» replaced.
 func shim(t *Test) []byte {
-	return []byte(strings.NewReplacer("«Package»", t.Package, "«Name»", t.Name).Replace(shimText))
+	wrapped := strconv.FormatBool(t.call.file != "")
+	return []byte(strings.NewReplacer("«Package»", t.Package, "«Name»", t.Name, "«Wrapped»", wrapped, "«Direct»", direct(t.paramTypes)).Replace(shimText))
+}
+
+// directDecode is the expression that takes one value of a fixed-size
+// type off the input in the generated file (its fuzz function's
+// parameter types as the source spells them); "" marks []byte and string.
+var directDecode = map[string]string{
+	"bool": "waferFuzzFixed(&in, 1)&1 == 1",
+	"int":  "int(waferFuzzFixed(&in, 8))", "int8": "int8(waferFuzzFixed(&in, 1))", "int16": "int16(waferFuzzFixed(&in, 2))",
+	"int32": "int32(waferFuzzFixed(&in, 4))", "rune": "rune(waferFuzzFixed(&in, 4))", "int64": "int64(waferFuzzFixed(&in, 8))",
+	"uint": "uint(waferFuzzFixed(&in, 8))", "uint8": "uint8(waferFuzzFixed(&in, 1))", "byte": "byte(waferFuzzFixed(&in, 1))",
+	"uint16": "uint16(waferFuzzFixed(&in, 2))", "uint32": "uint32(waferFuzzFixed(&in, 4))", "uint64": "waferFuzzFixed(&in, 8)",
+	"float32": "wfmath.Float32frombits(uint32(waferFuzzFixed(&in, 4)))", "float64": "wfmath.Float64frombits(waferFuzzFixed(&in, 8))",
+	"[]byte": "", "string": "",
+}
+
+// direct is the body of the generated waferFuzzDirect for a fuzz
+// function with these parameter types (nil: it returns nil): the values
+// decoded in the tuple encoding's order, fixed-size ones first.
+func direct(types []string) string {
+	if len(types) == 0 {
+		return "\treturn nil"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\tf, ok := ff.(func(*wftesting.T, %s))\n\tif !ok {\n\t\treturn nil\n\t}\n", strings.Join(types, ", "))
+	b.WriteString("\treturn func(t *wftesting.T, in []byte) {\n")
+	last := -1
+	for i, t := range types {
+		if directDecode[t] == "" {
+			last = i
+		}
+	}
+	args := make([]string, len(types))
+	for i, t := range types {
+		if e := directDecode[t]; e != "" {
+			args[i] = fmt.Sprintf("a%d", i)
+			fmt.Fprintf(&b, "\t\ta%d := %s\n", i, e)
+		}
+	}
+	for i, t := range types {
+		if directDecode[t] != "" {
+			continue
+		}
+		args[i] = fmt.Sprintf("a%d", i)
+		e := fmt.Sprintf("waferFuzzVar(&in, %t)", i == last)
+		if t == "string" {
+			e = "string(" + e + ")"
+		}
+		fmt.Fprintf(&b, "\t\ta%d := %s\n", i, e)
+	}
+	fmt.Fprintf(&b, "\t\tf(t, %s)\n\t}", strings.Join(args, ", "))
+	return b.String()
+}
+
+// wrapCall is the source of the file holding t's f.Fuzz call with its
+// argument x as waferFuzzWrap(x), on the same lines.
+func wrapCall(t *Test) ([]byte, error) {
+	src, err := os.ReadFile(t.call.file)
+	if err != nil {
+		return nil, err
+	}
+	if t.call.end > len(src) || t.call.start > t.call.end {
+		return nil, fmt.Errorf("%s: changed while building", t.call.file)
+	}
+	var b bytes.Buffer
+	b.Write(src[:t.call.start])
+	b.WriteString("waferFuzzWrap(")
+	b.Write(src[t.call.start:t.call.end])
+	b.WriteString(")")
+	b.Write(src[t.call.end:])
+	return b.Bytes(), nil
 }
 
 // BuildOptions configure Build. The zero value builds with the go
@@ -84,9 +156,19 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err := os.WriteFile(gen, src, 0o644); err != nil {
 		return "", err
 	}
-	overlay, err := json.Marshal(map[string]map[string]string{"Replace": {
-		filepath.Join(t.Dir, "wafer_fuzz_"+t.Name+"_test.go"): gen,
-	}})
+	replace := map[string]string{filepath.Join(t.Dir, "wafer_fuzz_"+t.Name+"_test.go"): gen}
+	if t.call.file != "" {
+		src, err := wrapCall(t)
+		if err != nil {
+			return "", err
+		}
+		wrapped := filepath.Join(tmp, "wrapped.go")
+		if err := os.WriteFile(wrapped, src, 0o644); err != nil {
+			return "", err
+		}
+		replace[t.call.file] = wrapped
+	}
+	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
 		return "", err
 	}

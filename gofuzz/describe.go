@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -33,10 +35,10 @@ const describeExport = "wafer_go_describe"
 
 // Describe runs wasm, a fuzz test built by Build, far enough to learn its
 // argument types and f.Add values (the fuzz test function runs, the fuzz
-// function does not), in wazero's interpreter with wafer's sandboxed WASI.
-// params names the fields (Test.Params; nil: argN).
-func Describe(ctx context.Context, wasm []byte, params []string) (*Description, error) {
-	out, err := describeOutput(ctx, wasm)
+// function does not), in wazero's interpreter with wafer's sandboxed WASI
+// showing it sys. params names the fields (Test.Params; nil: argN).
+func Describe(ctx context.Context, wasm []byte, sys System, params []string) (*Description, error) {
+	out, err := describeOutput(ctx, wasm, sys)
 	if err != nil {
 		return nil, err
 	}
@@ -44,13 +46,14 @@ func Describe(ctx context.Context, wasm []byte, params []string) (*Description, 
 }
 
 // describeOutput is what the description export prints.
-func describeOutput(ctx context.Context, wasm []byte) (string, error) {
+func describeOutput(ctx context.Context, wasm []byte, sys System) (string, error) {
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCloseOnContextDone(true))
 	defer r.Close(ctx)
 	if _, err := wasip1.Instantiate(ctx, r); err != nil {
 		return "", err
 	}
-	st := &wasip1.State{Stdout: wasip1.NewTailBuffer(4 << 20), Stderr: wasip1.NewTailBuffer(64 << 10)}
+	st := &wasip1.State{Stdout: wasip1.NewTailBuffer(4 << 20), Stderr: wasip1.NewTailBuffer(64 << 10),
+		Args: []string{"target"}, Env: sys.Env, Files: sys.Files}
 	ctx = wasip1.WithState(ctx, st)
 	mod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
 	if err != nil {
@@ -73,6 +76,21 @@ func stderrTail(st *wasip1.State) string {
 	return ""
 }
 
+// testingLog is what testing printed before the description, on one
+// line: an F's failure before f.Fuzz ("x_test.go:12: open seeds/a: ...").
+func testingLog(out string) string {
+	var ls []string
+	for l := range strings.SplitSeq(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l == "PASS" || l == "FAIL" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "error ") ||
+			strings.HasPrefix(l, "types ") || strings.HasPrefix(l, "seed ") || strings.HasPrefix(l, "testing: warning") {
+			continue
+		}
+		ls = append(ls, l)
+	}
+	return strings.Join(ls[:min(len(ls), 3)], "; ")
+}
+
 // parseDescription reads the generated file's description: "types
 // T1,T2,..." then "seed HEX" lines, or "error MESSAGE".
 func parseDescription(out string, params []string) (*Description, error) {
@@ -82,6 +100,9 @@ func parseDescription(out string, params []string) (*Description, error) {
 		word, rest, _ := strings.Cut(l, " ")
 		switch word {
 		case "error":
+			if log := testingLog(out); log != "" {
+				rest += ": " + log
+			}
 			return nil, fmt.Errorf("%s", rest)
 		case "types":
 			sawTypes = true
@@ -126,23 +147,32 @@ func IsGoFuzzTest(wasm []byte) bool {
 }
 
 // DescribeCached is Describe with its answer kept in cacheDir (""
-// means Build's default) under the SHA-256 of wasm: a description takes
-// seconds in the interpreter, and a build's never changes.
-func DescribeCached(ctx context.Context, wasm []byte, params []string, cacheDir string) (*Description, error) {
+// means Build's default) under the SHA-256 of wasm and sys: a description
+// takes seconds in the interpreter, and it changes only with them.
+func DescribeCached(ctx context.Context, wasm []byte, sys System, params []string, cacheDir string) (*Description, error) {
 	if cacheDir == "" {
 		d, err := BuildOptions{}.cacheDir()
 		if err != nil {
-			return Describe(ctx, wasm, params)
+			return Describe(ctx, wasm, sys, params)
 		}
 		cacheDir = d
 	}
-	path := filepath.Join(cacheDir, fmt.Sprintf("%x.describe", sha256.Sum256(wasm)))
+	h := sha256.New()
+	h.Write(wasm)
+	for _, e := range sys.Env {
+		fmt.Fprintf(h, "\x00env %s", e)
+	}
+	names := slices.Sorted(maps.Keys(sys.Files))
+	for _, n := range names {
+		fmt.Fprintf(h, "\x00file %s %x", n, sha256.Sum256(sys.Files[n]))
+	}
+	path := filepath.Join(cacheDir, fmt.Sprintf("%x.describe", h.Sum(nil)))
 	if b, err := os.ReadFile(path); err == nil {
 		if d, err := parseDescription(string(b), params); err == nil {
 			return d, nil
 		}
 	}
-	out, err := describeOutput(ctx, wasm)
+	out, err := describeOutput(ctx, wasm, sys)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,24 @@ type Test struct {
 	Params []string
 	// WorkDir is the directory the go command runs in (Find's dir).
 	WorkDir string
+	// Root is the directory of the package's module (or GOROOT/src, or a
+	// GOPATH directory), as go list reports it.
+	Root string
+
+	// call is the f.Fuzz call of the test's body, which Build wraps (in
+	// an overlay); zero when f.Fuzz is called elsewhere (a helper).
+	call fuzzCall
+	// paramTypes are the fuzz function literal's parameter types after
+	// its *testing.T as the source spells them ("[]byte", "int"), one per
+	// parameter; nil when it is no literal or one is spelt another way.
+	paramTypes []string
+}
+
+// fuzzCall locates the argument of an f.Fuzz call: its file and the byte
+// offsets of its first and past its last character.
+type fuzzCall struct {
+	file       string
+	start, end int
 }
 
 // ParseSpec splits a fuzz test named as PKG:FuzzXxx ("./parser:FuzzParse")
@@ -50,7 +68,7 @@ func ParseSpec(spec string) (pkg, name string, ok bool) {
 
 // goList is the part of `go list -json` Find reads.
 type goList struct {
-	Dir, ImportPath, Name string
+	Dir, ImportPath, Name, Root string
 	TestGoFiles           []string
 	XTestGoFiles          []string
 	CgoFiles              []string
@@ -111,7 +129,7 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 	if strings.Contains(pattern, "...") {
 		return nil, fmt.Errorf("%s: expected one package, not a pattern", pattern)
 	}
-	out, err := goCommand(ctx, goCmd, dir, "list", "-e", "-json=Dir,ImportPath,Name,TestGoFiles,XTestGoFiles,CgoFiles,Error", pattern)
+	out, err := goCommand(ctx, goCmd, dir, "list", "-e", "-json=Dir,ImportPath,Name,Root,Module,TestGoFiles,XTestGoFiles,CgoFiles,Error", pattern)
 	if err != nil {
 		return nil, fmt.Errorf("%s: go list: %w", pattern, err)
 	}
@@ -125,7 +143,10 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 	if len(p.CgoFiles) > 0 {
 		return nil, fmt.Errorf("%s: uses cgo (%s), which GOOS=wasip1 does not support", pattern, strings.Join(p.CgoFiles, ", "))
 	}
-	t := &Test{Name: name, Pattern: pattern, Dir: p.Dir, ImportPath: p.ImportPath, WorkDir: dir}
+	t := &Test{Name: name, Pattern: pattern, Dir: p.Dir, ImportPath: p.ImportPath, WorkDir: dir, Root: p.Root}
+	if p.Module != nil && p.Module.Dir != "" {
+		t.Root = p.Module.Dir
+	}
 	var found []string
 	for _, files := range [][]string{p.TestGoFiles, p.XTestGoFiles} {
 		for _, f := range files {
@@ -153,7 +174,13 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 					return nil, fmt.Errorf("%s: %s (%s) is not a fuzz test: expected func %s(f *testing.F)", pattern, name, at, name)
 				}
 				t.Package, t.Pos = file.Name.Name, at
-				t.Params = paramNames(fn, fParam)
+				if call := findFuzzCall(fn, fParam); call != nil {
+					arg := call.Args[0]
+					t.call = fuzzCall{file: path, start: fset.Position(arg.Pos()).Offset, end: fset.Position(arg.End()).Offset}
+					if lit, ok := arg.(*ast.FuncLit); ok {
+						t.Params, t.paramTypes = paramNames(lit), paramTypes(lit)
+					}
+				}
 			}
 		}
 	}
@@ -207,48 +234,79 @@ func importName(file *ast.File, path string) string {
 	return ""
 }
 
-// paramNames are the parameter names, after the first, of the function
-// literal passed to fParam.Fuzz in fn's body; "" for a blank or unnamed
-// one. Nil when f.Fuzz is not called there with a literal.
-func paramNames(fn *ast.FuncDecl, fParam string) []string {
-	var names []string
+// findFuzzCall returns the call fParam.Fuzz(x) of fn's body, nil if
+// there is none.
+func findFuzzCall(fn *ast.FuncDecl, fParam string) *ast.CallExpr {
+	var found *ast.CallExpr
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
-		if !ok || names != nil || len(call.Args) != 1 {
-			return names == nil
+		if !ok || found != nil {
+			return found == nil
 		}
-		sel, ok := call.Fun.(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Fuzz" {
-			return true
-		}
-		if id, ok := sel.X.(*ast.Ident); !ok || id.Name != fParam {
-			return true
-		}
-		lit, ok := call.Args[0].(*ast.FuncLit)
-		if !ok {
-			return false
-		}
-		names = []string{}
-		for i, field := range lit.Type.Params.List {
-			if len(field.Names) == 0 {
-				if i > 0 {
-					names = append(names, "")
-				}
-				continue
-			}
-			for _, id := range field.Names {
-				names = append(names, id.Name)
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Fuzz" && len(call.Args) == 1 {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == fParam && fParam != "" && fParam != "_" {
+				found = call
+				return false
 			}
 		}
-		if len(names) > 0 && len(lit.Type.Params.List[0].Names) > 0 {
-			names = names[1:] // the *testing.T
-		}
-		for i, n := range names {
-			if n == "_" {
-				names[i] = ""
-			}
-		}
-		return false
+		return true
 	})
+	return found
+}
+
+// paramNames are the parameter names of the fuzz function lit after its
+// *testing.T; "" for a blank or unnamed one.
+func paramNames(lit *ast.FuncLit) []string {
+	names := []string{}
+	for i, field := range lit.Type.Params.List {
+		if len(field.Names) == 0 {
+			if i > 0 {
+				names = append(names, "")
+			}
+			continue
+		}
+		for _, id := range field.Names {
+			names = append(names, id.Name)
+		}
+	}
+	if len(names) > 0 && len(lit.Type.Params.List[0].Names) > 0 {
+		names = names[1:] // the *testing.T
+	}
+	for i, n := range names {
+		if n == "_" {
+			names[i] = ""
+		}
+	}
 	return names
+}
+
+// paramTypes are lit's parameter types after the first as the source
+// spells them, nil if one is not a plain type name or []byte.
+func paramTypes(lit *ast.FuncLit) []string {
+	var types []string
+	for _, field := range lit.Type.Params.List {
+		name := ""
+		switch t := field.Type.(type) {
+		case *ast.Ident:
+			name = t.Name
+		case *ast.ArrayType:
+			if id, ok := t.Elt.(*ast.Ident); ok && t.Len == nil && (id.Name == "byte" || id.Name == "uint8") {
+				name = "[]byte"
+			}
+		}
+		n := max(1, len(field.Names))
+		for range n {
+			types = append(types, name)
+		}
+	}
+	if len(types) < 2 {
+		return nil
+	}
+	types = types[1:] // the *testing.T
+	for _, t := range types {
+		if _, ok := directDecode[t]; !ok {
+			return nil
+		}
+	}
+	return types
 }

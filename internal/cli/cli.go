@@ -339,7 +339,13 @@ func (c *cli) version(_ context.Context, args []string) error {
 // output directories, Go testdata/fuzz files) and reports unreadable ones
 // as INFO lines.
 func (c *cli) readSeeds(ctx context.Context, paths []string) ([]corpus.Seed, error) {
-	seeds, skipped, err := corpus.ReadSeeds(ctx, nil, paths...)
+	return c.readSeedsWith(ctx, corpus.ReadSeeds, paths)
+}
+
+// readSeedsWith is readSeeds with another reader (corpus.ReadRawSeeds for
+// a Go fuzz test, whose corpus files it converts itself).
+func (c *cli) readSeedsWith(ctx context.Context, read func(context.Context, corpus.FS, ...string) ([]corpus.Seed, error, error), paths []string) ([]corpus.Seed, error) {
+	seeds, skipped, err := read(ctx, nil, paths...)
 	if err != nil {
 		return nil, err
 	}

@@ -282,7 +282,7 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		fmt.Fprintf(c.stderr, "INFO: -%s has no effect in wafer\n", name)
 	}
 	target := f.fs.Arg(0)
-	if test, wasm, err := f.goTest.resolve(ctx, c, target); err != nil {
+	if test, wasm, err := f.goTest.resolve(ctx, c, target, &f.target); err != nil {
 		return err
 	} else if test != nil {
 		target, f.goFound = wasm, test
@@ -371,11 +371,15 @@ func allFiles(paths []string) bool {
 // artifacts and exit status.
 func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
 	target := f.wasmPath
-	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	gt, err := describeGoTest(ctx, f.goFound, wasm, f.target.sys)
 	if err != nil {
 		return err
 	}
-	gt, err := describeGoTest(ctx, f.goFound, wasm)
+	read := corpus.ReadSeeds
+	if gt != nil {
+		read = corpus.ReadRawSeeds // gt.seeds converts go test's corpus files
+	}
+	seeds, err := c.readSeedsWith(ctx, read, append(append([]string(nil), f.input...), corpusDirs...))
 	if err != nil {
 		return err
 	}
@@ -435,8 +439,15 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	opts.NoFsync = f.noSync
 	opts.Sync = f.sync
 	opts.SyncInterval = time.Duration(f.syncInterval)
-	opts.Repro = reproCommand(target, &f.target, false)
-	opts.HangRepro = reproCommand(target, &f.target, true)
+	reproTarget := target
+	if f.goFound != nil {
+		reproTarget = f.fs.Arg(0) // wafer repro builds PKG:FuzzXxx too
+		if f.goTest.name != "" {
+			reproTarget += ":" + f.goTest.name
+		}
+	}
+	opts.Repro = reproCommand(reproTarget, &f.target, false)
+	opts.HangRepro = reproCommand(reproTarget, &f.target, true)
 	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
 	opts.Log = c.stderr
 	opts.Status = c.stderr
@@ -516,7 +527,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		}
 	}
 	if !lf && out != "" {
-		c.printSummary(f, target, out, sum)
+		c.printSummary(f, reproTarget, out, sum)
 	}
 	if lf {
 		if sum.Stop == campaign.StopCanceled {

@@ -39,8 +39,9 @@ type goTest struct {
 }
 
 // resolve returns the Go fuzz test the target argument names (nil when
-// it names a .wasm file), found and built.
-func (g *goTestFlags) resolve(ctx context.Context, c *cli, arg string) (test *gofuzz.Test, wasm string, err error) {
+// it names a .wasm file), found and built, and sets what it sees of the
+// host in t.
+func (g *goTestFlags) resolve(ctx context.Context, c *cli, arg string, t *targetFlags) (test *gofuzz.Test, wasm string, err error) {
 	pkg, name := arg, g.name
 	if name == "" {
 		var ok bool
@@ -59,12 +60,20 @@ func (g *goTestFlags) resolve(ctx context.Context, c *cli, arg string) (test *go
 	if err != nil {
 		return nil, "", err
 	}
+	sys, skipped, err := test.System()
+	if err != nil {
+		return nil, "", err
+	}
+	if skipped > 0 {
+		fmt.Fprintf(c.stderr, "INFO: %s: %d files near the package left out of what the test sees (over 8 MiB, or past 128 MiB in all)\n", test.Pattern, skipped)
+	}
+	t.sys = sys
 	return test, wasm, nil
 }
 
 // describe returns the Go fuzz test of wasm (test, from resolve, or nil
 // for a .wasm file), nil when wasm is no Go fuzz test.
-func describeGoTest(ctx context.Context, test *gofuzz.Test, wasm []byte) (*goTest, error) {
+func describeGoTest(ctx context.Context, test *gofuzz.Test, wasm []byte, sys gofuzz.System) (*goTest, error) {
 	if test == nil && !gofuzz.IsGoFuzzTest(wasm) {
 		return nil, nil
 	}
@@ -72,7 +81,7 @@ func describeGoTest(ctx context.Context, test *gofuzz.Test, wasm []byte) (*goTes
 	if test != nil {
 		params = test.Params
 	}
-	d, err := gofuzz.DescribeCached(ctx, wasm, params, "")
+	d, err := gofuzz.DescribeCached(ctx, wasm, sys, params, "")
 	if err != nil {
 		return nil, fmt.Errorf("Go fuzz test: %w", err)
 	}
@@ -97,21 +106,27 @@ func (g *goTest) seeds(c *cli, given []corpus.Seed) [][]byte {
 		out = append(out, files...)
 	}
 	for _, s := range given {
-		if !gofuzz.IsCorpusFile(s.Data) {
-			out = append(out, s.Data)
+		in, err := g.input(s.Data)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "INFO: skipped seed %s: %v\n", s.Path, err)
 			continue
 		}
-		values, err := gofuzz.ReadCorpusFile(s.Data, fields)
-		if err == nil {
-			var in []byte
-			if in, err = generators.EncodeTuple(fields, values); err == nil {
-				out = append(out, in)
-				continue
-			}
-		}
-		fmt.Fprintf(c.stderr, "INFO: skipped seed %s: %v\n", s.Path, err)
+		out = append(out, in)
 	}
 	return out
+}
+
+// input is the input of a file: a go test corpus file's values in the
+// tuple encoding, any other file as it is.
+func (g *goTest) input(file []byte) ([]byte, error) {
+	if !gofuzz.IsCorpusFile(file) {
+		return file, nil
+	}
+	values, err := gofuzz.ReadCorpusFile(file, g.Desc.Fields)
+	if err != nil {
+		return nil, err
+	}
+	return generators.EncodeTuple(g.Desc.Fields, values)
 }
 
 // typedStrategies are the strategies that search a Go fuzz test's
