@@ -69,12 +69,12 @@ func ParseSpec(spec string) (pkg, name string, ok bool) {
 // goList is the part of `go list -json` Find reads.
 type goList struct {
 	Dir, ImportPath, Name, Root string
-	TestGoFiles           []string
-	XTestGoFiles          []string
-	CgoFiles              []string
-	Standard              bool
-	Module                *struct{ Path, Dir string }
-	Error                 *struct{ Err string }
+	TestGoFiles                 []string
+	XTestGoFiles                []string
+	CgoFiles                    []string
+	Standard                    bool
+	Module                      *struct{ Path, Dir string }
+	Error                       *struct{ Err string }
 }
 
 // wasmEnv is the go command's environment for wasip1 builds: the user's,
