@@ -199,3 +199,14 @@ func gofuzzWasm(t *testing.T, dir, pkg, name string) ([]byte, error) {
 }
 
 func decodeTuple(d *gofuzz.Description, in []byte) []any { return generators.DecodeTuple(d.Fields, in) }
+
+// The README's Go fuzz test command, on the bundled example.
+func TestReadmeGoFuzzTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go fuzz test for wasip1 (-short)")
+	}
+	r := wafer(t, repoRoot, "fuzz", "--runs", "3000", "--go-testdata=false", "-o", t.TempDir(), "./examples/gotest:FuzzJSON")
+	if r.code != 0 || !strings.Contains(r.stdout, "gotest:FuzzJSON: 3000 executions") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
