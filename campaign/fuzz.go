@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,9 +81,15 @@ type Options struct {
 	// choice sequence's structure (zest, and those after it) get it from
 	// the generator's draws.
 	Generator generators.Generator
-	// Seeds are the first inputs (raw mode; a Generator starts from
-	// choice sequences and leaves them out).
+	// Seeds are the first inputs. A Generator starts from choice
+	// sequences: with ReadSeed, each seed it reads back, otherwise none.
 	Seeds [][]byte
+	// ReadSeed, with a Generator, returns the choice sequence from which
+	// the generator makes a seed (a generator's inverse, such as
+	// generators.ReadTuple). Seeds it cannot read are left out, and
+	// counted in one line of Log. Nil: seeds are not used with a
+	// Generator.
+	ReadSeed func(seed []byte, opts generators.Options) (*generators.Sequence, error)
 	// SeedsOnly runs the seeds (and a resumed queue) and nothing more, as
 	// libFuzzer's -runs=0; the empty input when there is none.
 	SeedsOnly bool
@@ -374,7 +381,9 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 	useGen := opts.Generator != nil
 	checked, checkedMap := b.checked, b.checkedMap
 	if useGen {
-		deps.Generator = engine.FromGenerator(opts.Generator, generators.Options{Dictionary: b.sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias})
+		gopts := generators.Options{Dictionary: b.sm.Dictionary, DictProb: opts.DictProb, IntBias: opts.IntBias}
+		deps.Generator = engine.FromGenerator(opts.Generator, gopts)
+		deps.SeedSequences = seedSequences(logw, opts, gopts)
 	} else {
 		deps.Seeds = append(deps.Seeds, opts.Seeds...)
 		if b.cmp != nil {
@@ -412,6 +421,28 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 		deps.Store = flatStore{w: corpus.Flat{Path: opts.CorpusDir}.Writer(0)}
 	}
 	return deps, nil
+}
+
+// seedSequences reads opts.Seeds back into choice sequences (Options.ReadSeed),
+// with one line of logw for those it cannot read.
+func seedSequences(logw io.Writer, opts *Options, gopts generators.Options) []*generators.Sequence {
+	if opts.ReadSeed == nil {
+		return nil
+	}
+	var seqs []*generators.Sequence
+	var firstErr error
+	for _, s := range opts.Seeds {
+		q, err := opts.ReadSeed(s, gopts)
+		if err != nil {
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		seqs = append(seqs, q)
+	}
+	if n := len(opts.Seeds) - len(seqs); n > 0 {
+		fmt.Fprintf(logw, "INFO: %d of %d seed inputs not read back into choice sequences (the first: %v)\n", n, len(opts.Seeds), firstErr)
+	}
+	return seqs
 }
 
 // runEngine runs the search and turns its result into the Summary; the

@@ -83,6 +83,10 @@ type TargetOptions struct {
 	// Args is the argv of a WASI command target ("@@" names an in-memory
 	// file holding the input; without it the input is stdin).
 	Args []string
+	// Env is the target's environment ("KEY=value"); Files a read-only
+	// file system it sees at "/" (slash-separated paths). Zero: none.
+	Env   []string
+	Files map[string][]byte
 	// InvalidExitCodes are exit codes of a command target that mean
 	// "input rejected".
 	InvalidExitCodes []uint32
@@ -260,6 +264,7 @@ func (o *TargetOptions) runtimeConfig(maxInput int) (runtime.Config, error) {
 	}
 	cfg.Malloc = o.Malloc
 	cfg.Args = o.Args
+	cfg.Env, cfg.Files = o.Env, o.Files
 	cfg.InvalidExitCodes = o.InvalidExitCodes
 	cfg.Fuel = o.Fuel
 	cfg.Timeout = o.Timeout

@@ -38,12 +38,23 @@ const GoCorpusHeader = "go test fuzz v1"
 // file is reported in skipped (a *SkipError) and the rest is still read;
 // err is non-nil only when ctx is done.
 func ReadSeeds(ctx context.Context, fsys FS, paths ...string) (seeds []Seed, skipped error, err error) {
+	return readSeeds(ctx, fsys, false, paths)
+}
+
+// ReadRawSeeds is ReadSeeds with every file read as its bytes, go test
+// corpus files included (a Go fuzz test's inputs, whose values its
+// caller converts).
+func ReadRawSeeds(ctx context.Context, fsys FS, paths ...string) (seeds []Seed, skipped error, err error) {
+	return readSeeds(ctx, fsys, true, paths)
+}
+
+func readSeeds(ctx context.Context, fsys FS, raw bool, paths []string) (seeds []Seed, skipped error, err error) {
 	if fsys == nil {
 		fsys = OS{}
 	}
 	var sk skips
 	for _, p := range paths {
-		if err := readSeedPath(ctx, fsys, p, &seeds, &sk, 0); err != nil {
+		if err := readSeedPath(ctx, fsys, p, &seeds, &sk, 0, raw); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -52,7 +63,7 @@ func ReadSeeds(ctx context.Context, fsys FS, paths ...string) (seeds []Seed, ski
 
 const maxSeedDepth = 32
 
-func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips, depth int) error {
+func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips, depth int, raw bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -64,7 +75,10 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 			sk.add(p, err)
 			return nil
 		}
-		s, err := seedFromFile(p, data)
+		s, err := Seed{Path: p, Data: data}, error(nil)
+		if !raw {
+			s, err = seedFromFile(p, data)
+		}
 		if err != nil {
 			sk.add(p, err)
 			return nil
@@ -75,7 +89,7 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 	if filepath.Base(p) != QueueDir {
 		for _, de := range des {
 			if de.Name() == QueueDir && de.IsDir() {
-				return readSeedPath(ctx, fsys, filepath.Join(p, QueueDir), out, sk, depth+1)
+				return readSeedPath(ctx, fsys, filepath.Join(p, QueueDir), out, sk, depth+1, raw)
 			}
 		}
 	}
@@ -103,7 +117,7 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 			sk.add(q, fmt.Errorf("expected a regular file or directory, got %v", t))
 			continue
 		}
-		if err := readSeedPath(ctx, fsys, q, out, sk, depth+1); err != nil {
+		if err := readSeedPath(ctx, fsys, q, out, sk, depth+1, raw); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/wafer-fuzz/wafer/generators"
 	"io"
 	"time"
 )
@@ -136,6 +137,11 @@ type Deps struct {
 	// no seed at all, raw mode starts from the empty input and generator
 	// mode from one random sequence of FreshLen bytes.
 	Seeds [][]byte
+	// SeedSequences are initial choice sequences as a generator's runs
+	// record them (generator mode only), run after Seeds: each is laid
+	// out as the strategy reads sequences (BeDivFuzz's two streams or
+	// Zest's one; seedChoices).
+	SeedSequences []*generators.Sequence
 	// KnownFailures are the identities (Failure.Identity) of failures an
 	// earlier session of a resumed campaign saved: met again, they are not
 	// new findings and do not stop the campaign.

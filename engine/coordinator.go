@@ -220,6 +220,11 @@ func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) 
 		}
 	}
 	c.seeds = append(c.seeds, deps.Seeds...)
+	if deps.Generator != nil {
+		for _, q := range deps.SeedSequences {
+			c.seeds = append(c.seeds, seedChoices(deps.Generator, q))
+		}
+	}
 	if deps.Importer != nil {
 		c.sync = &syncState{imp: deps.Importer, every: cfg.SyncInterval, done: make(chan syncResult, 1)}
 		if err := c.firstPoll(ctx); err != nil {

@@ -64,6 +64,16 @@ func withCallSites(g Generator) Generator {
 	return &c
 }
 
+// seedChoices lays q out as g reads choice sequences: BeDivFuzz's two
+// streams (joinStreams) when g is FromGenerator's adapter reading them,
+// q's bytes otherwise.
+func seedChoices(g Generator, q *generators.Sequence) []byte {
+	if a, ok := g.(*genAdapter); ok && a.split {
+		return joinStreams(nil, q.KindBytes(generators.Structural), q.KindBytes(generators.Value))
+	}
+	return q.Bytes()
+}
+
 // joinStreams lays out BeDivFuzz's (s, v) as one choice sequence:
 // uvarint(len(s)) ‖ s ‖ v.
 func joinStreams(dst, s, v []byte) []byte {

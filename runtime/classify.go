@@ -384,18 +384,24 @@ func splitSource(s string) (string, int) {
 }
 
 // goFailure recognises a Go program's death on stderr: "panic: msg" or
-// "fatal error: msg" followed by "goroutine N [...]:" traces, exit code 2.
+// "fatal error: msg" followed by "goroutine N [...]:" traces, or a Go
+// fuzz test's "--- FAIL: " report, exit code 2.
 func goFailure(stderr []byte, code uint32) *Failure {
 	if code != 2 || len(stderr) == 0 {
 		return nil
 	}
 	s := string(stderr)
 	kind, msg := KindNone, ""
-	for _, l := range lines(s) {
+	ls := lines(s)
+	for i, l := range ls {
 		if m, ok := strings.CutPrefix(l, "panic: "); ok && kind == KindNone {
 			kind, msg = KindGoPanic, m
 		} else if m, ok := strings.CutPrefix(l, "fatal error: "); ok && kind == KindNone {
 			kind, msg = KindGoFatal, m
+		} else if strings.HasPrefix(l, "--- FAIL: ") && kind == KindNone {
+			// a Go fuzz test's failure (package gofuzz's report): the
+			// message is the test's first log line
+			kind, msg = KindGoTestFail, testLogLine(ls[i+1:])
 		}
 	}
 	if kind == KindNone {
@@ -404,6 +410,20 @@ func goFailure(stderr []byte, code uint32) *Failure {
 	msg = strings.TrimSuffix(msg, " [recovered]")
 	msg = strings.TrimSuffix(msg, " [recovered, repanicked]")
 	return &Failure{Kind: kind, Message: msg, Stack: goStack(s), ExitCode: code}
+}
+
+// testLogLine is the first line of a failed test's log (the lines after
+// "--- FAIL: "), "" when it logged nothing.
+func testLogLine(ls []string) string {
+	for _, l := range ls {
+		if strings.HasPrefix(l, "goroutine ") {
+			break
+		}
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "--- FAIL: ") {
+			return t
+		}
+	}
+	return ""
 }
 
 // goStack parses the first goroutine trace: pairs of "pkg.func(args)" and

@@ -93,6 +93,11 @@ type Config struct {
 	Args []string
 	// Env is the environment ("KEY=value") the target sees (zero: none).
 	Env []string
+	// Files is a read-only file system every run sees, mounted as the
+	// preopened directory "/" (slash-separated paths, as
+	// wasip1.State.Files); zero: none. A command's "@@" input file is
+	// added beside them.
+	Files map[string][]byte
 	// InvalidExitCodes are the exit codes of a command target that mean the
 	// input was rejected; 0 is valid, every other code is a crash.
 	InvalidExitCodes []uint32

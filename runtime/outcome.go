@@ -70,6 +70,10 @@ const (
 	// Config.MallocLimit (libFuzzer's -malloc_limit_mb), at the
 	// allocating call.
 	KindMallocLimit
+	// KindGoTestFail: a Go fuzz test's t.Fatal, t.Error or t.Fail, as a
+	// test built by package gofuzz reports it on stderr ("--- FAIL: ...",
+	// the test's log, the goroutine trace), exit code 2.
+	KindGoTestFail
 )
 
 var kindNames = enumname.New[Kind]("Kind", "failure kind", []string{
@@ -99,6 +103,7 @@ var kindNames = enumname.New[Kind]("Kind", "failure kind", []string{
 	KindFuel:                 "fuel",
 	KindTimeout:              "timeout",
 	KindMallocLimit:          "malloc-limit",
+	KindGoTestFail:           "go-test-fail",
 }...)
 
 func (k Kind) String() string { return kindNames.String(k) }
@@ -129,6 +134,7 @@ var (
 	ErrUseAfterFree         = errors.New("heap use after free")
 	ErrNullDeref            = errors.New("null pointer dereference")
 	ErrMallocLimit          = errors.New("malloc limit exceeded")
+	ErrGoTestFail           = errors.New("go test failed")
 	// ErrHang matches both kinds of hang (fuel and timeout).
 	ErrHang = errors.New("hang")
 )
@@ -159,6 +165,7 @@ var kindErrs = [...]error{
 	KindFuel:                 ErrHang,
 	KindTimeout:              ErrHang,
 	KindMallocLimit:          ErrMallocLimit,
+	KindGoTestFail:           ErrGoTestFail,
 }
 
 // Err is the sentinel of k (nil for KindNone).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -219,7 +220,10 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 		}
 		w.io.st.Args = w.args
 		if w.atFile {
-			w.files = map[string][]byte{}
+			w.files = maps.Clone(w.t.cfg.Files)
+			if w.files == nil {
+				w.files = map[string][]byte{}
+			}
 			w.io.st.Files = w.files
 		}
 	}

@@ -85,6 +85,7 @@ type Worker struct {
 func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 	w := &Worker{t: t}
 	w.io.init(t.meta.layout, append([]string{"target"}, t.cfg.Args...), t.cfg.Env, t.cfg.Seed, t.cfg.outputTail())
+	w.io.st.Files = t.cfg.Files
 	w.alloc.limit = (uint64(t.cfg.maxPages()) + uint64(t.meta.layout.ReservedPages)) * pageSize
 	w.alloc.fixed = t.sharedMemory
 	if t.harness == HarnessCommand {

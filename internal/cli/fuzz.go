@@ -20,12 +20,23 @@ import (
 	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/generators/grammar"
+	"github.com/wafer-fuzz/wafer/gofuzz"
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
+       wafer fuzz [flags] PKG:FuzzXxx [CORPUS_DIR|FILE...]
 
 Runs a coverage-guided campaign on TARGET.wasm until --runs or
 --max-total-time is reached, or the first crash (unless --keep-going).
+
+PKG:FuzzXxx (or --go-test FuzzXxx PKG) is a Go package's fuzz test, func
+FuzzXxx(f *testing.F), run as go test -fuzz runs it: wafer builds it for
+wasip1 (the package's files unchanged; the build cached by content), seeds
+it with its f.Add values and testdata/fuzz/FuzzXxx files, and writes each
+crash there too (--go-testdata), so go test -run=FuzzXxx/NAME replays it.
+t.Fatal, t.Error and panics are crashes; t.Skip is an invalid input.
+--strategy zest, bedivfuzz or spoton draw its typed arguments (frames
+named after its parameters); the other strategies mutate their encoding.
 Seeds come from the CORPUS_DIRs and -i: raw files, libFuzzer corpus
 directories and Go's testdata/fuzz/FuzzXxx files ("go test fuzz v1") are
 all read. Findings, the queue and stats go to the output directory (-o) in
@@ -39,6 +50,7 @@ exit status: 0 no finding, 77 crash (--error-exitcode), 70 hang/timeout
 
 examples:
   wafer fuzz --max-total-time 60 -o tlv-out examples/tlv/tlv.wasm
+  wafer fuzz --max-total-time 60 ./examples/gotest:FuzzJSON
   wafer fuzz -i examples/cexpr/seeds -o out -j 2 --runs 100000 examples/cexpr/cexpr.wasm
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
@@ -69,6 +81,11 @@ type fuzzFlags struct {
 
 	target      targetFlags
 	warmUpSeeds bool
+	goTest      goTestFlags
+	// wasmPath is the target's .wasm file: the argument, or the build of
+	// the Go fuzz test it names (goFound).
+	wasmPath string
+	goFound  *gofuzz.Test
 
 	// Input and output.
 	input             []string
@@ -183,6 +200,7 @@ func newFuzzFlags() *fuzzFlags {
 	})
 
 	f.target.register(fs)
+	f.goTest.register(fs, true)
 
 	fs.StringArrayVarP(&f.input, "input", "i", nil, "seed corpus `DIR` or file (repeatable; AFL's -i)")
 	fs.StringVarP(&f.output, "output", "o", "", "output `DIR`: queue/, crashes/, hangs/, fuzzer_stats, plot_data (AFL's -o; default wafer-out)")
@@ -275,6 +293,12 @@ func (c *cli) runFuzz(ctx context.Context, f *fuzzFlags, lf bool) error {
 		fmt.Fprintf(c.stderr, "INFO: -%s has no effect in wafer\n", name)
 	}
 	target := f.fs.Arg(0)
+	if test, wasm, err := f.goTest.resolve(ctx, c, target, &f.target); err != nil {
+		return err
+	} else if test != nil {
+		target, f.goFound = wasm, test
+	}
+	f.wasmPath = target
 	if st, err := os.Stat(target); err == nil && st.IsDir() {
 		return usagef("fuzz: %s is a directory, expected TARGET.wasm first (wafer fuzz [flags] TARGET.wasm [CORPUS_DIR...])", target)
 	}
@@ -357,8 +381,16 @@ func allFiles(paths []string) bool {
 // dictionaries and flags into campaign.Options, then the report,
 // artifacts and exit status.
 func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDirs []string, out string, lf bool) error {
-	target := f.fs.Arg(0)
-	seeds, err := c.readSeeds(ctx, append(append([]string(nil), f.input...), corpusDirs...))
+	target := f.wasmPath
+	gt, err := describeGoTest(ctx, f.goFound, wasm, f.target.sys)
+	if err != nil {
+		return err
+	}
+	read := corpus.ReadSeeds
+	if gt != nil {
+		read = corpus.ReadRawSeeds // gt.seeds converts go test's corpus files
+	}
+	seeds, err := c.readSeedsWith(ctx, read, append(append([]string(nil), f.input...), corpusDirs...))
 	if err != nil {
 		return err
 	}
@@ -418,8 +450,15 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	opts.NoFsync = f.noSync
 	opts.Sync = f.sync
 	opts.SyncInterval = time.Duration(f.syncInterval)
-	opts.Repro = reproCommand(target, &f.target, false)
-	opts.HangRepro = reproCommand(target, &f.target, true)
+	reproTarget := target
+	if f.goFound != nil {
+		reproTarget = f.fs.Arg(0) // wafer repro builds PKG:FuzzXxx too
+		if f.goTest.name != "" {
+			reproTarget += ":" + f.goTest.name
+		}
+	}
+	opts.Repro = reproCommand(reproTarget, &f.target, false)
+	opts.HangRepro = reproCommand(reproTarget, &f.target, true)
 	opts.CommandLine = strings.Join(append([]string{"wafer"}, c.args...), " ")
 	opts.Log = c.stderr
 	opts.Status = c.stderr
@@ -430,7 +469,20 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if lf && len(corpusDirs) > 0 {
 		opts.CorpusDir = corpusDirs[0]
 	}
-	if useGen {
+	seedData := make([][]byte, len(seeds))
+	for i, s := range seeds {
+		seedData[i] = s.Data
+	}
+	if gt != nil {
+		seedData = gt.seeds(c, seeds)
+		if !useGen && typedStrategies[f.opts.Strategy] {
+			gen, opts.ReadSeed = gt.generator(f.opts.MaxLen)
+			useGen = true
+		}
+	}
+	if useGen && opts.ReadSeed != nil {
+		opts.Generator, opts.Seeds = gen, seedData
+	} else if useGen {
 		opts.Generator = gen
 		if len(seeds) > 0 {
 			fmt.Fprintf(c.stderr, "INFO: %s: %d seed inputs not used (a generator starts from choice sequences)\n", genFlag, len(seeds))
@@ -440,9 +492,9 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		if maxLen <= 0 {
 			maxLen = campaign.DefaultMaxLen
 		}
-		for _, s := range seeds {
-			opts.Seeds = append(opts.Seeds, s.Data)
-			if len(s.Data) > maxLen {
+		for _, s := range seedData {
+			opts.Seeds = append(opts.Seeds, s)
+			if len(s) > maxLen {
 				long++
 			}
 		}
@@ -480,8 +532,13 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	if err != nil {
 		return err
 	}
+	if gt != nil && f.goTest.testdata {
+		if err := gt.writeFindings(c, sum); err != nil {
+			return err
+		}
+	}
 	if !lf && out != "" {
-		c.printSummary(f, target, out, sum)
+		c.printSummary(f, reproTarget, out, sum)
 	}
 	if lf {
 		if sum.Stop == campaign.StopCanceled {

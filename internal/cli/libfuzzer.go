@@ -153,7 +153,7 @@ func (c *cli) runInputs(ctx context.Context, f *fuzzFlags, wasm []byte, paths []
 	if err != nil {
 		return err
 	}
-	tg, err := f.target.loadTarget(ctx, f.fs.Arg(0), wasm)
+	tg, err := f.target.loadTarget(ctx, f.wasmPath, wasm)
 	if err != nil {
 		return err
 	}

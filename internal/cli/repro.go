@@ -32,12 +32,14 @@ examples:
 type reproFlags struct {
 	fs     *pflag.FlagSet
 	target targetFlags
+	goTest goTestFlags
 	output bool
 }
 
 func newReproFlags() *reproFlags {
 	f := &reproFlags{fs: newFlagSet("repro")}
 	f.target.register(f.fs)
+	f.goTest.register(f.fs, false)
 	f.fs.BoolVar(&f.output, "output", false, "also print the target's captured stdout and stderr")
 	return f
 }
@@ -53,27 +55,53 @@ func (c *cli) repro(ctx context.Context, args []string) error {
 	if f.fs.NArg() < 2 {
 		return usagef("repro: expected TARGET.wasm and at least one input, got %d arguments (run 'wafer help repro')", f.fs.NArg())
 	}
-	wasm, err := readModule(f.fs.Arg(0))
+	target := f.fs.Arg(0)
+	test, built, err := f.goTest.resolve(ctx, c, target, &f.target)
+	if err != nil {
+		return err
+	} else if test != nil {
+		target = built
+	}
+	wasm, err := readModule(target)
 	if err != nil {
 		return err
 	}
-	return c.reproInputs(ctx, f, wasm, f.fs.Args()[1:])
+	gt, err := describeGoTest(ctx, test, wasm, f.target.sys)
+	if err != nil {
+		return err
+	}
+	return c.reproInputs(ctx, f, target, wasm, gt, f.fs.Args()[1:])
 }
 
-func (c *cli) reproInputs(ctx context.Context, f *reproFlags, wasm []byte, inputs []string) error {
+// reproInputs runs the inputs on the module at target; gt, when the
+// module is a Go fuzz test, converts its corpus files to inputs.
+func (c *cli) reproInputs(ctx context.Context, f *reproFlags, target string, wasm []byte, gt *goTest, inputs []string) error {
 	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
 			return fileError(p, err)
 		}
 	}
-	seeds, err := c.readSeeds(ctx, inputs)
+	read := corpus.ReadSeeds
+	if gt != nil {
+		read = corpus.ReadRawSeeds
+	}
+	seeds, err := c.readSeedsWith(ctx, read, inputs)
 	if err != nil {
 		return err
 	}
 	if len(seeds) == 0 {
 		return fmt.Errorf("no inputs found in %s", strings.Join(inputs, ", "))
 	}
-	code, err := c.runOnce(ctx, f.fs.Arg(0), wasm, &f.target, seeds, exitCrash, exitTimeout, f.output)
+	if gt != nil {
+		for i := range seeds {
+			if in, err := gt.input(seeds[i].Data); err != nil {
+				return fmt.Errorf("%s: %w", seeds[i].Path, err)
+			} else {
+				seeds[i].Data = in
+			}
+		}
+	}
+	code, err := c.runOnce(ctx, target, wasm, &f.target, seeds, exitCrash, exitTimeout, f.output)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/wafer-fuzz/wafer/gofuzz"
 	"os"
 	"path"
 	"strconv"
@@ -38,6 +39,8 @@ type targetFlags struct {
 	heapCheck   int
 	stackDepth  bool
 	callPairs   bool
+	// sys is what a Go fuzz test sees of the host (goTestFlags.resolve).
+	sys gofuzz.System
 }
 
 // defaultHeapCheck is --heap-check's default (campaign.DefaultHeapCheck).
@@ -91,6 +94,7 @@ func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, erro
 	o.GoRuntimeCounters = t.goRuntime
 	o.Malloc = t.malloc
 	o.Args = t.args
+	o.Env, o.Files = t.sys.Env, t.sys.Files
 	for _, c := range t.invalidExit {
 		o.InvalidExitCodes = append(o.InvalidExitCodes, uint32(c))
 	}

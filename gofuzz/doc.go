@@ -1,0 +1,34 @@
+// Package gofuzz runs a Go package's fuzz tests (func FuzzXxx(f
+// *testing.F)) as wafer targets, with no harness to write:
+//
+//	t, err := gofuzz.Find(ctx, ".", "./parser:FuzzParse") // go list, go/parser
+//	wasm, err := gofuzz.Build(ctx, t, gofuzz.BuildOptions{})  // go test -c for wasip1
+//	d, err := gofuzz.Describe(ctx, wasm)                      // argument types, f.Add values
+//
+// Build adds one generated test file to the package through go's -overlay
+// (the package's directory is never written) and builds the test binary
+// as a WASI reactor with the libFuzzer protocol. That file runs the fuzz
+// test through package testing itself (testing.MainStart with its own
+// deps): once as go test -fuzz's coordinator, which hands over the
+// argument types and the f.Add values, then as its worker, parked in
+// RunFuzzWorker, which runs the fuzz function on each input wafer sends.
+// So t.Fatal, t.Skip, t.Cleanup, helpers and both kinds of test package
+// behave exactly as under go test -fuzz: a failure or panic is reported
+// on stderr with the fuzz function's own stack (runtime's go-test-fail
+// and go-panic kinds), a Skip makes the input invalid.
+//
+// An input is the arguments in generators' tuple encoding (EncodeTuple),
+// so a fuzz test of one []byte takes wafer's inputs as they are, and
+// generators.Tuple draws typed arguments for the generator strategies.
+// Corpus files in go test's format (testdata/fuzz/FuzzXxx/*) are read
+// and written by ReadCorpusFile and MarshalCorpusFile.
+//
+// It does not fuzz (package campaign does) and does not change the
+// user's files; Build's cache lives in the user's cache directory.
+//
+// Decision: package testing's own worker mode instead of rewriting the
+// test's sources against a stand-in testing package (go-118-fuzz-build's
+// way): helpers that take a *testing.T, testing.TB interfaces and t.Run
+// keep working, at the cost of a goroutine and a channel round trip per
+// input.
+package gofuzz
