@@ -11,10 +11,10 @@ import (
 )
 
 var allTypes = []generators.Field{
-	{"a", generators.TypeBytes}, {"b", generators.TypeString}, {"c", generators.TypeBool}, {"d", generators.TypeInt},
-	{"e", generators.TypeInt8}, {"f", generators.TypeInt16}, {"g", generators.TypeInt32}, {"h", generators.TypeInt64},
-	{"i", generators.TypeUint}, {"j", generators.TypeUint8}, {"k", generators.TypeUint16}, {"l", generators.TypeUint32},
-	{"m", generators.TypeUint64}, {"n", generators.TypeFloat32}, {"o", generators.TypeFloat64},
+	{Name: "a", Type: generators.TypeBytes}, {Name: "b", Type: generators.TypeString}, {Name: "c", Type: generators.TypeBool}, {Name: "d", Type: generators.TypeInt},
+	{Name: "e", Type: generators.TypeInt8}, {Name: "f", Type: generators.TypeInt16}, {Name: "g", Type: generators.TypeInt32}, {Name: "h", Type: generators.TypeInt64},
+	{Name: "i", Type: generators.TypeUint}, {Name: "j", Type: generators.TypeUint8}, {Name: "k", Type: generators.TypeUint16}, {Name: "l", Type: generators.TypeUint32},
+	{Name: "m", Type: generators.TypeUint64}, {Name: "n", Type: generators.TypeFloat32}, {Name: "o", Type: generators.TypeFloat64},
 }
 
 // Files as go test -fuzz writes them read back as its values.
@@ -54,14 +54,14 @@ float64(-2.5e-300)
 		}
 	}
 	// rune and byte spellings of int32 and uint8
-	v, err := ReadCorpusFile([]byte("go test fuzz v1\nrune('λ')\nbyte('a')\n"), []generators.Field{{"r", generators.TypeInt32}, {"b", generators.TypeUint8}})
+	v, err := ReadCorpusFile([]byte("go test fuzz v1\nrune('λ')\nbyte('a')\n"), []generators.Field{{Name: "r", Type: generators.TypeInt32}, {Name: "b", Type: generators.TypeUint8}})
 	if err != nil || v[0] != int32('λ') || v[1] != byte('a') {
 		t.Errorf("rune and byte: %#v, %v", v, err)
 	}
 }
 
 func TestReadCorpusFileErrors(t *testing.T) {
-	one := []generators.Field{{"n", generators.TypeInt8}}
+	one := []generators.Field{{Name: "n", Type: generators.TypeInt8}}
 	for _, tc := range []struct{ file, want string }{
 		{"go test fuzz v2\nint8(1)\n", `line 1: expected "go test fuzz v1"`},
 		{"go test fuzz v1\nint8(300)\n", `line 2: "int8(300)": not a value of type int8`},
