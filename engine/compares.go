@@ -84,6 +84,11 @@ type replacement struct {
 	// le: the operand was found little-endian; joinHalves joins halves
 	// found in one byte order
 	le bool
+	// nth: the replacement's place is the nth (from 0) its operand was
+	// found at; all first places are tried before any second one (an
+	// input of one byte value repeated holds a 2-byte operand at every
+	// place, and a stage would try one comparison's places only).
+	nth int32
 	// near: to is the other operand plus or minus one, for an ordering
 	// comparison the exact value does not pass (x <= 100100 || x >=
 	// 100102 needs 100101), as AFL++'s cmplog tries too. Tried after every
@@ -108,13 +113,13 @@ func inputToState(input []byte, ops []Operands) []replacement {
 	seen := map[key]bool{}
 	near := false // what add adds
 	le := false
-	put := func(pos int, from, to []byte) {
+	put := func(pos int, from, to []byte, nth int) {
 		if bytes.Equal(from, to) {
 			return
 		}
 		if k := (key{pos, string(from), string(to)}); !seen[k] {
 			seen[k] = true
-			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le})
+			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth)})
 		}
 	}
 	add := func(from, to []byte) {
@@ -128,7 +133,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 				break
 			}
 			pos := i + k
-			put(pos, from, to)
+			put(pos, from, to, n)
 			i = pos + 1
 		}
 	}
@@ -154,7 +159,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 				add(ft[0], ft[1])
 				if len(out) == n && len(ft[0]) >= minTransformed && !bytes.Equal(ft[0], ft[1]) {
 					for _, r := range transformed(input, ft[0], ft[1]) {
-						put(int(r.pos), r.from, r.to)
+						put(int(r.pos), r.from, r.to, int(r.nth))
 					}
 				}
 			}
@@ -210,7 +215,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 				binary.BigEndian.PutUint64(bb[:], b)
 				for _, ft := range [...][2][]byte{{la[:w], lb[:w]}, {lb[:w], la[:w]}, {ba[8-w:], bb[8-w:]}, {bb[8-w:], ba[8-w:]}} {
 					for _, r := range transformed(input, ft[0], ft[1]) {
-						put(int(r.pos), r.from, r.to)
+						put(int(r.pos), r.from, r.to, int(r.nth))
 					}
 				}
 			}
@@ -228,7 +233,10 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			}
 			return 1
 		}
-		return cmp.Compare(len(y.from), len(x.from))
+		if c := cmp.Compare(len(y.from), len(x.from)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.nth, y.nth)
 	})
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
@@ -264,7 +272,6 @@ func joinHalves(input []byte, rs []replacement) []replacement {
 	seen := map[key]bool{}
 	ranks := map[pairing]int{}
 	var out []replacement
-	var rank []int
 	for _, i := range halves {
 		r := rs[i]
 		p := int(r.pos) + 8
@@ -284,28 +291,23 @@ func joinHalves(input []byte, rs []replacement) []replacement {
 				continue
 			}
 			seen[k] = true
-			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near})
 			pg := pairing{string(r.to), string(s.to)}
-			rk := ranks[pg]
-			if r.near || s.near {
-				rk += maxHalves // exact joins first
-			}
-			rank = append(rank, rk)
+			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near, nth: int32(ranks[pg])})
 			ranks[pg]++
 		}
 	}
-	// each pairing's first place before any pairing's second: a run of
-	// one byte value puts each pairing at several places
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rank[a], rank[b]) })
-	sorted := make([]replacement, min(len(out), maxJoined))
-	for i := range sorted {
-		sorted[i] = out[idx[i]]
-	}
-	return sorted
+	// exact joins first, and each pairing's first place before any
+	// pairing's second (nth)
+	slices.SortStableFunc(out, func(x, y replacement) int {
+		if x.near != y.near {
+			if y.near {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.nth, y.nth)
+	})
+	return out[:min(len(out), maxJoined)]
 }
 
 // minTransformed is the shortest memory operand looked for through a
@@ -345,7 +347,7 @@ func transformed(input, from, to []byte) []replacement {
 			for i, c := range to {
 				t[i] = back(c)
 			}
-			out = append(out, replacement{pos: int32(p), from: bytes.Clone(w), to: t})
+			out = append(out, replacement{pos: int32(p), from: bytes.Clone(w), to: t, nth: int32(places - 1)})
 		}
 	}
 	return out

@@ -100,6 +100,7 @@ const (
 	OpI64Ne              Op = 0x52
 	OpI64Or              Op = 0x84
 	OpI64Xor             Op = 0x85
+	OpI64And             Op = 0x83
 	OpI64Clz             Op = 0x79
 	OpI64Popcnt          Op = 0x7b
 	OpI32Popcnt          Op = 0x69

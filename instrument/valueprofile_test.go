@@ -48,7 +48,8 @@ func vpFeatures(ord uint32, a, b uint64, size int) []int {
 	if a < b {
 		d = b - a
 	}
-	keys := []uint32{ord<<8 + uint32(bits.OnesCount64(a^b)), ord<<8 + 128 + uint32(bits.Len64(d))}
+	l := bits.Len64(d)
+	keys := []uint32{ord<<9 + uint32(bits.OnesCount64(a^b)), ord<<9 + 128 + uint32(4*l) + uint32((d<<(uint(64-l)%64))>>61&3)}
 	var out []int
 	for _, k := range keys {
 		out = append(out, int((k*0x9e3779b1)>>(32-bits.TrailingZeros(uint(size)))))
