@@ -16,8 +16,10 @@ import (
 // a compare with zero teaches nothing) gets an entry of the integer log;
 // before the comparison its operands go to $cmp32/$cmp64, which keep the
 // last CompareSlots unequal pairs. A switch (a br_table on a value minus
-// a constant, switchCases) gets one too, logging the value against each
-// of its first CompareSlots case values. f32/f64 comparisons log their operands'
+// a constant, switchCases) gets one entry per CompareSlots of its case
+// values (up to maxSwitchCases), logging the value against each, and each
+// i64.xor of LLVM's 128-bit equality idiom (xorIdiom) one as an i64
+// comparison. f32/f64 comparisons log their operands'
 // bits the same way (as AFL++'s cmplog does): the input holds those bits,
 // so replacing them with the other operand's meets a range check such as
 // `x < 1000000.01 || x > 1000010.99`. Functions named like libc's byte
@@ -25,7 +27,9 @@ import (
 // wasi-libc's, and what Rust's and C++'s standard libraries call) and Go's
 // (memeqbody, cmpbody: what string == and < come down to) get an entry of
 // the memory log; at their entry $cmpmem copies the first CompareMemBytes
-// bytes of both buffers. Reading the buffers never traps: a range that
+// bytes of both buffers. compiler-rt's binary128 comparisons (__eqtf2 and
+// kin: wasm32's long double) get one too: $cmp128 stores their two
+// operands' 16 bytes each. Reading the buffers never traps: a range that
 // runs past the end of memory is not logged. Only core 1.0 instructions
 // are added, so the module needs no feature the original did not.
 
