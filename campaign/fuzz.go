@@ -239,7 +239,7 @@ func (t *Target) Fuzz(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	defer b.close(context.WithoutCancel(ctx))
 	fmt.Fprint(logw, t.NoNamesInfo())
-	cfg := engine.Config{Search: opts.Search, Conditionals: b.sm.Conditionals()}
+	cfg := engine.Config{Search: opts.Search, Conditionals: b.sm.Conditionals(), ValueFrom: b.sm.ValueFrom()}
 	cfg.Runs = max(0, cfg.Runs)
 	deps, err := t.engineDeps(ctx, logw, &opts, b, out, maxIn)
 	if err != nil {

@@ -140,6 +140,10 @@ type TargetOptions struct {
 	// NoCallPairs turns off the feedback for new (call site, callee) pairs
 	// of indirect calls.
 	NoCallPairs bool
+	// ValueProfile adds value-profile features: how close the operands
+	// of each comparison came (instrument.Options.ValueProfile), in a
+	// region of their own after the branch sites.
+	ValueProfile bool
 }
 
 // heapCheck is the sampling rate of the heap check, 0 for none.
@@ -326,7 +330,7 @@ func (t *Target) compile(ctx context.Context, b build, maxInput int, reset Reset
 	if b != buildPlain {
 		steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(t.sum, cfg), Skip: o.skip(t.sum),
 			Compares: b == buildCompares, HeapGuard: !o.NoHeapGuard, Malloc: o.Malloc, HeapCheck: b == buildChecked || (b == buildCompares && o.checkedBuild() == buildChecked),
-			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs}
+			StackCheck: true, StackDepth: !o.NoStackDepth, CallPairs: !o.NoCallPairs, ValueProfile: o.ValueProfile}
 	}
 	p, err := t.prepare(ctx, steps)
 	if err != nil {

@@ -296,7 +296,7 @@ func TestBeDivFuzzCampaign(t *testing.T) {
 // TestHillValid: the valid-only abundance counts unique valid traces only,
 // and Config.ValidHill reports its Hill numbers as B(0..2).
 func TestHillValid(t *testing.T) {
-	c := newCoverage()
+	c := newCoverage(0)
 	for _, step := range []struct {
 		o    Outcome
 		hash uint64

@@ -81,6 +81,14 @@ const opChecked = OpChecked
 type replacement struct {
 	pos      int32
 	from, to []byte
+	// le: the operand was found little-endian; joinHalves joins halves
+	// found in one byte order
+	le bool
+	// nth: the replacement's place is the nth (from 0) its operand was
+	// found at; all first places are tried before any second one (an
+	// input of one byte value repeated holds a 2-byte operand at every
+	// place, and a stage would try one comparison's places only).
+	nth int32
 	// near: to is the other operand plus or minus one, for an ordering
 	// comparison the exact value does not pass (x <= 100100 || x >=
 	// 100102 needs 100101), as AFL++'s cmplog tries too. Tried after every
@@ -104,6 +112,16 @@ func inputToState(input []byte, ops []Operands) []replacement {
 	}
 	seen := map[key]bool{}
 	near := false // what add adds
+	le := false
+	put := func(pos int, from, to []byte, nth int) {
+		if bytes.Equal(from, to) {
+			return
+		}
+		if k := (key{pos, string(from), string(to)}); !seen[k] {
+			seen[k] = true
+			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth)})
+		}
+	}
 	add := func(from, to []byte) {
 		if len(from) == 0 || bytes.Equal(from, to) || len(from) > len(input) {
 			return
@@ -115,10 +133,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 				break
 			}
 			pos := i + k
-			if k := (key{pos, string(from), string(to)}); !seen[k] {
-				seen[k] = true
-				out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near})
-			}
+			put(pos, from, to, n)
 			i = pos + 1
 		}
 	}
@@ -139,8 +154,15 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			if len(op.MemA) < minMemOperand && len(op.MemB) < minMemOperand {
 				continue
 			}
-			add(op.MemA, op.MemB)
-			add(op.MemB, op.MemA)
+			for _, ft := range [2][2][]byte{{op.MemA, op.MemB}, {op.MemB, op.MemA}} {
+				n := len(out)
+				add(ft[0], ft[1])
+				if len(out) == n && len(ft[0]) >= minTransformed && !bytes.Equal(ft[0], ft[1]) {
+					for _, r := range transformed(input, ft[0], ft[1]) {
+						put(int(r.pos), r.from, r.to, int(r.nth))
+					}
+				}
+			}
 			continue
 		}
 		if op.A < 256 && op.B < 256 {
@@ -154,13 +176,17 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			binary.LittleEndian.PutUint64(lb[:], b+d)
 			binary.BigEndian.PutUint64(ba[:], a)
 			binary.BigEndian.PutUint64(bb[:], b+d)
+			le = true
 			add(la[:w], lb[:w])
+			le = false
 			add(ba[8-w:], bb[8-w:])
 			binary.LittleEndian.PutUint64(la[:], a+d)
 			binary.LittleEndian.PutUint64(lb[:], b)
 			binary.BigEndian.PutUint64(ba[:], a+d)
 			binary.BigEndian.PutUint64(bb[:], b)
+			le = true
 			add(lb[:w], la[:w])
+			le = false
 			add(bb[8-w:], ba[8-w:])
 		}
 		for _, w := range [...]int{8, 7, 6, 5, 4, 3, 2} {
@@ -178,13 +204,28 @@ func inputToState(input []byte, ops []Operands) []replacement {
 				continue
 			}
 			near = false
+			n := len(out)
 			swap(w, a, b, 0)
+			if len(out) == n && w == op.Size && w >= 4 {
+				// neither operand in the input: through a transform,
+				// in either byte order
+				binary.LittleEndian.PutUint64(la[:], a)
+				binary.LittleEndian.PutUint64(lb[:], b)
+				binary.BigEndian.PutUint64(ba[:], a)
+				binary.BigEndian.PutUint64(bb[:], b)
+				for _, ft := range [...][2][]byte{{la[:w], lb[:w]}, {lb[:w], la[:w]}, {ba[8-w:], bb[8-w:]}, {bb[8-w:], ba[8-w:]}} {
+					for _, r := range transformed(input, ft[0], ft[1]) {
+						put(int(r.pos), r.from, r.to, int(r.nth))
+					}
+				}
+			}
 			near = true
 			swap(w, a, b, 1)
 			swap(w, a, b, ^uint64(0)) // minus one
 		}
 		near = false
 	}
+	out = append(out, joinHalves(input, out)...)
 	slices.SortStableFunc(out, func(x, y replacement) int {
 		if x.near != y.near {
 			if y.near {
@@ -192,12 +233,139 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			}
 			return 1
 		}
-		return cmp.Compare(len(y.from), len(x.from))
+		if c := cmp.Compare(len(y.from), len(x.from)); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.nth, y.nth)
 	})
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
 	}
 	return slices.Clip(out)
+}
+
+// maxJoined caps the 16-byte replacements joinHalves adds, and
+// maxHalves the 8-byte ones it joins.
+const (
+	maxJoined = 32
+	maxHalves = 64
+)
+
+// joinHalves returns the 128-bit replacements of rs: a comparison of
+// 128-bit integers is two of 8 bytes in wasm (an i64 pair; the xor idiom
+// of instrument's log), and a child with one half replaced passes
+// neither, so two 8-byte replacements side by side in the input (either
+// order of halves: either byte order, the same for both) make one of 16
+// bytes too, near when either is.
+func joinHalves(input []byte, rs []replacement) []replacement {
+	var halves []int
+	for i, r := range rs {
+		if len(r.from) == 8 && len(r.to) == 8 && len(halves) < maxHalves {
+			halves = append(halves, i)
+		}
+	}
+	type key struct {
+		pos    int32
+		lo, hi string
+	}
+	type pairing struct{ lo, hi string }
+	seen := map[key]bool{}
+	ranks := map[pairing]int{}
+	var out []replacement
+	for _, i := range halves {
+		r := rs[i]
+		p := int(r.pos) + 8
+		if p+8 > len(input) {
+			continue
+		}
+		for _, j := range halves {
+			s := rs[j]
+			// s's operand (the other half's) follows r's in the input
+			if s.le != r.le || r.near && s.near || !bytes.Equal(input[p:p+8], s.from) ||
+				bytes.Equal(r.from, s.from) && bytes.Equal(r.to, s.to) || bytes.Equal(r.from, s.to) && bytes.Equal(r.to, s.from) {
+				// (one comparison's replacement twice, or both ways)
+				continue
+			}
+			k := key{r.pos, string(r.to), string(s.to)}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			pg := pairing{string(r.to), string(s.to)}
+			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near, nth: int32(ranks[pg])})
+			ranks[pg]++
+		}
+	}
+	// exact joins first, and each pairing's first place before any
+	// pairing's second (nth)
+	slices.SortStableFunc(out, func(x, y replacement) int {
+		if x.near != y.near {
+			if y.near {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x.nth, y.nth)
+	})
+	return out[:min(len(out), maxJoined)]
+}
+
+// minTransformed is the shortest memory operand looked for through a
+// transform.
+const minTransformed = 3
+
+// transformed finds from in input through a byte-wise transform the
+// target applied before comparing (AFL++'s cmplog "transform" level):
+// case folding (to as it is), adding a constant
+// k and xoring a constant k (to through the inverse: minus k, xor k). It
+// returns one replacement per place found, at most maxOccurrences, each
+// (the input's bytes, what to write).
+func transformed(input, from, to []byte) []replacement {
+	n := len(from)
+	var out []replacement
+	places := 0
+	for p := 0; p+n <= len(input) && places < maxOccurrences; p++ {
+		w := input[p : p+n]
+		var backs []func(byte) byte
+		if bytes.EqualFold(w, from) {
+			backs = append(backs, func(c byte) byte { return c })
+		}
+		if sameDelta(w, from, func(a, b byte) byte { return b - a }) {
+			k := from[0] - w[0]
+			backs = append(backs, func(c byte) byte { return c - k })
+		}
+		if sameDelta(w, from, func(a, b byte) byte { return b ^ a }) {
+			k := from[0] ^ w[0]
+			backs = append(backs, func(c byte) byte { return c ^ k })
+		}
+		if backs != nil {
+			places++
+		}
+		// (a run of one byte value fits more than one transform)
+		for _, back := range backs {
+			t := make([]byte, len(to))
+			for i, c := range to {
+				t[i] = back(c)
+			}
+			out = append(out, replacement{pos: int32(p), from: bytes.Clone(w), to: t, nth: int32(places - 1)})
+		}
+	}
+	return out
+}
+
+// sameDelta reports whether d(w[i], from[i]) is one non-zero value for
+// every i.
+func sameDelta(w, from []byte, d func(a, b byte) byte) bool {
+	k := d(w[0], from[0])
+	if k == 0 {
+		return false
+	}
+	for i := range w {
+		if d(w[i], from[i]) != k {
+			return false
+		}
+	}
+	return true
 }
 
 // byteLen is the number of bytes v needs (1 for 0).

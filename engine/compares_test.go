@@ -58,6 +58,22 @@ func TestInputToState(t *testing.T) {
 			nil, []string{"abcd"}},
 		{"every occurrence up to the limit", "AAxAAxAAxAAxAA", []Operands{{MemA: []byte("AA"), MemB: []byte("BB")}},
 			[]string{"BBxAAxAAxAAxAA", "AAxAAxAAxBBxAA"}, []string{"AAxAAxAAxAAxBB"}},
+		{"case folded", "..QuIxOtIc..", []Operands{{MemA: []byte("quixotic"), MemB: []byte("jackdaws")}},
+			[]string{"..jackdaws.."}, nil},
+		{"plus k: the other operand minus k", "..abcd..", []Operands{{MemA: []byte("defg"), MemB: []byte("zeph")}},
+			[]string{"..wbme.."}, nil},
+		{"xor k", "..\x01\x02\x03..", []Operands{{MemA: []byte("\x21\x22\x23"), MemB: []byte("abc")}},
+			[]string{"..ABC.."}, nil},
+		{"a run of one byte value: plus k and xor k", "xxxx", []Operands{{MemA: []byte("\"\"\"\""), MemB: []byte("jack")}},
+			[]string{string([]byte{'j' + 0x56, 'a' + 0x56, 'c' + 0x56, 'k' + 0x56}), string([]byte{'j' ^ 0x5a, 'a' ^ 0x5a, 'c' ^ 0x5a, 'k' ^ 0x5a})}, nil},
+		{"a transformed integer (an inlined 8-byte memcmp)", "..abcdefgh..", []Operands{{Size: 8, A: 0x6968676665646362, B: 0x3837363534333231}},
+			[]string{"..01234567.."}, nil},
+		{"128 bits: halves of two comparisons joined, either order", "x0123456789abcdefy",
+			[]Operands{{Size: 8, A: 0x3736353433323130, B: 0x4847464544434241}, {Size: 8, A: 0x6665646362613938, B: 0x5857565554535251}},
+			[]string{"xABCDEFGHQRSTUVWXy"}, nil},
+		{"128 bits: an exact half and a near one", "x0123456789abcdefy",
+			[]Operands{{Size: 8, A: 0x3736353433323130, B: 0x4847464544434241}, {Size: 8, A: 0x6665646362613938, B: 0x5857565554535251}},
+			[]string{"xBBCDEFGHQRSTUVWXy", "xABCDEFGHRRSTUVWXy"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,6 +88,15 @@ type Config struct {
 	// entries, stack depth, call pairs). Nil means nothing is known: every
 	// site counts as an arm of a conditional of its own.
 	Conditionals []int32
+	// ValueFrom is the id of the first value-profile feature
+	// (instrument.Options.ValueProfile: a region after every other site);
+	// zero: none. A feature never seen before counts as a new hit-count
+	// bucket, not a new branch: the child is saved (by the strategies that
+	// save new buckets) but not favoured, gets no input-to-state stage,
+	// and Stats.Coverage counts branches only (Stats.Features counts
+	// features). Hit counts (FairFuzz) and abundance (Hill numbers) leave
+	// features out.
+	ValueFrom int
 	// FreshLen is the length of a fresh random choice sequence (generator
 	// mode; the generator extends it as needed) and the maximum length of a
 	// fresh random input (raw mode). Zero means 64.

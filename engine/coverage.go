@@ -332,9 +332,16 @@ type Coverage struct {
 	ValidAbundance []uint64
 	traces         traceSet
 	validTraces    traceSet
+	// Features counts the value-profile features seen (sites from
+	// valueFrom on; Config.ValueFrom), not in Branches.
+	Features  int
+	valueFrom int // 0: no features
 }
 
-func newCoverage() *Coverage { return &Coverage{} }
+func newCoverage(valueFrom int) *Coverage { return &Coverage{valueFrom: valueFrom} }
+
+// feature reports whether site is a value-profile feature.
+func (c *Coverage) feature(site uint32) bool { return c.valueFrom > 0 && int(site) >= c.valueFrom }
 
 func (c *Coverage) grow(n int) {
 	if n <= len(c.total) {
@@ -369,6 +376,10 @@ func (c *Coverage) classify(o Outcome, hash uint64, tr []byte, covered bool) Fee
 	for i := 0; !covered && i < len(tr)/traceEntry; i++ {
 		site, bk := traceSite(tr, i)
 		t := c.total[site]
+		if c.feature(site) {
+			fb.NewBucket = fb.NewBucket || t == 0
+			continue
+		}
 		if t == 0 {
 			fb.NewBranch = true
 		}
@@ -396,6 +407,13 @@ func (c *Coverage) merge(fb *Feedback) {
 		// run, its valid mark already)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, bk := traceSite(tr, i)
+			if c.feature(site) {
+				if c.total[site] == 0 {
+					c.Features++
+				}
+				c.total[site] |= bk
+				continue
+			}
 			if c.total[site] == 0 {
 				c.Branches++
 			}
@@ -410,20 +428,27 @@ func (c *Coverage) merge(fb *Feedback) {
 		c.traces.add(fb.Hash)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, _ := traceSite(tr, i)
-			c.Abundance[site]++
+			if !c.feature(site) {
+				c.Abundance[site]++
+			}
 		}
 	}
 	if fb.NewValidTrace {
 		c.validTraces.add(fb.Hash)
 		for i := 0; i < len(tr)/traceEntry; i++ {
 			site, _ := traceSite(tr, i)
-			c.ValidAbundance[site]++
+			if !c.feature(site) {
+				c.ValidAbundance[site]++
+			}
 		}
 	}
 }
 
 func (c *Coverage) addHits(sites, counts []uint32) {
 	for i, s := range sites {
+		if c.feature(s) {
+			continue
+		}
 		if int(s) >= len(c.Hits) {
 			c.grow(int(s) + 1)
 		}

@@ -127,7 +127,7 @@ func sparse(pairs ...uint32) []byte {
 }
 
 func TestCoverageClassifyMerge(t *testing.T) {
-	c := newCoverage()
+	c := newCoverage(0)
 	steps := []struct {
 		name    string
 		o       Outcome
@@ -337,7 +337,7 @@ func checkHits(t *testing.T, label string, s *scanner, want map[uint32]uint32) {
 func TestNewCovShortcut(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	s := newScanner()
-	fast, full := newCoverage(), newCoverage()
+	fast, full := newCoverage(0), newCoverage(0)
 	c := make([]byte, 300)
 	skipped := 0
 	for run := range 3000 {

@@ -43,7 +43,7 @@ func TestFairFuzzTargetsRarestArm(t *testing.T) {
 		}
 		return b
 	}
-	cov := newCoverage()
+	cov := newCoverage(0)
 	cov.grow(8)
 	// site 0: function entry (no arm), hit 3 times; arms 1..6
 	copy(cov.Hits, []uint64{3, 1000, 17, 40, 30, 500, 33, 0})
@@ -381,7 +381,7 @@ func TestLevyTailExponent(t *testing.T) {
 // test cases.
 func TestLevyAlpha(t *testing.T) {
 	l := NewLevy(StrategyOptions{Workers: 1, Levy: LevyConfig{History: 3, B1: 3, B2: 1}})
-	st := &State{Queue: []*Entry{{Choices: []byte("abcd")}}, Execs: 1, Cov: newCoverage()}
+	st := &State{Queue: []*Entry{{Choices: []byte("abcd")}}, Execs: 1, Cov: newCoverage(0)}
 	batch := func(sites ...[]uint32) (float64, float64, float64) {
 		_, _, p := l.Next(st)
 		j := &Job{Param: p.(Dependent).Param}
@@ -425,7 +425,7 @@ func TestLevyWalk(t *testing.T) {
 	for _, segBits := range []int{8, 16, 32} {
 		l := NewLevy(StrategyOptions{Workers: 1, Levy: LevyConfig{SegmentBits: segBits, Batch: 50}})
 		seed := []byte("0123456789abcdef0123456789abcdef")
-		st := &State{Queue: []*Entry{{Choices: seed}}, Execs: 1, Cov: newCoverage()}
+		st := &State{Queue: []*Entry{{Choices: seed}}, Execs: 1, Cov: newCoverage(0)}
 		m := l.NewMutator(0, &MutatorEnv{FreshLen: 8, Raw: true})
 		r := &pcgRand{}
 		prev := seed
@@ -653,7 +653,7 @@ func BenchmarkMutateFairLevy(b *testing.B) {
 		mask[i] = 0
 	}
 	levy := NewLevy(StrategyOptions{Workers: 1})
-	st := &State{Queue: []*Entry{parent}, Execs: 1, Cov: newCoverage()}
+	st := &State{Queue: []*Entry{parent}, Execs: 1, Cov: newCoverage(0)}
 	_, _, lp := levy.Next(st)
 	cases := []struct {
 		name  string

@@ -27,6 +27,9 @@ type Stats struct {
 	// (branches).
 	Coverage      int `json:"coverage"`
 	ValidCoverage int `json:"valid_coverage"`
+	// Features counts the value-profile features seen (Config.ValueFrom),
+	// not in Coverage.
+	Features int `json:"value_features,omitempty"`
 	// UniqueTraces counts distinct bucketed traces of all runs.
 	UniqueTraces int `json:"unique_traces"`
 	// ValidPct is the percentage of executions that were valid.

@@ -73,7 +73,7 @@ func TestSpotOnTargets(t *testing.T) {
 	// site 0: a function entry; 1,2: an if; 3,4,5: a br_table; 6,7: an
 	// if never reached; 8: another entry, uncovered
 	so := &SpotOn{Conditionals: []int32{-1, 1, 1, 3, 3, 3, 6, 6, -1}}
-	cov := newCoverage()
+	cov := newCoverage(0)
 	cov.grow(9)
 	for _, s := range []int{0, 1, 4} {
 		cov.total[s] = 1
@@ -194,7 +194,7 @@ func TestSpotOnCredit(t *testing.T) {
 	so := &SpotOn{Conditionals: []int32{-1, 1, 1, 3, 3}}
 	so.types, so.credits = []string{"A", "B"}, make([]map[int32]int, 2)
 	so.dist.grow(2)
-	cov := newCoverage()
+	cov := newCoverage(0)
 	cov.grow(5)
 	cov.total[0], cov.total[1] = 1, 1
 	st := &State{Cov: cov}
@@ -310,7 +310,7 @@ func TestSpotOnCampaign(t *testing.T) {
 // strategy and its mutators.
 func TestSpotOnOptions(t *testing.T) {
 	so := newSpotOn(StrategyOptions{Generative: GenerativeOptions{MaxDistance: 10, TypeDraws: 3}})
-	so.Next(&State{Cov: newCoverage()})
+	so.Next(&State{Cov: newCoverage(0)})
 	so.dist.grow(1)
 	for range 20 {
 		so.dist.missed(0)

@@ -189,7 +189,7 @@ func TestTimeoutRuleIsGlobal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &coordinator{cfg: Config{}.withDefaults(false), strat: strat, cov: newCoverage(), failures: map[string]*Finding{}}
+	c := &coordinator{cfg: Config{}.withDefaults(false), strat: strat, cov: newCoverage(0), failures: map[string]*Finding{}}
 	c.st.Cov = c.cov
 	tr := func(sites ...uint32) []byte {
 		var b []byte

@@ -16,8 +16,10 @@ import (
 // a compare with zero teaches nothing) gets an entry of the integer log;
 // before the comparison its operands go to $cmp32/$cmp64, which keep the
 // last CompareSlots unequal pairs. A switch (a br_table on a value minus
-// a constant, switchCases) gets one too, logging the value against each
-// of its first CompareSlots case values. f32/f64 comparisons log their operands'
+// a constant, switchCases) gets one entry per CompareSlots of its case
+// values (up to maxSwitchCases), logging the value against each, and each
+// i64.xor of LLVM's 128-bit equality idiom (xorIdiom) one as an i64
+// comparison. f32/f64 comparisons log their operands'
 // bits the same way (as AFL++'s cmplog does): the input holds those bits,
 // so replacing them with the other operand's meets a range check such as
 // `x < 1000000.01 || x > 1000010.99`. Functions named like libc's byte
@@ -25,7 +27,9 @@ import (
 // wasi-libc's, and what Rust's and C++'s standard libraries call) and Go's
 // (memeqbody, cmpbody: what string == and < come down to) get an entry of
 // the memory log; at their entry $cmpmem copies the first CompareMemBytes
-// bytes of both buffers. Reading the buffers never traps: a range that
+// bytes of both buffers. compiler-rt's binary128 comparisons (__eqtf2 and
+// kin: wasm32's long double) get one too: $cmp128 stores their two
+// operands' 16 bytes each. Reading the buffers never traps: a range that
 // runs past the end of memory is not logged. Only core 1.0 instructions
 // are added, so the module needs no feature the original did not.
 
@@ -50,6 +54,11 @@ const (
 const (
 	cmpMemBytes  = 1 // memcmp, bcmp: the first n bytes
 	cmpMemString = 2 // strcmp and kin: up to a NUL
+	// cmpWide128 is the hook kind of compiler-rt's binary128 comparisons
+	// (long double on wasm32): two operands of two i64 halves each, low
+	// half first, logged as 16-byte memory comparisons (kind
+	// cmpMemBytes) of their little-endian bytes, as the input holds them.
+	cmpWide128 = 3
 )
 
 // Comparison is one logged pair of operands.
@@ -120,15 +129,70 @@ func compareLogBytes(ints, mems int) uint64 {
 	return uint64(ints)*CompareEntryBytes + uint64(mems)*CompareMemEntryBytes
 }
 
-// countCompares counts the comparisons of a body.
+// maxSwitchCases caps the case values a switch is logged against (each
+// CompareSlots of them an entry of the log).
+const maxSwitchCases = 64
+
+// countCompares counts the integer log entries of a body.
 func countCompares(e *Expr) int {
 	n := 0
 	for i := range e.Instrs {
-		if _, cases := switchCases(e, i, 1); loggedCompare(e.Instrs[i].Op) || cases != nil {
+		if loggedCompare(e.Instrs[i].Op) || xorIdiom(e.Instrs, i) {
 			n++
+		}
+		if _, cases := switchCases(e, i, maxSwitchCases); cases != nil {
+			n += (len(cases) + CompareSlots - 1) / CompareSlots
 		}
 	}
 	return n
+}
+
+// xorIdiom reports whether body[k] is an i64.xor of LLVM's 128-bit
+// equality, `(alo ^ blo) | (ahi ^ bhi) == 0`: an i64.or follows within
+// ten instructions that move values (local, const, load, add, the other
+// xor), and an i64.eqz, or an i64.const 0 and i64.eq/ne, within three
+// after it. Its operands are then logged as a comparison of 8 bytes, and
+// the engine joins the halves it finds side by side in the input
+// (engine/compares.go).
+func xorIdiom(body []Instr, k int) bool {
+	if body[k].Op != OpI64Xor {
+		return false
+	}
+	for j := k + 1; j < len(body) && j <= k+10; j++ {
+		switch body[j].Op {
+		case OpLocalGet, OpLocalSet, OpLocalTee, OpI64Const, OpI32Const, OpI32Add, OpI64Load, OpI64Xor:
+			continue
+		case OpI64Or:
+			for t := j + 1; t < len(body) && t <= j+3; t++ {
+				switch body[t].Op {
+				case OpI64Eqz:
+					return true
+				case OpI64Const:
+					return body[t].A == 0 && t+1 < len(body) && (body[t+1].Op == OpI64Eq || body[t+1].Op == OpI64Ne)
+				case OpLocalGet, OpLocalSet, OpLocalTee:
+					continue
+				}
+				return false
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// cmpType is the operand type of a logged comparison (or xor idiom).
+func cmpType(op Op) ValType {
+	switch {
+	case op == OpI64Xor:
+		return TI64
+	case op >= OpF64Eq && op <= OpF64Ge:
+		return TF64
+	case op >= OpF32Eq && op <= OpF32Ge:
+		return TF32
+	case op >= OpI64Eq && op <= OpI64GeU:
+		return TI64
+	}
+	return TI32
 }
 
 // loggedCompare reports whether op is a comparison the integer log takes:
@@ -169,6 +233,13 @@ func memCompareHook(name string, ft *FuncType) (memHook, bool) {
 		h, params = memHook{kind: cmpMemBytes, p: 0, q: 1, na: 2, nb: 2, wide: true}, i64s(3)
 	case "cmpbody":
 		h, params = memHook{kind: cmpMemBytes, p: 0, q: 2, na: 1, nb: 3, wide: true}, i64s(4)
+	case "__eqtf2", "__netf2", "__lttf2", "__letf2", "__gttf2", "__getf2", "__unordtf2", "__cmptf2":
+		// compiler-rt's binary128 comparisons: (a_lo, a_hi, b_lo, b_hi i64) → i32
+		h, params = memHook{kind: cmpWide128, p: 0, q: 2}, i64s(4)
+		if !slices.Equal(ft.Params, params) || len(ft.Results) != 1 || ft.Results[0] != TI32 {
+			return memHook{}, false
+		}
+		return h, true
 	default:
 		return memHook{}, false
 	}
@@ -224,14 +295,14 @@ func (rw *rewriter) compare(in *Instr, offset int32) {
 	}
 	entry := uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
 	rw.ncmp++
-	t, fn, bits := TI32, rw.cmpFunc, Op(0)
-	switch {
-	case in.Op >= OpF64Eq:
-		t, fn, bits = TF64, rw.cmpFunc+1, OpI64ReinterpretF64
-	case in.Op >= OpF32Eq:
-		t, bits = TF32, OpI32ReinterpretF32
-	case in.Op >= OpI64Eq:
-		t, fn = TI64, rw.cmpFunc+1
+	t, fn, bits := cmpType(in.Op), rw.cmpFunc, Op(0)
+	switch t {
+	case TF64:
+		fn, bits = rw.cmpFunc+1, OpI64ReinterpretF64
+	case TF32:
+		bits = OpI32ReinterpretF32
+	case TI64:
+		fn = rw.cmpFunc + 1
 	}
 	a, b := rw.local(t, 200), rw.local(t, 201)
 	rw.emit(OpLocalSet, uint64(b))
@@ -260,16 +331,20 @@ func (rw *rewriter) compare(in *Instr, offset int32) {
 
 // switchCompare logs the value a switch's br_table selects on, the index
 // on the stack plus base (its index is the value minus base), against each
-// case value in cases (at most CompareSlots, each a slot of one entry).
+// case value in cases, CompareSlots of them an entry, so that every case
+// is tried.
 func (rw *rewriter) switchCompare(cases []uint32, base uint32) {
-	if rw.ncmp >= rw.cmpInts {
-		return
-	}
-	entry := uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
-	rw.ncmp++
 	sel := rw.local(TI32, 202)
 	rw.emit(OpLocalTee, uint64(sel))
-	for _, c := range cases {
+	var entry uint64
+	for k, c := range cases {
+		if k%CompareSlots == 0 {
+			if rw.ncmp >= rw.cmpInts {
+				return
+			}
+			entry = uint64(rw.cmpOff) + uint64(rw.ncmp)*CompareEntryBytes
+			rw.ncmp++
+		}
 		rw.emit(OpLocalGet, uint64(sel))
 		rw.i32(int64(base))
 		rw.emit(OpI32Add, 0)
@@ -279,10 +354,19 @@ func (rw *rewriter) switchCompare(cases []uint32, base uint32) {
 	}
 }
 
-// memCompare logs the buffers of a byte comparison at its entry.
+// memCompare logs the buffers of a byte comparison at its entry (the
+// operands of a binary128 one).
 func (rw *rewriter) memCompare(h memHook) {
 	entry := uint64(rw.cmpOff) + uint64(rw.cmpInts)*CompareEntryBytes + uint64(rw.nmem)*CompareMemEntryBytes
 	rw.nmem++
+	if h.kind == cmpWide128 {
+		for _, l := range []uint32{h.p, h.p + 1, h.q, h.q + 1} {
+			rw.emit(OpLocalGet, uint64(l))
+		}
+		rw.i32(int64(entry))
+		rw.emit(OpCall, uint64(rw.cmpFunc+3))
+		return
+	}
 	get := func(local int) {
 		if local < 0 {
 			rw.i32(CompareMemBytes)
@@ -389,4 +473,23 @@ func (rw *rewriter) addCompareFuncs() {
 	body = append(body, Instr{Op: OpEnd})
 	m.Funcs = append(m.Funcs, ti)
 	m.Code = append(m.Code, Code{Locals: []LocalDecl{{Count: 1, Type: TI32}, {Count: 1, Type: TI64}, {Count: 1, Type: TI32}}, Body: Expr{Instrs: body}})
+	if rw.has128 {
+		rw.addCompare128()
+	}
+}
+
+// addCompare128 appends $cmp128(alo, ahi, blo, bhi i64, entry i32) at
+// rw.cmpFunc+3: a memory log slot of kind cmpMemBytes holding the two
+// operands' 16 little-endian bytes each, unless they are equal.
+func (rw *rewriter) addCompare128() {
+	const alo, ahi, blo, bhi, e, n = 0, 1, 2, 3, 4, 5
+	body := seq(
+		one(localGet(alo), localGet(blo), bare(OpI64Eq), localGet(ahi), localGet(bhi), bare(OpI64Eq), bare(OpI32And)),
+		ifThen(bare(OpReturn)),
+		logSlot(e, n, i32Const(cmpMemBytes), compareMemSlot),
+		one(localGet(e), i32Const(16), Instr{Op: OpI32Store, A: 8, B: 2}, localGet(e), i32Const(16), Instr{Op: OpI32Store, A: 12, B: 2}),
+		one(localGet(e), localGet(alo), Instr{Op: OpI64Store, A: 16}, localGet(e), localGet(ahi), Instr{Op: OpI64Store, A: 24}),
+		one(localGet(e), localGet(blo), Instr{Op: OpI64Store, A: 16 + CompareMemBytes}, localGet(e), localGet(bhi), Instr{Op: OpI64Store, A: 24 + CompareMemBytes}),
+	)
+	rw.appendFunc([]ValType{TI64, TI64, TI64, TI64, TI32}, nil, []LocalDecl{{Count: 1, Type: TI32}}, body)
 }

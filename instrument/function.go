@@ -129,7 +129,12 @@ func (rw *rewriter) entry(i uint32, body []Instr, disp goDispatch) {
 		rw.emit(OpLocalSet, uint64(rw.local(TI32, -1)))
 	}
 	if rw.cmpMems != nil && rw.cmpMems[i].kind != 0 {
-		rw.memCompare(rw.cmpMems[i])
+		if rw.opts.Compares {
+			rw.memCompare(rw.cmpMems[i])
+		}
+		if rw.vpSites > 0 {
+			rw.valueMem(rw.cmpMems[i])
+		}
 	}
 	if rw.opts.Fuel && mayRunLong(body) && (!loopsFirst(body) || disp.loop >= 0) {
 		rw.fuel(&body[0])
@@ -192,9 +197,16 @@ func (rw *rewriter) encodeBody(c *Code) {
 
 // instr rewrites instruction in, body[k], appending its rewrite to rw.out.
 func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
-	if rw.cmpInts > 0 && rw.count && loggedCompare(in.Op) && !rw.ctl[len(rw.ctl)-1].dead {
-		off, _ := offsetOperand(body, k)
-		rw.compare(in, off)
+	if (rw.cmpInts > 0 || rw.vpSites > 0) && rw.count && (loggedCompare(in.Op) || xorIdiom(body, k)) && !rw.ctl[len(rw.ctl)-1].dead {
+		if rw.vpSites > 0 {
+			rw.valueCompare(cmpType(in.Op))
+		}
+		if rw.cmpInts > 0 {
+			off, _ := offsetOperand(body, k)
+			rw.compare(in, off)
+		} else {
+			rw.keep(in)
+		}
 		return nil
 	}
 	info := opinfo(in.Op)
@@ -292,10 +304,15 @@ func (rw *rewriter) instr(in *Instr, k int, body []Instr) error {
 			rw.ctl[len(rw.ctl)-1].dead = true
 			return nil
 		}
-		if rw.cmpInts > 0 && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
+		if (rw.cmpInts > 0 || rw.vpSites > 0) && rw.count && !rw.ctl[len(rw.ctl)-1].dead {
 			e := Expr{Instrs: body, Pool: rw.pool}
-			if base, cases := switchCases(&e, k, CompareSlots); cases != nil {
-				rw.switchCompare(cases, uint32(base))
+			if base, cases := switchCases(&e, k, maxSwitchCases); cases != nil {
+				if rw.vpSites > 0 {
+					rw.valueSwitch(cases, uint32(base))
+				}
+				if rw.cmpInts > 0 {
+					rw.switchCompare(cases, uint32(base))
+				}
 			}
 		}
 		if rw.count {

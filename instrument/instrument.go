@@ -63,6 +63,13 @@ type Options struct {
 	// the call site into a region of Layout.CallSites counters of kind
 	// CallPair after the branch sites (callpairs.go).
 	CallPairs bool
+	// ValueProfile records, for every comparison the log of Compares
+	// would take (and the same memcmp/strcmp and soft-float calls), how
+	// close its operands came, as features in a region of ValueSites
+	// counters of kind ValueProfile after every other site
+	// (valueprofile.go). Every build of one campaign must agree on it:
+	// it numbers sites.
+	ValueProfile bool
 	// CountGoDispatch counts, in a Go module, every arm of each function's
 	// resume-point dispatch (the br_table Go's wasm backend starts a
 	// function with) and checks fuel at the header of its loop, as wafer
@@ -205,6 +212,11 @@ type rewriter struct {
 	cmpInts        int          // integer log entries
 	cmpMems        []memHook    // by defined function: its memory comparison hook (kind 0: none)
 	ncmp, nmem     int          // entries placed so far
+	has128         bool         // a binary128 comparison hook: $cmp128 follows $cmpmem
+	vpSites        int          // counters of the value profile (Options.ValueProfile)
+	vpFirst        uint32       // id of the first of them
+	vpFunc         uint32       // $vp; $vpmem follows (valueprofile.go)
+	nvp            int          // value profile ordinals given so far
 	skip           []bool       // by defined function
 	dispatch       []goDispatch // by defined function: Go's resume-point dispatch (godispatch.go)
 	funcOff        []uint32     // code-relative offset of each defined function's first instruction

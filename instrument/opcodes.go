@@ -99,6 +99,11 @@ const (
 	OpI64Eq              Op = 0x51
 	OpI64Ne              Op = 0x52
 	OpI64Or              Op = 0x84
+	OpI64Xor             Op = 0x85
+	OpI64And             Op = 0x83
+	OpI64Clz             Op = 0x79
+	OpI64Popcnt          Op = 0x7b
+	OpI32Popcnt          Op = 0x69
 	OpI64GeU             Op = 0x5a
 	OpF32Eq              Op = 0x5b
 	OpF32Ge              Op = 0x60

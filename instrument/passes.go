@@ -141,6 +141,19 @@ func (rw *rewriter) countCode(names []string) counted {
 		rw.callFirst = uint32(rw.nsites)
 		rw.nsites += rw.callSites
 	}
+	if rw.opts.ValueProfile {
+		n := 0
+		for i := range m.Code {
+			if !rw.skip[i] {
+				n += countValueCompares(&m.Code[i].Body)
+			}
+		}
+		// the hooks of memory and soft-float comparisons are found by
+		// name later: room for a few
+		rw.vpSites = valueSiteCount(n + 16)
+		rw.vpFirst = uint32(rw.nsites)
+		rw.nsites += rw.vpSites
+	}
 	return c
 }
 
@@ -169,8 +182,7 @@ func (rw *rewriter) reservePages(names []string, guard *heapGuard) (cmpMems int)
 		rw.dirtyOff = uint32(counterPages << 16)
 		rw.rp += dirtyMapBytes >> 16
 	}
-	if rw.opts.Compares {
-		rw.cmpInts = min(rw.cmpInts, maxCompares)
+	if rw.opts.Compares || rw.opts.ValueProfile {
 		rw.cmpMems = make([]memHook, len(m.Code))
 		for i := range m.Code {
 			if int(m.Funcs[i]) >= len(m.Types) {
@@ -179,8 +191,12 @@ func (rw *rewriter) reservePages(names []string, guard *heapGuard) (cmpMems int)
 			if h, ok := memCompareHook(names[nimp+uint32(i)], &m.Types[m.Funcs[i]]); ok {
 				rw.cmpMems[i] = h
 				cmpMems++
+				rw.has128 = rw.has128 || h.kind == cmpWide128
 			}
 		}
+	}
+	if rw.opts.Compares {
+		rw.cmpInts = min(rw.cmpInts, maxCompares)
 		rw.cmpOff = rw.rp << 16
 		rw.rp += uint32((compareLogBytes(rw.cmpInts, cmpMems) + 0xffff) >> 16)
 	}
@@ -264,6 +280,13 @@ func (rw *rewriter) addGlobals(names []string, guard *heapGuard) (nglobImp uint3
 		helpers++
 	}
 	rw.cmpFunc = helpers
+	if rw.opts.Compares {
+		helpers += 3
+		if rw.has128 {
+			helpers++
+		}
+	}
+	rw.vpFunc = helpers
 	return nglobImp
 }
 
@@ -309,6 +332,9 @@ func (rw *rewriter) rewriteBodies(funcSites int, guard *heapGuard) error {
 	for k := range uint32(rw.callSites) {
 		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: CallPair, Arm: k})
 	}
+	for k := range uint32(rw.vpSites) {
+		rw.sm.Sites = append(rw.sm.Sites, Site{Kind: ValueProfile, Arm: k})
+	}
 	if rw.heapCheck {
 		rw.addHeapFuncs(guard.global, guard.errAt)
 	}
@@ -317,6 +343,9 @@ func (rw *rewriter) rewriteBodies(funcSites int, guard *heapGuard) error {
 	}
 	if rw.opts.Compares {
 		rw.addCompareFuncs()
+	}
+	if rw.vpSites > 0 {
+		rw.addValueFuncs()
 	}
 	return nil
 }

@@ -23,12 +23,13 @@ const (
 	BrTableArm                   // a br_table took arm Arm (the default is the last arm)
 	StackDepth                   // the run's stack reached depth step Arm (DepthStep) or deeper, counted by the host
 	CallPair                     // an indirect call whose site and callee hash to counter Arm of the region (1: seen)
+	ValueProfile                 // a comparison's operands came this close (valueprofile.go): counter Arm of the region (1: seen)
 )
 
-var siteKindNames = enumname.New[SiteKind]("SiteKind", "site kind", "entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair")
+var siteKindNames = enumname.New[SiteKind]("SiteKind", "site kind", "entry", "if-then", "if-else", "br_if-taken", "br_if-not-taken", "br_table", "stack-depth", "call-pair", "value-profile")
 
 // inCode reports whether a site of kind k is an instruction of the
-// module: StackDepth and CallPair sites are regions after the branch
+// module: StackDepth, CallPair and ValueProfile sites are regions after the branch
 // sites, with no function, offset or source line.
 func (k SiteKind) inCode() bool { return k < StackDepth }
 
@@ -129,6 +130,8 @@ func (m *SiteMap) Describe(id int) string {
 		return fmt.Sprintf("stack depth step %d (%d bytes or more)", s.Arm, DepthOfStep(int(s.Arm)))
 	case CallPair:
 		return fmt.Sprintf("indirect call pairs, counter %d", s.Arm)
+	case ValueProfile:
+		return fmt.Sprintf("value profile, counter %d", s.Arm)
 	}
 	name := fmt.Sprintf("func[%d]", s.Func)
 	if int(s.Func) < len(m.Funcs) && m.Funcs[s.Func].Name != "" {
@@ -481,6 +484,17 @@ func (m *SiteMap) UnmarshalBinary(data []byte) error {
 	}
 	*m = out
 	return nil
+}
+
+// ValueFrom returns the id of the first ValueProfile site
+// (Options.ValueProfile), 0 when there is none.
+func (m *SiteMap) ValueFrom() int {
+	for i := len(m.Sites) - 1; i >= 0 && m.Sites[i].Kind == ValueProfile; i-- {
+		if i == 0 || m.Sites[i-1].Kind != ValueProfile {
+			return i
+		}
+	}
+	return 0
 }
 
 // Conditionals returns, for every site, the id of the lowest-numbered arm

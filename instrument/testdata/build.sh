@@ -17,3 +17,4 @@ wat2wasm --enable-all --debug-names callpairs.wat -o callpairs.wasm
 wat2wasm --debug-names regions.wat -o regions.wasm
 wat2wasm --enable-all goframe.wat -o goframe.wasm
 wat2wasm --enable-all --debug-names heaptrap.wat -o heaptrap.wasm
+wat2wasm --debug-names wide.wat -o wide.wasm

@@ -39,6 +39,7 @@ type targetFlags struct {
 	heapCheck   int
 	stackDepth  bool
 	callPairs   bool
+	valueProf   bool
 	// sys is what a Go fuzz test sees of the host (goTestFlags.resolve).
 	sys gofuzz.System
 }
@@ -62,6 +63,7 @@ func (t *targetFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&t.heapGuard, "heap-guard", true, "give a C target's heap blocks (malloc, free and kin, found by name) a header and redzone, so writes past a block and double frees crash when the block is freed (--heap-guard=false: off)")
 	fs.IntVar(&t.heapCheck, "heap-check", defaultHeapCheck, "with the heap guard, run one input in `N` (chosen by a hash of its bytes) on a build that checks every load and store of a C target against a shadow of its heap, as AddressSanitizer does: reads and writes past a block or into a freed one crash where they happen (that build runs 1.5-3.5x slower; 1: every input, 0: none)")
 	fs.BoolVar(&t.stackDepth, "stack-depth", true, "keep inputs that take an LLVM-built target's stack (C, C++, Rust) to a new depth, as libFuzzer does: feedback towards deep recursion (--stack-depth=false: off)")
+	fs.BoolVar(&t.valueProf, "value-profile", false, "keep inputs whose comparisons come closer to equal than before (equal bits, log2 distance of the operands; prefix of memcmp/strcmp), as libFuzzer's -use_value_profile: for checks on values computed from the input; costs speed (docs/EVALUATION.md)")
 	fs.BoolVar(&t.callPairs, "call-pairs", true, "keep inputs whose indirect calls reach a callee from a call site that never reached it before, as libFuzzer does (--call-pairs=false: off)")
 	fs.StringArrayVar(&t.warmUp, "warm-up", nil, "run the inputs in `PATH` (file or directory) once per instance before its snapshot, so first-use caches start warm (reactors; repeatable)")
 }
@@ -127,6 +129,7 @@ func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, erro
 	}
 	o.NoStackDepth = !t.stackDepth
 	o.NoCallPairs = !t.callPairs
+	o.ValueProfile = t.valueProf
 	if len(t.warmUp) > 0 {
 		for _, p := range t.warmUp {
 			if _, err := os.Stat(p); err != nil {
