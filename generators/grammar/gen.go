@@ -55,7 +55,7 @@ const (
 	DefaultMaxTokenRepeat = 8
 	DefaultWideChars      = 1.0 / 16
 	maxMore               = 16 // more pieces of one token
-	maxTokenTries         = 4  // derivations of a token until the lexer reads it back as made
+	maxTokenTries         = 8  // derivations of a token until the lexer reads it back as made
 	maxLexDepth           = 12 // fragment nesting inside one token
 	maxLexSize            = 64 // characters of one token before shortest derivations
 	dictShare             = 64 // of 256: a token with matching dictionary entries takes one
@@ -460,7 +460,8 @@ func (r *run) literal(text string) {
 	if err != nil {
 		after = r.stack
 	}
-	r.place([]byte(text), []*lexAlt{a}, r.stack, after)
+	sep, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
+	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep)
 }
 
 // token generates one token of type typ in a frame typed with it: the
@@ -476,19 +477,23 @@ func (r *run) token(typ string) {
 	defer r.s.Leave()
 	r.units++
 	before := r.stack
-	var text []byte
+	var text, sep []byte
 	var pieces []*lexAlt
 	var after []int
 	for range maxTokenTries {
 		text, pieces, after = r.derive(typ, before)
-		if len(pieces) > 0 && r.c.g.lx.readsAs(text, before, pieces) {
+		if len(pieces) == 0 || !r.c.g.lx.readsAs(text, before, pieces) {
+			continue
+		}
+		var ok bool
+		if sep, ok = r.separator(text, pieces, before); ok {
 			break
 		}
 	}
 	if len(pieces) == 0 {
 		return
 	}
-	r.place(text, pieces, before, after)
+	r.place(text, pieces, before, after, sep)
 }
 
 // pick returns a value draw in [0, n).
@@ -567,12 +572,9 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 	}
 }
 
-// place appends a token, after a separator when needed, and moves the
-// mode stack on.
-func (r *run) place(text []byte, pieces []*lexAlt, before, after []int) {
-	if r.tokens > 0 {
-		r.out = append(r.out, r.separator(text, pieces, before)...)
-	}
+// place appends a token after sep and moves the mode stack on.
+func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte) {
+	r.out = append(r.out, sep...)
 	r.prevStart, r.prevStack, r.prevPieces = len(r.out), before, pieces
 	r.out = append(r.out, text...)
 	r.tokens++
@@ -584,27 +586,28 @@ func (r *run) place(text []byte, pieces []*lexAlt, before, after []int) {
 
 // separator returns the text to put between the last token and the next
 // one (text, made by pieces from mode stack before): the first candidate
-// with which the lexer reads both tokens back as made.
-func (r *run) separator(text []byte, pieces []*lexAlt, before []int) []byte {
+// with which the lexer reads both tokens back as made (ok), else a
+// space-like candidate, which keeps them apart at least.
+func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, ok bool) {
 	c := r.c
+	if r.tokens == 0 {
+		return nil, true
+	}
 	if c.opts.NoSeparator || c.opts.Separator != "" {
-		return c.sep
+		return c.sep, true
 	}
 	prev := r.out[r.prevStart:]
 	for _, sep := range c.seps {
 		buf := append(append(append(r.scratch[:0], prev...), sep...), text...)
 		r.scratch = buf
 		if c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces) {
-			return []byte(sep)
+			return []byte(sep), true
 		}
 	}
-	// The lexer reads the two otherwise whatever comes between (a token
-	// its own rule cannot make, a rule of another mode): a separator
-	// keeps them apart at least.
 	if len(c.seps) > 1 {
-		return []byte(c.seps[1])
+		return []byte(c.seps[1]), false
 	}
-	return nil
+	return nil, false
 }
 
 // lex appends a derivation of lexer node n to dst, by value draws. avoid
