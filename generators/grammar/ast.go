@@ -42,6 +42,7 @@ type node struct {
 	size      int      // minimal derivation size (rule expansions and tokens, or characters)
 	literals  bool     // nAlt in a parser rule whose alternatives are all literals: a leaf, picked by a value draw
 	fold      bool     // nLit of a caseInsensitive grammar: matches either case
+	asciiAlts []int    // nAlt in a lexer rule: the alternatives that can start with printable ASCII
 }
 
 // rule is one parser or lexer rule.

@@ -655,7 +655,9 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 	return dst
 }
 
-// lexAlt picks an alternative of a lexer node by a value draw.
+// lexAlt picks an alternative of a lexer node by a value draw: outside
+// wide tokens, among those that can start with printable ASCII when some
+// can (identifiers look like identifiers).
 func (r *run) lexAlt(n *node) int {
 	if r.lexSize >= maxLexSize {
 		return argmin(n.kids, func(k *node) int { return k.size })
@@ -663,9 +665,18 @@ func (r *run) lexAlt(n *node) int {
 	room := maxLexDepth - r.lexDepth
 	var buf [64]int
 	ok := buf[:0]
-	for i, k := range n.kids {
-		if k.height <= room {
-			ok = append(ok, i)
+	if !r.wide {
+		for _, i := range n.asciiAlts {
+			if n.kids[i].height <= room {
+				ok = append(ok, i)
+			}
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room {
+				ok = append(ok, i)
+			}
 		}
 	}
 	if len(ok) == 0 {

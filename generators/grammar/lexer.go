@@ -209,10 +209,32 @@ func (g *Grammar) buildLexer() error {
 		a.first, a.nullable = firstSet(a.body, map[*rule]bool{})
 		md.alts = append(md.alts, a)
 	}
+	for _, r := range g.rules {
+		if r.lexer {
+			markASCII(r.body)
+		}
+	}
 	lx.once = make([]sync.Once, len(lx.modes))
 	lx.dfas = make([]*modeDFA, len(lx.modes))
 	g.lx = lx
 	return nil
+}
+
+// markASCII sets the asciiAlts of the alternatives under n (not across
+// references: each rule is marked on its own).
+func markASCII(n *node) {
+	if n.kind == nAlt {
+		n.asciiAlts = n.asciiAlts[:0]
+		for i, k := range n.kids {
+			f, null := firstSet(k, map[*rule]bool{})
+			if null || len(f.intersect(0x20, 0x7e)) > 0 {
+				n.asciiAlts = append(n.asciiAlts, i)
+			}
+		}
+	}
+	for _, k := range n.kids {
+		markASCII(k)
+	}
 }
 
 func hasNongreedy(n *node, seen map[*rule]bool) bool {

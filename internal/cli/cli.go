@@ -210,6 +210,7 @@ func commands() []command {
 		{"plot", "draw campaigns' plot_data (coverage, execs/s, ...) as SVG or PNG", plotHelp, (*cli).plot},
 		{"wrap", "write a libFuzzer-style fuzz target (OSS-Fuzz, ClusterFuzzLite) for a module", wrapHelp, (*cli).wrap},
 		{"compare", "run strategies on seeds 1..N with equal budgets and compare them", compareHelp, (*cli).compare},
+		{"gen", "write sentences of a grammar or generator, to see what a campaign would run", genHelp, (*cli).gen},
 		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
 		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
 	}
@@ -305,6 +306,8 @@ func (cmd command) flags() string {
 		fs = newCompareFlags().fs
 	case "wrap":
 		fs = newWrapFlags().fs
+	case "gen":
+		fs = newGenFlags().fs
 	default:
 		return ""
 	}
