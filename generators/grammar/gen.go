@@ -193,6 +193,10 @@ func (c *gen) index() {
 				c.dist[m][a.typ] = 0
 			case a.act.kind == aMore:
 				c.more[m] = append(c.more[m], a)
+			case len(a.act.ops) > 0 && a.nullable && shortest(a.body) == "":
+				// an empty match that changes modes: the lexer takes it
+				// where nothing else matches (GoLexer's OTHER)
+				c.more[m] = append(c.more[m], a)
 			}
 		}
 	}
@@ -493,6 +497,9 @@ func (r *run) token(typ string) {
 	if len(pieces) == 0 {
 		return
 	}
+	if sep == nil {
+		sep, _ = r.separator(text, pieces, before)
+	}
 	r.place(text, pieces, before, after, sep)
 }
 
@@ -561,12 +568,14 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 				}
 			}
 		}
-		text = r.lex(text, a.body, -1)
+		if a.act.kind != aHidden {
+			text = r.lex(text, a.body, -1)
+		}
 		pieces = append(pieces, a)
 		if nx, err := applyOps(stack, a.act.ops); err == nil {
 			stack = nx
 		}
-		if a.act.kind != aMore {
+		if a.act.kind == aEmit {
 			return text, pieces, stack
 		}
 	}

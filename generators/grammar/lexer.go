@@ -561,6 +561,9 @@ func (d *modeDFA) step(st *dstate, c rune) *dstate {
 func (lx *lexer) match(text []byte, eof bool, m int, i int) (alt *lexAlt, end int, decided bool) {
 	d := lx.dfa(m)
 	st := d.start
+	// A rule matching the empty text (GoLexer's OTHER: -> mode(...)) is
+	// taken only when nothing longer matches.
+	alt, end = d.start.accept, i
 	for j := i; ; {
 		if st.accept != nil && j > i {
 			alt, end = st.accept, j
@@ -638,6 +641,9 @@ func (c *cursor) next() (piece, error) {
 		}
 		r, _ := utf8.DecodeRune(c.text[c.pos:])
 		return piece{}, &lexError{pos: c.pos, mode: c.lx.modes[m].name, msg: fmt.Sprintf("no lexer rule matches %q", r)}
+	}
+	if end == c.pos && len(alt.act.ops) == 0 && c.pos < len(c.text) {
+		return piece{}, &lexError{pos: c.pos, mode: c.lx.modes[m].name, msg: fmt.Sprintf("rule %s matches the empty text and changes no mode (ANTLR's lexer would loop)", alt.rule.name)}
 	}
 	p := piece{alt: alt, start: c.pos, end: end, decided: decided}
 	c.pos = end
