@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -325,10 +326,11 @@ type nstate struct {
 // epsilon transitions.
 type dstate struct {
 	states    []int32
-	accept    *lexAlt // the first-listed alternative accepting here
-	eofAccept *lexAlt // the same where the input ends here
-	live      bool    // some state consumes a character
-	next      map[rune]*dstate
+	accept    *lexAlt                     // the first-listed alternative accepting here
+	eofAccept *lexAlt                     // the same where the input ends here
+	live      bool                        // some state consumes a character
+	ascii     [128]atomic.Pointer[dstate] // transitions on ASCII, read without the lock
+	next      map[rune]*dstate            // the others, under modeDFA.mu
 }
 
 // modeDFA is the NFA of one mode and its DFA, built as texts need it.
@@ -533,6 +535,11 @@ func (d *modeDFA) closure(states []int32) *dstate {
 
 // step returns the DFA state after character c.
 func (d *modeDFA) step(st *dstate, c rune) *dstate {
+	if c < 128 {
+		if nx := st.ascii[c].Load(); nx != nil {
+			return nx
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if nx, ok := st.next[c]; ok {
@@ -548,7 +555,10 @@ func (d *modeDFA) step(st *dstate, c rune) *dstate {
 	if len(to) > 0 {
 		nx = d.closure(to)
 	}
-	if len(st.next) < 4096 {
+	switch {
+	case c < 128:
+		st.ascii[c].Store(nx)
+	case len(st.next) < 4096:
 		st.next[c] = nx
 	}
 	return nx
