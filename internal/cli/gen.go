@@ -21,8 +21,8 @@ Writes N sentences of a grammar or a built-in generator, to look at what a
 campaign would run before spending one on it. With -n 1 (the default) and
 no -o the sentence goes to stdout; otherwise each goes to its own file in
 DIR, named by its number (000000, 000001, ...). Sentence i is generated
-from 512 random bytes of a PRNG seeded with (S, i), as a campaign's first
-random choice sequences are: the same seed gives the same sentences.
+from 512 random bytes of a PCG seeded with (S, i) read as one choice
+sequence: the same seed gives the same sentences.
 
 examples:
   wafer gen --grammar generators/grammars/SQLite.g4
