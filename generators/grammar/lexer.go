@@ -639,6 +639,7 @@ type cursor struct {
 	eof   bool
 	pos   int
 	stack []int
+	empty int // empty pieces in a row
 }
 
 // next returns the next piece and moves the mode stack on.
@@ -652,8 +653,15 @@ func (c *cursor) next() (piece, error) {
 		r, _ := utf8.DecodeRune(c.text[c.pos:])
 		return piece{}, &lexError{pos: c.pos, mode: c.lx.modes[m].name, msg: fmt.Sprintf("no lexer rule matches %q", r)}
 	}
-	if end == c.pos && len(alt.act.ops) == 0 && c.pos < len(c.text) {
-		return piece{}, &lexError{pos: c.pos, mode: c.lx.modes[m].name, msg: fmt.Sprintf("rule %s matches the empty text and changes no mode (ANTLR's lexer would loop)", alt.rule.name)}
+	if end == c.pos && c.pos < len(c.text) {
+		// Empty matches that only switch modes could switch back and
+		// forth for ever: more of them in a row than there are modes is
+		// a loop.
+		if c.empty++; len(alt.act.ops) == 0 || c.empty > len(c.lx.modes) {
+			return piece{}, &lexError{pos: c.pos, mode: c.lx.modes[m].name, msg: fmt.Sprintf("rule %s matches the empty text again and again (ANTLR's lexer would loop)", alt.rule.name)}
+		}
+	} else {
+		c.empty = 0
 	}
 	p := piece{alt: alt, start: c.pos, end: end, decided: decided}
 	c.pos = end

@@ -142,3 +142,13 @@ func lexerOf(t *testing.T, rules string) *Grammar {
 	}
 	return g
 }
+
+// TestLexerEmptyLoop: empty matches switching modes back and forth end in
+// an error instead of a loop.
+func TestLexerEmptyLoop(t *testing.T) {
+	g := lexerOf(t, "A : 'a' ; B : -> mode(M) ;\nmode M;\nC : -> mode(DEFAULT_MODE) ;")
+	toks, _, err := g.lx.tokenize([]byte("ab"), nil, true)
+	if err == nil || !strings.Contains(err.Error(), "again and again") {
+		t.Fatalf("got %d tokens, error %v", len(toks), err)
+	}
+}
