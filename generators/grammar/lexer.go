@@ -343,13 +343,32 @@ type modeDFA struct {
 	byKey map[string]*dstate
 }
 
-// buildNFA builds the NFA of mode md.
+// maxNFAStates bounds a mode's NFA: a rule nested in itself through
+// several references (a regular-expression literal's groups) grows it
+// exponentially with the inlining depth, which is lowered until it fits.
+const maxNFAStates = 200000
+
+// buildNFA builds the NFA of mode md, inlining a rule inside itself as
+// deep as the size bound allows (maxLexRecursion at most).
 func buildNFA(md *lexMode) *modeDFA {
+	for depth := maxLexRecursion; ; depth-- {
+		if d := buildNFADepth(md, depth); d != nil || depth == 1 {
+			return d
+		}
+	}
+}
+
+// buildNFADepth builds the NFA with a rule inside itself depth deep at
+// most; nil when it outgrows maxNFAStates (never at depth 1).
+func buildNFADepth(md *lexMode, depth int) *modeDFA {
 	d := &modeDFA{alts: md.alts, byKey: map[string]*dstate{}}
 	d.nfa = append(d.nfa, nstate{}) // 0: the start
 	for i, a := range md.alts {
-		b := &nfaBuilder{d: d, owner: int32(i), depth: map[*rule]int{a.rule: 1}}
+		b := &nfaBuilder{d: d, owner: int32(i), depth: map[*rule]int{a.rule: 1}, maxDepth: depth}
 		in, out := b.build(a.body)
+		if b.over && depth > 1 {
+			return nil
+		}
 		acc := b.state()
 		d.nfa[acc].accept = a
 		d.nfa[out].eps = append(d.nfa[out].eps, acc)
@@ -361,9 +380,11 @@ func buildNFA(md *lexMode) *modeDFA {
 }
 
 type nfaBuilder struct {
-	d     *modeDFA
-	owner int32
-	depth map[*rule]int
+	d        *modeDFA
+	owner    int32
+	depth    map[*rule]int
+	maxDepth int
+	over     bool // the NFA outgrew maxNFAStates
 }
 
 func (b *nfaBuilder) state() int32 {
@@ -408,7 +429,10 @@ func (b *nfaBuilder) build(n *node) (int32, int32) {
 		}
 		return in, out
 	case nRef:
-		if b.depth[n.rule] >= maxLexRecursion {
+		if len(b.d.nfa) > maxNFAStates && b.maxDepth > 1 {
+			b.over = true
+		}
+		if b.depth[n.rule] >= b.maxDepth || b.over {
 			return in, b.state() // no way through
 		}
 		b.depth[n.rule]++

@@ -152,3 +152,18 @@ func TestLexerEmptyLoop(t *testing.T) {
 		t.Fatalf("got %d tokens, error %v", len(toks), err)
 	}
 }
+
+// TestLexerRecursionBound: a rule nested in itself through many
+// references (exponential when inlined) still gets a lexer, shallower:
+// one level of nesting reads.
+func TestLexerRecursionBound(t *testing.T) {
+	alts := strings.Repeat(" | G", 29)
+	g := lexerOf(t, "G : '(' (G"+alts+")* ')' | 'x' ;")
+	toks, _, err := g.lx.tokenize([]byte("(xx)x"), nil, true)
+	if err != nil || len(toks) != 2 || toks[0].typ() != "G" || toks[0].pieces[0].end != 4 {
+		t.Fatalf("got %d tokens, error %v", len(toks), err)
+	}
+	if n := len(g.lx.dfa(0).nfa); n > 2*maxNFAStates {
+		t.Errorf("NFA of %d states", n)
+	}
+}
