@@ -166,7 +166,7 @@ func (p *parser) grammarFile() *file {
 			p.next()
 			a := p.next()
 			if t.text == "tokens" {
-				for _, n := range strings.Split(a.text, ",") {
+				for _, n := range strings.Split(stripComments(a.text), ",") {
 					if n = strings.TrimSpace(n); n != "" {
 						f.tokens = append(f.tokens, n)
 					}
@@ -221,6 +221,29 @@ func (p *parser) grammarFile() *file {
 		f.rules = append(f.rules, r)
 	}
 	return f
+}
+
+// stripComments removes // and /* */ comments from the inside of a
+// tokens {...} block.
+func stripComments(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "//"):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // parseOptions reads "k = v; k2 = v2;" loosely.

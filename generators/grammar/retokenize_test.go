@@ -111,7 +111,7 @@ func TestLexer(t *testing.T) {
 		{"non-greedy stops at its first match", lexerOf(t, "C : '/*' .*? '*/' ; S : '/' ; T : '*' ; X : [a-z] ;"), "/*a*/b*/", "C:/*a*/ X:b T:* S:/"},
 		{"back to the last accept", lexerOf(t, "A : 'ab' ; B : 'abcd' ; C : 'c' ; E : 'e' ;"), "abce", "A:ab C:c E:e"},
 		{"EOF in a rule", lexerOf(t, "ID : [a-z]+ ; LC : '#' ~[\\n]* ('\\n' | EOF) -> skip ;"), "ab#x\ncd#y", "ID:ab ID:cd"},
-		{"alternatives with different commands", lexerOf(t, "tokens { TAB } ID : [a-z]+ ; WS : ' ' -> skip | '\\t' -> type(TAB) ;"), "a\tb c", "ID:a TAB:\t ID:b ID:c"},
+		{"alternatives with different commands", lexerOf(t, "tokens { X, // a comment, with a comma\n TAB /* another */ } ID : [a-z]+ ; WS : ' ' -> skip | '\\t' -> type(TAB) ;"), "a\tb c", "ID:a TAB:\t ID:b ID:c"},
 		{"case-insensitive literals", lexerOf(t, "options { caseInsensitive = true; } SELECT : 'select' ; ID : [a-z]+ ; WS : ' ' -> skip ;"), "SeLeCt Selects", "SELECT:SeLeCt ID:Selects"},
 		{"popMode with nothing pushed", lexerOf(t, "A : 'a' -> popMode ;"), "a", "! popMode with no mode pushed"},
 		{"no rule matches", lexerOf(t, "A : 'a' ;"), "ab", "A:a ! no lexer rule matches 'b'"},
