@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -32,6 +33,7 @@ type node struct {
 	text      string   // nLit
 	set       charSet  // nSet
 	ascii     charSet  // nSet: set ∩ printable ASCII (prepared by resolve)
+	print     charSet  // nSet: set ∩ graphic Unicode (prepared by resolve)
 	valid     charSet  // nSet: set without surrogates (prepared by resolve)
 	except    []string // nAnyTok: token names ~ excludes
 	exceptLit []string // nAnyTok: literals ~ excludes (tokens whose rule is exactly one)
@@ -39,6 +41,8 @@ type node struct {
 	height    int      // minimal derivation height (rule levels)
 	size      int      // minimal derivation size (rule expansions and tokens, or characters)
 	literals  bool     // nAlt in a parser rule whose alternatives are all literals: a leaf, picked by a value draw
+	fold      bool     // nLit of a caseInsensitive grammar: matches either case
+	asciiAlts []int    // nAlt in a lexer rule: the alternatives that can start with printable ASCII
 }
 
 // rule is one parser or lexer rule.
@@ -47,8 +51,10 @@ type rule struct {
 	pos      Pos
 	lexer    bool
 	fragment bool
-	hidden   bool // -> skip or -> channel(...): never generated, spaces tokens
-	declared bool // declared in tokens {} without a rule: derives ""
+	hidden   bool       // every alternative skipped or on a hidden channel: never generated
+	declared bool       // declared in tokens {} without a rule: derives ""
+	mode     string     // lexer rules: the mode they belong to
+	cmds     [][]lexCmd // lexer rules: the commands of each alternative (nil: none)
 	body     *node
 	height   int
 	size     int
@@ -144,6 +150,25 @@ func (c charSet) at(i int) rune {
 		i -= n
 	}
 	return c[len(c)-1].hi
+}
+
+// graphic is the set of Unicode's letters, marks, numbers, punctuation,
+// symbols and spaces (what unicode.IsGraphic accepts).
+var graphic = sync.OnceValue(func() charSet {
+	var out charSet
+	for _, t := range []*unicode.RangeTable{unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs} {
+		out = append(out, fromTable(t)...)
+	}
+	return out.normalize()
+})
+
+// and returns c ∩ d.
+func (c charSet) and(d charSet) charSet {
+	var out charSet
+	for _, r := range d {
+		out = append(out, c.intersect(r.lo, r.hi)...)
+	}
+	return out.normalize()
 }
 
 // intersect returns c ∩ [lo, hi].

@@ -41,33 +41,3 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
-
-// TestMatches: the matcher behind dictionary feeding and separator choice
-// accepts exactly the strings a lexer rule derives.
-func TestMatches(t *testing.T) {
-	g, err := Parse("m.g4", []byte(`lexer grammar M;
-NUM : '-'? DIGIT+ ('.' DIGIT+)? ;
-ID : [a-zA-Z_\u00e9] [a-zA-Z_0-9]* ;
-STR : '"' (~["\\] | '\\' .)* '"' ;
-KW : 'select' | 'from' ;
-fragment DIGIT : '0'..'9' ;
-WS : [ \t]+ -> skip ;
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		rule, text string
-		want       bool
-	}{
-		{"NUM", "12", true}, {"NUM", "-3.25", true}, {"NUM", "3.", false}, {"NUM", "", false}, {"NUM", "1e3", false},
-		{"ID", "é_1", true}, {"ID", "1a", false}, {"ID", "a b", false},
-		{"STR", `"a\"b"`, true}, {"STR", `"a"b"`, false}, {"STR", `""`, true},
-		{"KW", "select", true}, {"KW", "selectfrom", false},
-		{"WS", " \t ", true}, {"WS", "", false},
-	} {
-		if got := matches(g.byName[tc.rule], []rune(tc.text)); got != tc.want {
-			t.Errorf("%s matches %q: got %v, want %v", tc.rule, tc.text, got, tc.want)
-		}
-	}
-}

@@ -45,6 +45,11 @@ func TestErrors(t *testing.T) {
 		{"grammar G;\nA : 'ab'..'z' ;\n", "g.g4:2:5: a range 'a'..'z' needs one character on each side"},
 		{"grammar G;\ns : 'x' ;\n\xff", "g.g4:3:1: invalid UTF-8"},
 		{"grammar G;\nA : B ;\nB : A ;\n", "g.g4:2:1: rule A cannot derive a finite sentence"},
+		{"lexer grammar L;\nA : 'a' -> pushback ;\n", "g.g4:2:12: unknown lexer command pushback (ANTLR's are skip, more, popMode, channel(C), type(T), mode(M), pushMode(M))"},
+		{"lexer grammar L;\nA : 'a' -> pushMode(NOPE) ;\n", "g.g4:2:12: lexer rule A switches to mode NOPE, which no lexer rule is in"},
+		{"lexer grammar L;\nA : 'a' -> popMode(X) ;\n", "g.g4:2:19: lexer command popMode takes no argument"},
+		{"lexer grammar L;\nA : 'a' -> type ;\n", "g.g4:2:12: lexer command type needs an argument: type(...)"},
+		{"lexer grammar L;\nA : 'a' -> type(B) ;\n", "g.g4:2:1: lexer rule A: type(B) names no token"},
 	} {
 		_, err := Parse("g.g4", []byte(tc.src))
 		var ge *Error

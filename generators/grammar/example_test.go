@@ -33,6 +33,6 @@ WS    : [ \t]+ -> skip ;
 	_, err = grammar.Parse("Bad.g4", []byte("grammar Bad;\ns : t ;\n"))
 	fmt.Println(err)
 	// Output:
-	// c2uejji=on,r=off,f8=423,c=on
+	// iuej=2,qk8l3=on,x=74,h32=off
 	// Bad.g4:2:5: undefined rule t (referenced in rule s)
 }

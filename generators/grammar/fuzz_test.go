@@ -19,7 +19,8 @@ import (
 func FuzzParse(f *testing.F) {
 	paths, _ := filepath.Glob("../grammars/*.g4")
 	more, _ := filepath.Glob("testdata/*.g4")
-	for _, p := range append(paths, more...) {
+	modes, _ := filepath.Glob("testdata/modes/*Lexer.g4")
+	for _, p := range append(append(paths, more...), modes...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
@@ -27,6 +28,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"grammar G;\ns : A* | B ;\nA : [a-z\\u0041]+ ;\nB : ~[\"] 'x'..'z' . ;\n",
 		"lexer grammar L;\nA : 'a' -> skip ;\nmode M;\nB : 'b' -> popMode ;\n",
+		"lexer grammar L;\nA : '<' -> pushMode(M) ;\nT : ~'<'+ ;\nmode M;\nB : '>' -> popMode ;\nC : '\"' -> more, mode(S) ;\nmode S;\nD : '\"' -> type(T), mode(M) ;\nE : . -> more ;\n",
 		"grammar G;\ns : e EOF ;\ne : e '*' e | '(' e ')' | INT ;\nINT : '0' | [1-9] [0-9]* ;\nWS : [ \\t]+ -> channel(HIDDEN) ;\n",
 		"grammar G; options { k = v; } tokens { T } @header { } s : x+=A? y=B*? (C | D)+? ~A ; A:'a'; B:'b'; C:'c'; D:'d';",
 		// nothing to generate: the generator's documented refusal
@@ -126,4 +128,70 @@ func FuzzGenerate(f *testing.F) {
 			t.Fatalf("%v: %q", err, in)
 		}
 	})
+}
+
+// FuzzTokenize: the lexer never panics; its pieces are non-empty and
+// follow one another from the start of the text to its end or to the
+// error's offset; and a piece it says is decided when the text stops at
+// a cut is the piece it reads there in the whole text (what the
+// generator's separators rely on).
+func FuzzTokenize(f *testing.F) {
+	markup := mustLoad(f, "testdata/modes/MarkupParser.g4")
+	template := mustLoad(f, "testdata/modes/TemplateParser.g4")
+	calc := mustLoad(f, "testdata/Calc.g4")
+	for _, s := range []string{
+		"<?pi x?><a b='c' d=e><!--n-->t&amp;<![CDATA[x]]></a>",
+		"{{ f(\"a\\\"b\", 1) + x // c\n}} text {# note #}",
+		"A1 ** -2 /* c */ , \"s\" // x",
+		"",
+	} {
+		f.Add(byte(len(s)/2), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, cut byte, text []byte) {
+		for _, g := range []*Grammar{markup, template, calc} {
+			whole, _, werr := g.lx.tokenize(text, nil, true)
+			end := checkPieces(t, whole)
+			if werr != nil {
+				if le, ok := werr.(*lexError); !ok || le.pos < end || le.pos > len(text) {
+					t.Fatalf("error %v after pieces ending at %d", werr, end)
+				}
+			} else if end != len(text) {
+				t.Fatalf("pieces end at %d of %d with no error", end, len(text))
+			}
+			k := int(cut) % (len(text) + 1)
+			part, _, _ := g.lx.tokenize(text[:k], nil, false)
+			checkPieces(t, part)
+			var all []piece
+			for _, tk := range whole {
+				all = append(all, tk.pieces...)
+			}
+			i := 0
+			for _, tk := range part {
+				for _, p := range tk.pieces {
+					if !p.decided {
+						return // what follows depends on the rest of the text
+					}
+					if i >= len(all) || all[i] != (piece{alt: p.alt, start: p.start, end: p.end, decided: true}) {
+						t.Fatalf("piece %d decided at cut %d as %s [%d,%d), the whole text reads otherwise", i, k, p.alt.typ, p.start, p.end)
+					}
+					i++
+				}
+			}
+		}
+	})
+}
+
+// checkPieces checks that the pieces are non-empty and contiguous from 0,
+// and returns where they end.
+func checkPieces(t *testing.T, toks []lexToken) int {
+	end := 0
+	for _, tk := range toks {
+		for _, p := range tk.pieces {
+			if p.start != end || p.end <= p.start {
+				t.Fatalf("piece [%d,%d) after %d", p.start, p.end, end)
+			}
+			end = p.end
+		}
+	}
+	return end
 }

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -29,12 +30,21 @@ type Options struct {
 	// MaxTokenRepeat caps the repetitions of *, + in lexer rules beyond
 	// their minimum. 0 means DefaultMaxTokenRepeat.
 	MaxTokenRepeat int
-	// Separator is written between two tokens. "" with NoSeparator false:
-	// the first of " ", "\n", "\t" that a skipped or hidden lexer rule
-	// matches (-> skip, -> channel(HIDDEN)), else nothing.
+	// Separator, when not "", is written between every two tokens. With
+	// Separator "" and NoSeparator false a separator goes only where the
+	// grammar's lexer would otherwise join the two tokens (or split them
+	// differently), and it is the first of " ", "\n", "\t", "\r\n" and
+	// the shortest text of each hidden rule that the rules of the current
+	// mode lex as skipped or hidden tokens.
 	Separator string
 	// NoSeparator writes tokens with nothing between them.
 	NoSeparator bool
+	// WideChars is the probability that a token draws its characters from
+	// the whole range its character sets, ~ and . allow; otherwise they
+	// come from the printable part (printable ASCII when the set has some,
+	// else graphic Unicode). 0 means DefaultWideChars; a negative value
+	// means never.
+	WideChars float64
 }
 
 // Default limits (see Options).
@@ -43,6 +53,9 @@ const (
 	DefaultMaxSize        = 200
 	DefaultMaxRepeat      = 4
 	DefaultMaxTokenRepeat = 8
+	DefaultWideChars      = 1.0 / 16
+	maxMore               = 16 // more pieces of one token
+	maxTokenTries         = 8  // derivations of a token until the lexer reads it back as made
 	maxLexDepth           = 12 // fragment nesting inside one token
 	maxLexSize            = 64 // characters of one token before shortest derivations
 	dictShare             = 64 // of 256: a token with matching dictionary entries takes one
@@ -54,14 +67,24 @@ type gen struct {
 	g     *Grammar
 	start *node
 	opts  Options
-	sep   []byte
+	sep   []byte   // Options.Separator
+	seps  []string // separator candidates (Options.Separator "")
+	wide  int      // of 65536: tokens drawing from the whole range
+	// per mode: the alternatives emitting each type, the more ones, and
+	// how many more pieces at least lead from the mode to each type
+	prod []map[string][]*lexAlt
+	more [][]*lexAlt
+	dist []map[string]int
+	// every alternative emitting each type, whatever its mode
+	anyProd map[string][]*lexAlt
+	alts    int // number of lexer alternatives (dictionary slots)
 
 	mu    sync.Mutex
 	cache map[*[]byte]*dictMatches
 }
 
-// dictMatches holds, per rule index, the dictionary entries its language
-// contains.
+// dictMatches holds, per lexer alternative, the dictionary entries the
+// lexer reads, in its mode, as exactly one match of it.
 type dictMatches struct {
 	n       int
 	entries [][][]byte
@@ -71,11 +94,19 @@ type dictMatches struct {
 // generators.Generator, usable with engine.FromGenerator). Each
 // alternative and repetition count of a parser rule is a structural draw,
 // made in a frame typed with the rule's name; each token is generated in
-// a frame typed with its lexer rule's name by value draws (alternatives,
-// repetitions and characters alike), or taken from the run's dictionary
-// when the rule matches an entry. The same choice sequence gives the same
-// sentence.
+// a frame typed with its type by value draws (the lexer rules that make
+// it in the current mode, alternatives, repetitions and characters
+// alike), or taken from the run's dictionary when one of those rules
+// matches an entry. The same choice sequence gives the same sentence.
 func (g *Grammar) Generator(opts Options) (generators.Generator, error) {
+	c, err := g.compile(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.generate, nil
+}
+
+func (g *Grammar) compile(opts Options) (*gen, error) {
 	c := &gen{g: g, opts: opts}
 	if c.opts.MaxDepth <= 0 {
 		c.opts.MaxDepth = DefaultMaxDepth
@@ -89,6 +120,13 @@ func (g *Grammar) Generator(opts Options) (generators.Generator, error) {
 	if c.opts.MaxTokenRepeat <= 0 {
 		c.opts.MaxTokenRepeat = DefaultMaxTokenRepeat
 	}
+	switch w := c.opts.WideChars; {
+	case w == 0:
+		c.wide = int(DefaultWideChars * 65536)
+	case w > 0:
+		c.wide = int(min(w, 1) * 65536)
+	}
+	c.index()
 	switch {
 	case opts.Start != "":
 		r, ok := g.byName[opts.Start]
@@ -119,19 +157,108 @@ func (g *Grammar) Generator(opts Options) (generators.Generator, error) {
 	case opts.Separator != "":
 		c.sep = []byte(opts.Separator)
 	default:
-		for _, cand := range []string{" ", "\n", "\t"} {
-			for _, r := range g.rules {
-				if r.hidden && matches(r, []rune(cand)) {
-					c.sep = []byte(cand)
-					break
+		c.seps = []string{"", " ", "\n", "\t", "\r\n"}
+		for _, m := range g.lx.modes {
+			for _, a := range m.alts {
+				if a.act.kind == aHidden && len(a.act.ops) == 0 {
+					if t := shortest(a.body); t != "" && !slices.Contains(c.seps, t) {
+						c.seps = append(c.seps, t)
+					}
 				}
-			}
-			if c.sep != nil {
-				break
 			}
 		}
 	}
-	return c.generate, nil
+	return c, nil
+}
+
+// index prepares the lexer alternatives by mode and type.
+func (c *gen) index() {
+	lx := c.g.lx
+	n := len(lx.modes)
+	c.prod = make([]map[string][]*lexAlt, n)
+	c.more = make([][]*lexAlt, n)
+	c.dist = make([]map[string]int, n)
+	c.anyProd = map[string][]*lexAlt{}
+	for m, md := range lx.modes {
+		c.prod[m] = map[string][]*lexAlt{}
+		c.dist[m] = map[string]int{}
+		for _, a := range md.alts {
+			c.alts = max(c.alts, a.id+1)
+			switch {
+			case a.implicit:
+				// a parser literal names its alternative directly
+			case a.act.kind == aEmit:
+				c.prod[m][a.typ] = append(c.prod[m][a.typ], a)
+				c.anyProd[a.typ] = append(c.anyProd[a.typ], a)
+				c.dist[m][a.typ] = 0
+			case a.act.kind == aMore:
+				c.more[m] = append(c.more[m], a)
+			case len(a.act.ops) > 0 && a.nullable && shortest(a.body) == "":
+				// an empty match that changes modes: the lexer takes it
+				// where nothing else matches (GoLexer's OTHER)
+				c.more[m] = append(c.more[m], a)
+			}
+		}
+	}
+	// more pieces that push or set a mode lead to the types of that mode
+	// (popMode's target is known only when generating).
+	for changed := true; changed; {
+		changed = false
+		for m := range lx.modes {
+			for _, a := range c.more[m] {
+				next := m
+				pops := false
+				for _, op := range a.act.ops {
+					if op.kind == 'o' {
+						pops = true
+					} else {
+						next = op.mode
+					}
+				}
+				if pops {
+					continue
+				}
+				for typ, d := range c.dist[next] {
+					if old, ok := c.dist[m][typ]; (!ok || d+1 < old) && d+1 < maxMore {
+						c.dist[m][typ] = d + 1
+						changed = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// shortest returns the shortest text of a lexer node (sets give their
+// first printable character).
+func shortest(n *node) string {
+	switch n.kind {
+	case nSeq:
+		var b []byte
+		for _, k := range n.kids {
+			b = append(b, shortest(k)...)
+		}
+		return string(b)
+	case nAlt:
+		return shortest(n.kids[argmin(n.kids, func(k *node) int { return k.size })])
+	case nRep:
+		if n.min == 0 {
+			return ""
+		}
+		return shortest(n.kids[0])
+	case nRef:
+		return shortest(n.rule.body)
+	case nLit:
+		return n.text
+	case nSet:
+		if len(n.ascii) > 0 {
+			return string(n.ascii[0].lo)
+		}
+		if len(n.valid) > 0 {
+			return string(n.valid[0].lo)
+		}
+	}
+	return ""
 }
 
 // run is the state of one generation.
@@ -143,20 +270,45 @@ type run struct {
 	units  int // rule expansions and tokens so far
 	tokens int
 	dict   *dictMatches
+	stack  []int // the lexer's mode stack after the last token
+	// the last token: where it starts, the mode stack before it, its
+	// pieces (a separator before the next token is decided with them)
+	prevStart  int
+	prevStack  []int
+	prevPieces []*lexAlt
+	rec        *[]genToken // the tokens made, when recorded (tests)
+	scratch    []byte
 	// inside a token
 	lexDepth int
 	lexSize  int
+	wide     bool
+}
+
+// genToken is a token as the generator made it.
+type genToken struct {
+	typ  string
+	text string
 }
 
 func (c *gen) generate(s *generators.Source) []byte {
-	r := &run{c: c, s: s, out: make([]byte, 0, 64)}
-	r.dict = c.matchesFor(s.Dictionary())
-	r.gen(c.start)
-	return r.out
+	out, _ := c.sentence(s, false)
+	return out
 }
 
-// matchesFor returns the dictionary entries each lexer rule matches,
-// computed once per dictionary.
+// sentence generates one sentence and, with record, its tokens.
+func (c *gen) sentence(s *generators.Source, record bool) ([]byte, []genToken) {
+	r := &run{c: c, s: s, out: make([]byte, 0, 64), stack: []int{0}}
+	var toks []genToken
+	if record {
+		r.rec = &toks
+	}
+	r.dict = c.matchesFor(s.Dictionary())
+	r.gen(c.start)
+	return r.out, toks
+}
+
+// matchesFor returns the dictionary entries each lexer alternative
+// matches, computed once per dictionary.
 func (c *gen) matchesFor(dict [][]byte) *dictMatches {
 	if len(dict) == 0 {
 		return nil
@@ -166,25 +318,22 @@ func (c *gen) matchesFor(dict [][]byte) *dictMatches {
 	if m, ok := c.cache[&dict[0]]; ok && m.n == len(dict) {
 		return m
 	}
-	m := &dictMatches{n: len(dict), entries: make([][][]byte, len(c.g.rules))}
+	m := &dictMatches{n: len(dict), entries: make([][][]byte, c.alts)}
 	for _, e := range dict {
 		if !utf8.Valid(e) || len(e) == 0 {
 			continue
 		}
-		// As ANTLR's lexer decides between rules matching the same text:
-		// a literal of a parser rule first, then the first lexer rule in
-		// the grammar. Only that rule gets the entry, so a keyword never
-		// fills an identifier's place.
-		if c.g.literals[string(e)] {
-			continue
-		}
-		runes := []rune(string(e))
-		for _, r := range c.g.rules {
-			if r.lexer && !r.fragment && !r.declared && matches(r, runes) {
-				if !r.hidden {
-					m.entries[r.index] = append(m.entries[r.index], e)
-				}
-				break
+		// The lexer decides, in each mode, which alternative reads the
+		// entry (a parser literal first, then the first rule listed):
+		// only that one gets it, so a keyword never fills an
+		// identifier's place.
+		for mode := range c.g.lx.modes {
+			toks, _, err := c.g.lx.tokenize(e, []int{mode}, true)
+			if err != nil || len(toks) != 1 || len(toks[0].pieces) != 1 {
+				continue
+			}
+			if a := toks[0].pieces[0].alt; a.act.kind == aEmit && !a.implicit {
+				m.entries[a.id] = append(m.entries[a.id], e)
 			}
 		}
 	}
@@ -209,8 +358,7 @@ func (r *run) gen(n *node) {
 			// A pick among literals ('+' | '-') fills one leaf: a value
 			// draw. Always one draw, so it shifts no later index.
 			b := r.s.Draw(generators.Value, 2)
-			r.units++
-			r.emit([]byte(n.kids[(int(b[0])|int(b[1])<<8)%len(n.kids)].text))
+			r.literal(n.kids[(int(b[0])|int(b[1])<<8)%len(n.kids)].text)
 			return
 		}
 		r.gen(n.kids[r.chooseAlt(n)])
@@ -232,7 +380,7 @@ func (r *run) gen(n *node) {
 		generators.Repeat(r.s, count, count, func(_ *generators.Source, _ int) { r.gen(n.kids[0]) })
 	case nRef:
 		if n.rule.lexer {
-			r.token(n.rule)
+			r.token(n.rule.name)
 			return
 		}
 		r.s.Enter(n.rule.name)
@@ -242,23 +390,38 @@ func (r *run) gen(n *node) {
 		r.depth--
 		r.s.Leave()
 	case nLit:
-		r.units++
-		r.emit([]byte(n.text))
+		r.literal(n.text)
 	case nAnyTok:
-		if len(n.tokens) == 0 {
+		// The tokens the lexer can make in the current mode, else any.
+		var buf [64]*rule
+		cands := buf[:0]
+		top := r.stack[len(r.stack)-1]
+		for _, t := range n.tokens {
+			if _, ok := r.c.dist[top][t.name]; ok {
+				cands = append(cands, t)
+			}
+		}
+		if len(cands) == 0 {
+			for _, t := range n.tokens {
+				if len(r.c.anyProd[t.name]) > 0 {
+					cands = append(cands, t)
+				}
+			}
+		}
+		if len(cands) == 0 {
 			return
 		}
 		i := 0
 		if !r.minimal() {
-			i = r.s.Pick(len(n.tokens))
+			i = r.s.Pick(len(cands))
 		} else {
-			for j, t := range n.tokens {
-				if t.size < n.tokens[i].size {
+			for j, t := range cands {
+				if t.size < cands[i].size {
 					i = j
 				}
 			}
 		}
-		r.token(n.tokens[i])
+		r.token(cands[i].name)
 	}
 }
 
@@ -293,38 +456,167 @@ func argmin(kids []*node, f func(*node) int) int {
 	return best
 }
 
-// emit appends one token, after the separator.
-func (r *run) emit(b []byte) {
-	if r.tokens > 0 {
-		r.out = append(r.out, r.c.sep...)
+// literal places the token a parser literal names (no draw).
+func (r *run) literal(text string) {
+	r.units++
+	a := r.c.g.lx.lits[text]
+	after, err := applyOps(r.stack, a.act.ops)
+	if err != nil {
+		after = r.stack
 	}
-	r.tokens++
-	r.out = append(r.out, b...)
+	sep, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
+	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep)
 }
 
-// token generates one token of lexer rule t in its own typed frame.
-func (r *run) token(t *rule) {
-	if t.declared {
-		return
+// token generates one token of type typ in a frame typed with it: the
+// lexer alternatives that make it from the current mode (more pieces,
+// then one that emits), each derived by value draws. A derivation the
+// lexer would read otherwise (an identifier that is a keyword, a
+// terminator inside a string) is drawn again, up to maxTokenTries times.
+func (r *run) token(typ string) {
+	if len(r.c.anyProd[typ]) == 0 {
+		return // declared in tokens {} and made by no rule: derives ""
 	}
-	r.s.Enter(t.name)
+	r.s.Enter(typ)
 	defer r.s.Leave()
 	r.units++
-	if r.dict != nil {
-		if ents := r.dict.entries[t.index]; len(ents) > 0 {
-			b := r.s.Draw(generators.Value, 3)
-			if b[0] < dictShare {
-				r.emit(ents[(int(b[1])|int(b[2])<<8)%len(ents)])
-				return
-			}
+	before := r.stack
+	var text, sep []byte
+	var pieces []*lexAlt
+	var after []int
+	for range maxTokenTries {
+		text, pieces, after = r.derive(typ, before)
+		if len(pieces) == 0 || !r.c.g.lx.readsAs(text, before, pieces) {
+			continue
+		}
+		var ok bool
+		if sep, ok = r.separator(text, pieces, before); ok {
+			break
 		}
 	}
-	r.lexDepth, r.lexSize = 0, 0
-	if r.tokens > 0 {
-		r.out = append(r.out, r.c.sep...)
+	if len(pieces) == 0 {
+		return
 	}
+	if sep == nil {
+		sep, _ = r.separator(text, pieces, before)
+	}
+	r.place(text, pieces, before, after, sep)
+}
+
+// pick returns a value draw in [0, n).
+func (r *run) pick(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	b := r.s.Draw(generators.Value, 2)
+	return (int(b[0]) | int(b[1])<<8) % n
+}
+
+// derive makes the text of one token of type typ from mode stack before:
+// zero or more more pieces, then a piece that emits typ.
+func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
+	c := r.c
+	r.lexDepth, r.lexSize = 0, 0
+	r.wide = c.wide > 0 && (c.wide >= 65536 || r.pick(65536) < c.wide)
+	stack := before
+	var text []byte
+	var pieces []*lexAlt
+	for step := 0; ; step++ {
+		top := stack[len(stack)-1]
+		direct := c.prod[top][typ]
+		var buf [16]*lexAlt
+		mores := buf[:0]
+		if step < maxMore && r.lexSize < maxLexSize {
+			for _, a := range c.more[top] {
+				nx, err := applyOps(stack, a.act.ops)
+				if err != nil {
+					continue
+				}
+				if d, ok := c.dist[nx[len(nx)-1]][typ]; ok && d < maxMore-step {
+					mores = append(mores, a)
+				}
+			}
+		}
+		var a *lexAlt
+		switch {
+		case len(direct) == 0 && len(mores) == 0:
+			if step > 0 {
+				return nil, nil, before
+			}
+			// The lexer cannot make typ in this mode: take a rule of
+			// another mode as if the lexer were in it (the sentence is
+			// then likely to be read otherwise).
+			all := c.anyProd[typ]
+			a = all[r.pick(len(all))]
+			stack = slices.Clone(stack)
+			stack[len(stack)-1] = a.mode
+		case len(mores) == 0 || len(direct) > 0 && r.pick(4) > 0:
+			a = direct[r.pick(len(direct))]
+		default:
+			a = mores[r.pick(len(mores))]
+		}
+		if step == 0 && a.act.kind == aEmit && r.dict != nil {
+			if ents := r.dict.entries[a.id]; len(ents) > 0 {
+				b := r.s.Draw(generators.Value, 3)
+				if b[0] < dictShare {
+					text = append(text, ents[(int(b[1])|int(b[2])<<8)%len(ents)]...)
+					after, err := applyOps(stack, a.act.ops)
+					if err != nil {
+						after = stack
+					}
+					return text, []*lexAlt{a}, after
+				}
+			}
+		}
+		if a.act.kind != aHidden {
+			text = r.lex(text, a.body, -1)
+		}
+		pieces = append(pieces, a)
+		if nx, err := applyOps(stack, a.act.ops); err == nil {
+			stack = nx
+		}
+		if a.act.kind == aEmit {
+			return text, pieces, stack
+		}
+	}
+}
+
+// place appends a token after sep and moves the mode stack on.
+func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte) {
+	r.out = append(r.out, sep...)
+	r.prevStart, r.prevStack, r.prevPieces = len(r.out), before, pieces
+	r.out = append(r.out, text...)
 	r.tokens++
-	r.out = r.lex(r.out, t.body, -1)
+	r.stack = after
+	if r.rec != nil {
+		*r.rec = append(*r.rec, genToken{typ: pieces[len(pieces)-1].typ, text: string(text)})
+	}
+}
+
+// separator returns the text to put between the last token and the next
+// one (text, made by pieces from mode stack before): the first candidate
+// with which the lexer reads both tokens back as made (ok), else a
+// space-like candidate, which keeps them apart at least.
+func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, ok bool) {
+	c := r.c
+	if r.tokens == 0 {
+		return nil, true
+	}
+	if c.opts.NoSeparator || c.opts.Separator != "" {
+		return c.sep, true
+	}
+	prev := r.out[r.prevStart:]
+	for _, sep := range c.seps {
+		buf := append(append(append(r.scratch[:0], prev...), sep...), text...)
+		r.scratch = buf
+		if c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces) {
+			return []byte(sep), true
+		}
+	}
+	if len(c.seps) > 1 {
+		return []byte(c.seps[1]), false
+	}
+	return nil, false
 }
 
 // lex appends a derivation of lexer node n to dst, by value draws. avoid
@@ -372,7 +664,9 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 	return dst
 }
 
-// lexAlt picks an alternative of a lexer node by a value draw.
+// lexAlt picks an alternative of a lexer node by a value draw: outside
+// wide tokens, among those that can start with printable ASCII when some
+// can (identifiers look like identifiers).
 func (r *run) lexAlt(n *node) int {
 	if r.lexSize >= maxLexSize {
 		return argmin(n.kids, func(k *node) int { return k.size })
@@ -380,9 +674,18 @@ func (r *run) lexAlt(n *node) int {
 	room := maxLexDepth - r.lexDepth
 	var buf [64]int
 	ok := buf[:0]
-	for i, k := range n.kids {
-		if k.height <= room {
-			ok = append(ok, i)
+	if !r.wide {
+		for _, i := range n.asciiAlts {
+			if n.kids[i].height <= room {
+				ok = append(ok, i)
+			}
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room {
+				ok = append(ok, i)
+			}
 		}
 	}
 	if len(ok) == 0 {
@@ -392,12 +695,16 @@ func (r *run) lexAlt(n *node) int {
 	return ok[(int(b[0])|int(b[1])<<8)%len(ok)]
 }
 
-// char draws a character of set: with probability 7/8 a printable ASCII
-// one when the set has some, otherwise any (surrogates excluded).
+// char draws a character of set: from its printable part (printable
+// ASCII when it has some, else graphic Unicode), or, in a wide token,
+// from all of it half of the time (surrogates excluded).
 func (r *run) char(n *node, avoid rune) rune {
 	b := r.s.Draw(generators.Value, 4)
 	pick := n.ascii
-	if len(pick) == 0 || b[0] >= 224 {
+	if len(pick) == 0 {
+		pick = n.print
+	}
+	if len(pick) == 0 || r.wide && b[0] >= 128 {
 		pick = n.valid
 	}
 	if len(pick) == 0 {

@@ -20,7 +20,10 @@ type Grammar struct {
 	first  *rule // the first parser rule, nil in a lexer grammar
 	// literals are the texts of the literals in parser rules (ANTLR makes
 	// each an implicit token that wins over lexer rules).
-	literals map[string]bool
+	literals    map[string]bool
+	literalFold map[string]bool // literals of a caseInsensitive grammar
+	declared    map[string]bool // tokens {} names
+	lx          *lexer
 }
 
 // inf stands for "no finite derivation" in heights and sizes.
@@ -111,7 +114,7 @@ func ParseFS(fsys fs.FS, name string) (*Grammar, error) {
 // build merges main with the rules of extra that main does not define,
 // resolves references and measures the rules.
 func build(main *file, extra []*file) (*Grammar, error) {
-	g := &Grammar{name: main.grammar, byName: map[string]*rule{}, literals: map[string]bool{}}
+	g := &Grammar{name: main.grammar, byName: map[string]*rule{}, literals: map[string]bool{}, literalFold: map[string]bool{}}
 	add := func(r *rule, override bool) error {
 		if old, ok := g.byName[r.name]; ok {
 			if override {
@@ -151,6 +154,10 @@ func build(main *file, extra []*file) (*Grammar, error) {
 		}
 	}
 	if err := g.measure(); err != nil {
+		return nil, err
+	}
+	g.declared = declared
+	if err := g.buildLexer(); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -195,10 +202,12 @@ func (g *Grammar) resolve(r *rule, n *node, declared map[string]bool) error {
 	case nLit:
 		if !r.lexer {
 			g.literals[n.text] = true
+			g.literalFold[n.text] = n.fold
 		}
 	case nSet:
 		n.ascii = n.set.intersect(0x20, 0x7e)
 		n.valid = n.set.withoutSurrogates()
+		n.print = n.set.and(graphic())
 	case nAnyTok:
 		except := map[string]bool{}
 		for _, e := range n.except {

@@ -37,6 +37,7 @@ type parser struct {
 	// the rule being read
 	inLexer bool
 	caseIns bool
+	mode    string // the lexer mode rules are read into
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -165,7 +166,7 @@ func (p *parser) grammarFile() *file {
 			p.next()
 			a := p.next()
 			if t.text == "tokens" {
-				for _, n := range strings.Split(a.text, ",") {
+				for _, n := range strings.Split(stripComments(a.text), ",") {
 					if n = strings.TrimSpace(n); n != "" {
 						f.tokens = append(f.tokens, n)
 					}
@@ -201,12 +202,11 @@ func (p *parser) grammarFile() *file {
 			break
 		}
 		if t.kind == tID && t.text == "mode" && p.peekAt(1).kind == tID && p.peekAt(2).kind == tPunct && p.peekAt(2).text == ";" {
-			// Lexer modes change how text is split into tokens, not what
-			// a token's rule derives: the rules of every mode are read as
-			// ordinary lexer rules and the mode commands are ignored.
+			// The lexer rules that follow belong to this mode (see lexer.go).
 			if f.kind == parserOnly {
 				p.errf(t.pos, "mode %s in a parser grammar", p.peekAt(1).text)
 			}
+			p.mode = p.peekAt(1).text
 			p.i += 3
 			continue
 		}
@@ -221,6 +221,29 @@ func (p *parser) grammarFile() *file {
 		f.rules = append(f.rules, r)
 	}
 	return f
+}
+
+// stripComments removes // and /* */ comments from the inside of a
+// tokens {...} block.
+func stripComments(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "//"):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return b.String()
+			}
+			i += end + 3
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // parseOptions reads "k = v; k2 = v2;" loosely.
@@ -295,9 +318,24 @@ func (p *parser) rule() *rule {
 		break
 	}
 	p.expect(":", fmt.Sprintf("after the rule name %s", r.name))
-	var hidden bool
-	r.body, hidden = p.alternatives(true)
-	r.hidden = hidden && r.lexer
+	var cmds [][]lexCmd
+	r.body, cmds = p.alternatives(true)
+	if r.lexer {
+		r.mode = p.mode
+		if r.mode == "" {
+			r.mode = defaultMode
+		}
+		for _, c := range cmds {
+			if len(c) > 0 {
+				r.cmds = cmds
+				break
+			}
+		}
+		r.hidden = len(cmds) > 0
+		for _, c := range cmds {
+			r.hidden = r.hidden && actionOf(c).kind == aHidden
+		}
+	}
 	p.expect(";", fmt.Sprintf("at the end of rule %s", r.name))
 	// Exception handlers.
 	for p.isID("catch") || p.isID("finally") {
@@ -314,13 +352,13 @@ func (p *parser) rule() *rule {
 }
 
 // alternatives reads alt ('|' alt)*. At the top of a lexer rule it also
-// reads lexer commands, and reports whether one hides the token.
-func (p *parser) alternatives(top bool) (*node, bool) {
+// reads the lexer commands of each alternative.
+func (p *parser) alternatives(top bool) (*node, [][]lexCmd) {
 	alt := &node{kind: nAlt, pos: p.peek().pos}
-	hidden := false
+	var cmds [][]lexCmd
 	for {
-		a, h := p.alternative(top)
-		hidden = hidden || h
+		a, c := p.alternative(top)
+		cmds = append(cmds, c)
 		alt.kids = append(alt.kids, a)
 		if !p.is("|") {
 			break
@@ -328,17 +366,17 @@ func (p *parser) alternatives(top bool) (*node, bool) {
 		p.next()
 	}
 	if len(alt.kids) == 1 {
-		return alt.kids[0], hidden
+		return alt.kids[0], cmds
 	}
-	return alt, hidden
+	return alt, cmds
 }
 
-func (p *parser) alternative(top bool) (*node, bool) {
+func (p *parser) alternative(top bool) (*node, []lexCmd) {
 	seq := &node{kind: nSeq, pos: p.peek().pos}
 	if p.is("<") {
 		p.elementOptions()
 	}
-	hidden := false
+	var cmds []lexCmd
 	for {
 		t := p.peek()
 		if t.kind == tEOF || t.kind == tPunct && (t.text == "|" || t.text == ";" || t.text == ")") {
@@ -354,7 +392,7 @@ func (p *parser) alternative(top bool) (*node, bool) {
 				p.errf(t.pos, "lexer commands (->) are allowed only at the end of a lexer rule's alternative")
 			}
 			p.next()
-			hidden = p.commands() || hidden
+			cmds = append(cmds, p.commands()...)
 			continue
 		}
 		if e := p.element(); e != nil {
@@ -362,31 +400,39 @@ func (p *parser) alternative(top bool) (*node, bool) {
 		}
 	}
 	if len(seq.kids) == 1 {
-		return seq.kids[0], hidden
+		return seq.kids[0], cmds
 	}
-	return seq, hidden
+	return seq, cmds
 }
 
-// commands reads lexer commands; true when one hides the token.
-func (p *parser) commands() bool {
-	hidden := false
+// commands reads the lexer commands after ->: ANTLR's seven, with their
+// argument where they take one.
+func (p *parser) commands() []lexCmd {
+	var out []lexCmd
 	for {
 		c := p.expectID("a lexer command (skip, channel(...), type(...), more, ...)")
-		if p.is("(") {
-			p.next()
-			p.expectID("the command's argument")
-			p.expect(")", "after the command's argument")
-		}
+		cmd := lexCmd{name: c.text, pos: c.pos}
+		takesArg := false
 		switch c.text {
-		case "skip", "channel":
-			hidden = true
+		case "skip", "more", "popMode":
+		case "channel", "type", "mode", "pushMode":
+			takesArg = true
 		default:
-			// more, type(T), mode commands (modes are read as one lexer:
-			// see grammarFile) and target-specific commands do not change
-			// what the rule derives.
+			p.errf(c.pos, "unknown lexer command %s (ANTLR's are skip, more, popMode, channel(C), type(T), mode(M), pushMode(M))", c.text)
 		}
+		if p.is("(") {
+			open := p.next()
+			if !takesArg {
+				p.errf(open.pos, "lexer command %s takes no argument", c.text)
+			}
+			cmd.arg = p.expectID("the command's argument").text
+			p.expect(")", "after the command's argument")
+		} else if takesArg {
+			p.errf(c.pos, "lexer command %s needs an argument: %s(...)", c.text, c.text)
+		}
+		out = append(out, cmd)
 		if !p.is(",") {
-			return hidden
+			return out
 		}
 		p.next()
 	}
@@ -511,7 +557,7 @@ func (p *parser) atom() *node {
 		if p.is("<") {
 			p.elementOptions()
 		}
-		return &node{kind: nLit, pos: t.pos, text: t.text}
+		return &node{kind: nLit, pos: t.pos, text: t.text, fold: p.caseIns}
 	case t.kind == tBracket:
 		if !p.inLexer {
 			p.errf(t.pos, "a character set [...] is allowed only in a lexer rule")

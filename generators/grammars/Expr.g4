@@ -14,15 +14,22 @@ start
 
 expr
    : expr binop expr
-   | '(' expr ('/' | '%') POSITIVE ')'
-   | '(' expr ('<<' | '>>') SHIFT ')'
+   | '(' expr ('/' | '%') (SMALL | POSITIVE) ')'
+   | '(' expr ('<<' | '>>') (ZERO | SMALL) ')'
    | unop expr
    | expr '(' (expr (',' expr)*)? ')'
    | expr '[' expr ']'
    | '(' expr ')'
-   | NUMBER
+   | number
    | STRING
    | NAME
+   ;
+
+number
+   : ZERO
+   | SMALL
+   | POSITIVE
+   | NUMBER
    ;
 
 binop
@@ -33,14 +40,21 @@ unop
    : '-' | '+' | '!' | '^'
    ;
 
-POSITIVE
-   : [1-9] DIGIT*
+// Integers are split by value, as a lexer must (the first rule listed
+// wins a tie): ZERO, SMALL (1-63, a valid shift), POSITIVE (the others
+// without a leading zero); NUMBER is the rest (decimals, leading zeros).
+ZERO
+   : '0'
    ;
 
-SHIFT
-   : DIGIT
+SMALL
+   : [1-9]
    | [1-5] DIGIT
    | '6' [0-3]
+   ;
+
+POSITIVE
+   : [1-9] DIGIT*
    ;
 
 NUMBER

@@ -19,10 +19,21 @@ pair
    ;
 
 value
-   : INT
+   : integer
    | BOOL
-   | INT '/' POSITIVE
-   | WORD (',' WORD)+
+   | integer '/' POSITIVE
+   | word (',' word)+
+   ;
+
+integer
+   : INT
+   | POSITIVE
+   ;
+
+// A list element is any word; one spelled like a key reads as KEY.
+word
+   : KEY
+   | WORD
    ;
 
 SECTION
@@ -33,22 +44,25 @@ BOOL
    : 'true' | 'yes' | 'on' | 'false' | 'no' | 'off'
    ;
 
+// POSITIVE is listed first: an integer without sign or leading zero
+// reads as POSITIVE (the first rule wins a tie), the others as INT.
+POSITIVE
+   : [1-9] (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT DIGIT?)?)?)?)?)?)?)?
+   ;
+
 // At most 9 digits: every integer fits rustini's i64, dictionary entries
 // included (a longer run of digits does not match the rule).
 INT
    : '-'? DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT DIGIT?)?)?)?)?)?)?)?
    ;
 
-POSITIVE
-   : [1-9] (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT (DIGIT DIGIT?)?)?)?)?)?)?)?
-   ;
-
 KEY
    : [a-zA-Z_] [a-zA-Z0-9_.\-]*
    ;
 
+// A word that is not a key: it starts with a digit or a dot.
 WORD
-   : [a-zA-Z0-9_.]+
+   : [0-9.] [a-zA-Z0-9_.]*
    ;
 
 COMMENT

@@ -45,7 +45,7 @@ type_name
 column_constraint
    : 'NOT' 'NULL'
    | 'UNIQUE'
-   | 'DEFAULT' (literal | '-' NUMBER | '(' literal ')')
+   | 'DEFAULT' (literal | '-' (NUMBER | INTEGER) | '(' literal ')')
    | 'COLLATE' collation
    ;
 
@@ -63,7 +63,7 @@ row
 
 constant
    : literal
-   | '-' NUMBER
+   | '-' (NUMBER | INTEGER)
    ;
 
 table
@@ -194,6 +194,7 @@ binary_operator
 
 literal
    : NUMBER
+   | INTEGER
    | STRING
    | BLOB
    | 'NULL'
@@ -211,16 +212,17 @@ collation
    : 'NOCASE' | 'BINARY' | 'RTRIM'
    ;
 
+// An integer reads as INTEGER (listed first, as ANTLR's lexer decides);
+// NUMBER is the other numeric literals.
+INTEGER
+   : DIGIT+
+   ;
+
 NUMBER
-   : INTEGER
-   | DIGIT+ '.' DIGIT+ EXPONENT?
+   : DIGIT+ '.' DIGIT+ EXPONENT?
    | '.' DIGIT+
    | DIGIT+ EXPONENT
    | '0x' HEX (HEX (HEX HEX?)?)?
-   ;
-
-INTEGER
-   : DIGIT+
    ;
 
 STRING
@@ -249,6 +251,20 @@ fragment HEX
 
 LINE_COMMENT
    : '--' ~[\r\n]* -> channel(HIDDEN)
+   ;
+
+// SQLite's identifiers: no parser rule uses them (names are the literals
+// above), but they tell the generator that two keywords or a keyword and
+// a name written together read as one identifier, so it separates them.
+IDENTIFIER
+   : [a-zA-Z_] [a-zA-Z_0-9$]*
+   ;
+
+// SQLite reads a number followed by letters or digits as one bad token:
+// stated so that the generator separates a number from the next word
+// (a valid number matches NUMBER or INTEGER as long, and they win).
+NUMBER_WORD
+   : (DIGIT | '.' DIGIT) ([a-zA-Z_0-9.$] | [eE] [+-])*
    ;
 
 WS

@@ -211,6 +211,7 @@ func commands() []command {
 		{"wrap", "write a libFuzzer-style fuzz target (OSS-Fuzz, ClusterFuzzLite) for a module", wrapHelp, (*cli).wrap},
 		{"build", "build a Go fuzz test (PKG:FuzzXxx) as a wafer target module", buildHelp, (*cli).build},
 		{"compare", "run strategies on seeds 1..N with equal budgets and compare them", compareHelp, (*cli).compare},
+		{"gen", "write sentences of a grammar or generator, to see what a campaign would run", genHelp, (*cli).gen},
 		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
 		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
 	}
@@ -308,6 +309,8 @@ func (cmd command) flags() string {
 		fs = newWrapFlags().fs
 	case "build":
 		fs = newBuildFlags().fs
+	case "gen":
+		fs = newGenFlags().fs
 	default:
 		return ""
 	}

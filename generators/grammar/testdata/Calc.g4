@@ -83,6 +83,17 @@ fragment HEX
    : [0-9a-fA-F]
    ;
 
+// Go operators that two of Calc's tokens would spell when joined ("- -",
+// "< -"): no parser rule uses them, and the generator's lexer then keeps
+// those tokens apart as go/parser needs.
+DEC
+   : '--'
+   ;
+
+ARROW
+   : '<-'
+   ;
+
 COMMENT
    : '/*' .*? '*/' -> channel (COMMENTS)
    ;
