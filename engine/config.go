@@ -63,6 +63,12 @@ type Search struct {
 	// abundance over unique valid traces (docs/ALGORITHMS.md §2, ours) instead
 	// of all unique traces; Stats.ValidB0..2 always hold them.
 	ValidHill bool
+	// TraceMemory bounds each of the coordinator's two sets of unique
+	// traces (of all runs, of valid runs) to about this many bytes: an
+	// exact table, then a fixed Bloom filter, past which unique traces
+	// (Stats.UniqueTraces, the abundances of the Hill numbers) are
+	// undercounted (docs/ALGORITHMS.md §6). Zero means DefaultTraceMemory.
+	TraceMemory int64
 	// Havoc, FairFuzz and Levy are the knobs of those strategies
 	// (docs/ALGORITHMS.md §1, §3, §4); their zero values are the contract's
 	// defaults.
