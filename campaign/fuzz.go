@@ -510,6 +510,7 @@ func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.Site
 	store.TotalEdges = sm.Counted()
 	store.Banner = filepath.Base(target)
 	store.CommandLine = opts.CommandLine
+	store.RSS = residentKiB
 	return store
 }
 
