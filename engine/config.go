@@ -146,6 +146,12 @@ type Deps struct {
 	// earlier session of a resumed campaign saved: met again, they are not
 	// new findings and do not stop the campaign.
 	KnownFailures []string
+	// Unshrunk are crashes of KnownFailures that an earlier session saved
+	// but did not shrink (it was killed or stopped while shrinking, or
+	// ran with NoShrink); each needs Identity, Input and, in generator
+	// mode, Choices. Unless NoShrink they are shrunk at the end with this
+	// session's crashes and handed to Store.AddFailure with Shrunk set.
+	Unshrunk []*Finding
 	// TargetDict is the target's constant dictionary (instrument's
 	// SiteMap.Dictionary), used as havoc tokens.
 	TargetDict [][]byte

@@ -166,6 +166,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Repro:   repro,
 		Site:    fl.Site,
 		Hits:    uint64(max(f.Count, 0)),
+		Shrunk:  f.Shrunk && f.Outcome == Crash,
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
