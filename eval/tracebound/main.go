@@ -12,9 +12,10 @@
 //     the default's is filled by a campaign of several hours.
 //
 // It writes one JSON line per campaign; -report turns the file into
-// Markdown tables: per metric, the median [min-max] of each arm, and
-// against exact the exact two-sided Mann-Whitney U p-value and the
-// Vargha-Delaney Â12 (package evalstats).
+// Markdown tables: per metric, the median [min-max] of each arm, against
+// exact the exact two-sided Mann-Whitney U p-value and the
+// Vargha-Delaney Â12 (package evalstats), and the median [min, max] of
+// scaled's difference from exact on the same seed, in percent.
 //
 //	go run ./eval/tracebound -out /tmp/tracebound.jsonl
 //	go run ./eval/tracebound -report /tmp/tracebound.jsonl
@@ -226,8 +227,8 @@ func printReport(w io.Writer, path string) error {
 		}
 		k := len(sample("exact", func(result) float64 { return 0 }))
 		fmt.Fprintf(w, "\n%s, %d seeds per arm\n\n", n, k)
-		fmt.Fprintln(w, "| metric | exact | default | scaled | default vs exact: p, Â12 | scaled vs exact: p, Â12 |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| metric | exact | default | scaled | default vs exact: p, Â12 | scaled vs exact: p, Â12 | scaled - exact, same seed |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 		for _, m := range metrics {
 			ex := sample("exact", m.get)
 			row := "| " + m.name
@@ -239,6 +240,20 @@ func printReport(w io.Writer, path string) error {
 				xs := sample(a.name, m.get)
 				row += fmt.Sprintf(" | %.3g, %.2f", evalstats.MannWhitney(xs, ex).P, evalstats.A12(xs, ex))
 			}
+			// the same seed's difference, in percent of exact's value
+			var diffs []float64
+			for _, r := range rs {
+				if r.Campaign != n || r.Arm != "scaled" {
+					continue
+				}
+				for _, e := range rs {
+					if e.Campaign == n && e.Arm == "exact" && e.Seed == r.Seed && m.get(e) != 0 {
+						diffs = append(diffs, 100*(m.get(r)-m.get(e))/m.get(e))
+					}
+				}
+			}
+			d := evalstats.Summarize(diffs)
+			row += fmt.Sprintf(" | %+.2f %% [%+.2f, %+.2f]", d.Median, d.Min, d.Max)
 			fmt.Fprintln(w, row+" |")
 		}
 	}
