@@ -41,3 +41,20 @@ func TestCancelInFlight(t *testing.T) {
 		t.Fatalf("the empty input after: %v (%v)", r.Outcome, r.Failure)
 	}
 }
+
+// BenchmarkCallMark is what marking a call costs a run (enterCall and
+// leaveCall under a campaign's cancelable ctx, watched once).
+func BenchmarkCallMark(b *testing.B) {
+	w := worker(b, loadInstrumented(b, "clib/clib.wasm", fullOpts, Config{}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for range b.N {
+		if !w.enterCall(ctx) {
+			b.Fatal("ctx done")
+		}
+		w.leaveCall()
+	}
+	report(b, cpu0)
+}
