@@ -16,7 +16,8 @@ import (
 // with NoShrink) is shrunk by the next session that shrinks: the crash
 // file becomes its smaller form, the original is kept as .orig, the
 // sidecar says shrunk, and its hits and find time stay. A third session
-// shrinks nothing again.
+// shrinks nothing again. The second session meets the crash again (it is
+// its seed), as a resumed campaign usually does.
 func TestResumeShrinksUnshrunk(t *testing.T) {
 	tg := loadTLV(t)
 	out := t.TempDir()
@@ -29,8 +30,13 @@ func TestResumeShrinksUnshrunk(t *testing.T) {
 		t.Fatal("a crash of a NoShrink session is marked shrunk")
 	}
 	var log bytes.Buffer
-	if _, err := tg.Fuzz(ctx, Options{Search: Search{Seed: 2, Runs: 50, KeepGoing: true}, Output: out, NoFsync: true, Log: &log}); err != nil {
+	// the budget passes the replayed queue, so the seed runs
+	sum, err := tg.Fuzz(ctx, Options{Search: Search{Seed: 2, Runs: 500, KeepGoing: true}, Seeds: [][]byte{before.Input}, Output: out, NoFsync: true, Log: &log})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if sum.Stats.CrashRuns == 0 {
+		t.Fatal("the resumed session did not meet the saved crash again")
 	}
 	if !bytes.Contains(log.Bytes(), []byte("INFO: shrinking 1 crash")) {
 		t.Fatalf("the resumed session did not shrink the saved crash; log:\n%s", log.Bytes())

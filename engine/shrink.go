@@ -59,9 +59,9 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 		}
 	}
 	for _, f := range c.deps.Unshrunk {
-		// an earlier session's crash; one found again is known, not
-		// one of c.findings
-		if !f.Shrunk && c.failures[f.Identity] == nil {
+		// an earlier session's crash: known, so never one of c.findings,
+		// even when met again
+		if !f.Shrunk {
 			f.Outcome = Crash
 			todo = append(todo, f)
 		}
