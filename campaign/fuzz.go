@@ -533,7 +533,17 @@ func logSkipped(w io.Writer, prefix string, skipped error) {
 // renames, frameRenames).
 func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.SiteMap, renames map[string]string, deps *engine.Deps) *engine.CorpusStore {
 	for _, fl := range dir.Failures() {
-		deps.KnownFailures = append(deps.KnownFailures, savedIdentity(fl, renames))
+		id := savedIdentity(fl, renames)
+		deps.KnownFailures = append(deps.KnownFailures, id)
+		if !fl.Hang && !fl.Shrunk {
+			f := &engine.Finding{Outcome: engine.Crash, Identity: id, Input: fl.Input, Choices: fl.Choices, Count: int64(fl.Hits)}
+			if deps.Generator == nil {
+				f.Choices = f.Input
+			}
+			if f.Choices != nil { // a generator's crash without its choices cannot be shrunk
+				deps.Unshrunk = append(deps.Unshrunk, f)
+			}
+		}
 	}
 	store := engine.NewCorpusStore(dir, deps.Generator == nil)
 	store.Repro = opts.Repro
@@ -541,6 +551,7 @@ func newStore(opts *Options, dir *corpus.Dir, target string, sm *instrument.Site
 	store.TotalEdges = sm.Counted()
 	store.Banner = filepath.Base(target)
 	store.CommandLine = opts.CommandLine
+	store.RSS = residentKiB
 	return store
 }
 

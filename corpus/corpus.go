@@ -85,6 +85,10 @@ type Failure struct {
 	// the target's code and its line): failures of several identities at
 	// one site are one bug (CrashSites). "" when unknown: its own site.
 	Site string
+	// Shrunk is true once the input is the result of shrinking (crashes);
+	// a crash saved before shrinking ended (a kill, SIGTERM, a campaign
+	// with shrinking off) has it false, so a later session shrinks it.
+	Shrunk bool
 
 	// Identity is the deduplication key (set by Dir, see Identity).
 	Identity string
@@ -365,13 +369,31 @@ func (d *Dir) AddFailure(ctx context.Context, f Failure) (name string, isNew boo
 	defer d.mu.Unlock()
 	if i, ok := d.byIdentity[f.Identity]; ok {
 		old := &d.failures[i]
-		old.Hits = max(old.Hits+1, f.Hits)
+		if f.Shrunk {
+			// the shrunk form of a failure already counted
+			old.Hits = max(old.Hits, f.Hits)
+		} else {
+			old.Hits = max(old.Hits+1, f.Hits)
+		}
 		if !smaller(f.Input, old.Input) {
+			if f.Shrunk && !old.Shrunk {
+				// nothing smaller kept the failure: the saved input is
+				// its shrunk form
+				old.Shrunk = true
+				if _, err := d.save(failDir(old.Hang), &old.Entry, old); err != nil {
+					old.Shrunk = false
+					return "", false, err
+				}
+			}
 			return old.Name, false, nil
 		}
 		f.Entry = f.Entry.clone()
 		f.Frames = slices.Clone(f.Frames)
 		f.ID, f.Name, f.Hits, f.Hang = old.ID, old.Name, old.Hits, old.Hang
+		if f.Shrunk {
+			// when and how it was found stay the finding's
+			f.Op, f.Parents, f.Time, f.Execs = old.Op, old.Parents, old.Time, old.Execs
+		}
 		if err := d.keepOriginal(failDir(old.Hang), old); err != nil {
 			return "", false, err
 		}

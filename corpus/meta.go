@@ -69,6 +69,9 @@ func encodeMeta(e *Entry, f *Failure) []byte {
 			kv("site", strconv.Quote(f.Site))
 		}
 		kv("hits", strconv.FormatUint(f.Hits, 10))
+		if f.Shrunk {
+			kv("shrunk", "true")
+		}
 		if f.Repro != "" {
 			kv("repro", strconv.Quote(f.Repro))
 		}
@@ -251,6 +254,9 @@ func (m *meta) set(k, v string) error {
 	case "hits":
 		m.failure = true
 		m.Hits, err = strconv.ParseUint(v, 10, 64)
+	case "shrunk":
+		m.failure = true
+		m.Shrunk, err = strconv.ParseBool(v)
 	case "repro":
 		m.failure = true
 		m.Repro, err = strconv.Unquote(v)

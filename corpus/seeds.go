@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -206,6 +207,31 @@ type Flat struct {
 	Path   string
 	FS     FS
 	NoSync bool
+}
+
+// RemoveTemps removes the temporary files of writes into Path that were
+// killed half-way (this package's ".tmp-" files). A missing directory has
+// none.
+func (f Flat) RemoveTemps() error {
+	fsys := f.FS
+	if fsys == nil {
+		fsys = OS{}
+	}
+	des, err := fsys.ReadDir(f.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), tmpPrefix) && !de.IsDir() {
+			if err := fsys.Remove(filepath.Join(f.Path, de.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Write saves data atomically as Path/prefix+SHA1(data) and returns the

@@ -282,21 +282,24 @@ type PlotRow struct {
 	UniqueTraces uint64        // unique_traces (wafer)
 	ValidPct     float64       // valid_pct (wafer)
 	B0, B1, B2   float64       // b0, b1, b2 (wafer)
+	// RSS is the process's resident memory in KiB (rss_kib, wafer); 0
+	// when unknown (a platform without it, or rows of 13 or 19 columns).
+	RSS uint64
 }
 
 // PlotHeader is the first line of plot_data.
-const PlotHeader = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found, valid_edges, unique_traces, valid_pct, b0, b1, b2"
+const PlotHeader = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found, valid_edges, unique_traces, valid_pct, b0, b1, b2, rss_kib"
 
 // FormatPlotRow renders r as one plot_data line (with the newline).
 func FormatPlotRow(r PlotRow) []byte {
-	return fmt.Appendf(nil, "%d, %d, %d, %d, %d, %d, %.2f%%, %d, %d, %d, %.2f, %d, %d, %d, %d, %.2f, %.2f, %.2f, %.2f\n",
+	return fmt.Appendf(nil, "%d, %d, %d, %d, %d, %d, %.2f%%, %d, %d, %d, %.2f, %d, %d, %d, %d, %.2f, %.2f, %.2f, %.2f, %d\n",
 		int64(r.RelTime/time.Second), r.Cycles, r.CurItem, r.CorpusCount, r.PendingTotal, r.PendingFavs,
 		r.MapSize, r.SavedCrashes, r.SavedHangs, r.MaxDepth, r.ExecsPerSec, r.TotalExecs, r.EdgesFound,
-		r.ValidEdges, r.UniqueTraces, r.ValidPct, r.B0, r.B1, r.B2)
+		r.ValidEdges, r.UniqueTraces, r.ValidPct, r.B0, r.B1, r.B2, r.RSS)
 }
 
 // ParsePlot reads plot_data (AFL++'s, whose rows have 13 columns, or
-// wafer's with 19). Comment lines are skipped. Bad lines (e.g. a line
+// wafer's with 20; 19 before rss_kib). Comment lines are skipped. Bad lines (e.g. a line
 // torn by a kill) are left out and described in err, next to the good
 // rows: err never means the rows are unusable.
 func ParsePlot(data []byte) (rows []PlotRow, err error) {
@@ -318,8 +321,8 @@ func ParsePlot(data []byte) (rows []PlotRow, err error) {
 func parsePlotRow(line string) (PlotRow, error) {
 	var r PlotRow
 	cols := strings.Split(line, ",")
-	if len(cols) != 13 && len(cols) != 19 {
-		return r, fmt.Errorf("expected 13 or 19 columns, got %d", len(cols))
+	if len(cols) != 13 && len(cols) != 19 && len(cols) != 20 {
+		return r, fmt.Errorf("expected 13, 19 or 20 columns, got %d", len(cols))
 	}
 	var err error
 	col := 0
@@ -357,13 +360,16 @@ func parsePlotRow(line string) (PlotRow, error) {
 	f(&r.ExecsPerSec)
 	u(&r.TotalExecs)
 	i(&r.EdgesFound)
-	if len(cols) == 19 {
+	if len(cols) >= 19 {
 		i(&r.ValidEdges)
 		u(&r.UniqueTraces)
 		f(&r.ValidPct)
 		f(&r.B0)
 		f(&r.B1)
 		f(&r.B2)
+	}
+	if len(cols) == 20 {
+		u(&r.RSS)
 	}
 	return r, err
 }

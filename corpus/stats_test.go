@@ -55,7 +55,7 @@ func TestPlot(t *testing.T) {
 	dir := t.TempDir()
 	d := openT(t, dir, Options{NoSync: true})
 	rows := []PlotRow{
-		{RelTime: time.Second, Cycles: 1, CorpusCount: 5, MapSize: 1.5, ExecsPerSec: 1000, TotalExecs: 1000, EdgesFound: 30, ValidEdges: 20, UniqueTraces: 9, ValidPct: 50, B0: 1, B1: 2, B2: 3},
+		{RelTime: time.Second, Cycles: 1, CorpusCount: 5, MapSize: 1.5, ExecsPerSec: 1000, TotalExecs: 1000, EdgesFound: 30, ValidEdges: 20, UniqueTraces: 9, ValidPct: 50, B0: 1, B1: 2, B2: 3, RSS: 123456},
 		{RelTime: 2 * time.Second, TotalExecs: 2000},
 	}
 	for _, r := range rows {
@@ -73,11 +73,11 @@ func TestPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
-	if !strings.HasPrefix(string(data), PlotHeader+"\n1, 1, 0, 5, 0, 0, 1.50%, 0, 0, 0, 1000.00, 1000, 30, 20, 9, 50.00, 1.00, 2.00, 3.00\n") {
+	if !strings.HasPrefix(string(data), PlotHeader+"\n1, 1, 0, 5, 0, 0, 1.50%, 0, 0, 0, 1000.00, 1000, 30, 20, 9, 50.00, 1.00, 2.00, 3.00, 123456\n") {
 		t.Fatalf("unexpected plot_data:\n%s", data)
 	}
 	got, err := ParsePlot(data)
-	if err == nil || err.Error() != "line 4: expected 13 or 19 columns, got 3" {
+	if err == nil || err.Error() != "line 4: expected 13, 19 or 20 columns, got 3" {
 		t.Fatalf("expected the torn line reported, got %v", err)
 	}
 	if len(got) != 3 || got[0] != rows[0] || got[1] != rows[1] || got[2].RelTime != 4*time.Second {
@@ -88,6 +88,12 @@ func TestPlot(t *testing.T) {
 	r, err := ParsePlot([]byte(afl))
 	if err != nil || len(r) != 1 || r[0].EdgesFound != 12 || r[0].MapSize != 0.05 || r[0].TotalExecs != 15000 {
 		t.Fatalf("AFL++ plot_data: %+v %v", r, err)
+	}
+	// wafer's 19 columns before rss_kib: read, RSS unknown.
+	old := "5, 1, 0, 5, 0, 0, 1.50%, 0, 0, 0, 1000.00, 1000, 30, 20, 9, 50.00, 1.00, 2.00, 3.00\n"
+	r, err = ParsePlot([]byte(old))
+	if err != nil || len(r) != 1 || r[0].B2 != 3 || r[0].UniqueTraces != 9 || r[0].RSS != 0 {
+		t.Fatalf("19-column plot_data: %+v %v", r, err)
 	}
 }
 

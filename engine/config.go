@@ -64,6 +64,12 @@ type Search struct {
 	// abundance over unique valid traces (docs/ALGORITHMS.md §2, ours) instead
 	// of all unique traces; Stats.ValidB0..2 always hold them.
 	ValidHill bool
+	// TraceMemory bounds each of the coordinator's two sets of unique
+	// traces (of all runs, of valid runs) to about this many bytes: an
+	// exact table, then a fixed Bloom filter, past which unique traces
+	// (Stats.UniqueTraces, the abundances of the Hill numbers) are
+	// undercounted (docs/ALGORITHMS.md §6). Zero means DefaultTraceMemory.
+	TraceMemory int64
 	// Havoc, FairFuzz and Levy are the knobs of those strategies
 	// (docs/ALGORITHMS.md §1, §3, §4); their zero values are the contract's
 	// defaults.
@@ -155,6 +161,12 @@ type Deps struct {
 	// earlier session of a resumed campaign saved: met again, they are not
 	// new findings and do not stop the campaign.
 	KnownFailures []string
+	// Unshrunk are crashes of KnownFailures that an earlier session saved
+	// but did not shrink (it was killed or stopped while shrinking, or
+	// ran with NoShrink); each needs Identity, Input and, in generator
+	// mode, Choices. Unless NoShrink they are shrunk at the end with this
+	// session's crashes and handed to Store.AddFailure with Shrunk set.
+	Unshrunk []*Finding
 	// TargetDict is the target's constant dictionary (instrument's
 	// SiteMap.Dictionary), used as havoc tokens.
 	TargetDict [][]byte

@@ -195,6 +195,7 @@ func newCoordinator(ctx context.Context, cfg Config, deps Deps, strat Strategy) 
 		failures: make(map[string]*Finding),
 		rep:      reporter{w: deps.Status, tty: deps.StatusTTY},
 	}
+	c.cov.boundTraces(cfg.TraceMemory)
 	_, free := strat.(traceFree)
 	c.keepTraces = !free
 	if len(deps.KnownFailures) > 0 {

@@ -31,6 +31,9 @@ type CorpusStore struct {
 	// CheckpointEvery is the period of checkpoints (they also happen at the
 	// end); zero means 5 seconds.
 	CheckpointEvery time.Duration
+	// RSS, when set, returns the process's resident memory in KiB, written
+	// to each plot_data row (rss_kib; 0 means unknown).
+	RSS func() uint64
 
 	start     time.Time
 	resumed   corpus.Checkpoint
@@ -163,6 +166,7 @@ func (s *CorpusStore) AddFailure(ctx context.Context, f *Finding) error {
 		Repro:   repro,
 		Site:    fl.Site,
 		Hits:    uint64(max(f.Count, 0)),
+		Shrunk:  f.Shrunk && f.Outcome == Crash,
 	}
 	if !s.Raw {
 		cf.Choices = f.Choices
@@ -270,6 +274,9 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 		B0:           st.B0,
 		B1:           st.B1,
 		B2:           st.B2,
+	}
+	if s.RSS != nil {
+		row.RSS = s.RSS()
 	}
 	if s.TotalEdges > 0 {
 		row.MapSize = 100 * float64(st.Coverage) / float64(s.TotalEdges)

@@ -41,7 +41,8 @@ func failureID(o Outcome, f *Failure) string {
 // failure before it is shrunk.
 type ShrinkTarget interface{ Shrinking(identity string) }
 
-// shrinkAll minimises every unique crash found (docs/ALGORITHMS.md §7) with an
+// shrinkAll minimises every unique crash found (docs/ALGORITHMS.md §7), and
+// those an earlier session saved unshrunk (Deps.Unshrunk), with an
 // extra executor, after the workers stopped, and hands the smaller
 // reproducers to the Store. Raw mode shrinks the input bytes, generator
 // mode the choice sequence.
@@ -54,6 +55,14 @@ func (c *coordinator) shrinkAll(ctx context.Context) {
 	var todo []*Finding
 	for _, f := range c.findings {
 		if f.Outcome == Crash && !f.Shrunk {
+			todo = append(todo, f)
+		}
+	}
+	for _, f := range c.deps.Unshrunk {
+		// an earlier session's crash: known, so never one of c.findings,
+		// even when met again
+		if !f.Shrunk {
+			f.Outcome = Crash
 			todo = append(todo, f)
 		}
 	}

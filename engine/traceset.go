@@ -17,12 +17,17 @@ package engine
 //
 // Memory is bounded: a campaign can meet tens of thousands of new traces a
 // second (havoc on examples/cexpr: 1.85 million in its first minute), and
-// an exact set would grow by gigabytes an hour. Once the
-// table holds maxExact hashes, further ones go into a Bloom filter of
-// bloomBits bits (k = 4): still no false "new", but a new trace may read as
-// seen, with a probability that rises as the filter fills (under 1 % after
-// 50 million more, about a third after 200 million), so unique traces are
-// undercounted from then on. At most 128 MiB per set.
+// an exact set would grow by gigabytes an hour. A set's budget (Search.
+// TraceMemory, default 20 MiB; traceLimits) is split between the table and
+// a Bloom filter: once the table holds maxExact hashes (2^18 by default,
+// a table of 4 MiB), further ones go into the filter of bloomWords words
+// (16 MiB by default, k = 4), allocated then. There is still no false
+// "new", but a new trace may read as seen, with a probability that rises
+// as the filter fills (for the default filter: about 10^-6 after a million
+// more, 0.4 % after 10 million, 12 % after 30 million), so unique traces
+// are undercounted from then on. Memory then stays flat for the rest of a
+// campaign, however long (docs/PERFORMANCE.md, "Unique traces and the
+// workers' filters").
 //
 // A worker's filter (scanner) is a forgetful set instead (forgetAt):
 // when its table is full it empties it rather than growing or turning to
@@ -39,8 +44,9 @@ type traceSet struct {
 	zero   bool
 	recent [1 << recentBits]uint64
 	bloom  []uint64 // allocated when the table is full
-	// maxExact overrides defaultMaxExact (tests); bloomWords the filter's
-	// size in words (zero: defaultBloomBits/64).
+	// maxExact overrides defaultMaxExact; bloomWords is the filter's size
+	// in words, a power of two (zero: defaultBloomBits/64). traceLimits
+	// sets both from a budget in bytes.
 	maxExact, bloomWords int
 	// forgetAt, when not zero, makes a forgetful set of at most that
 	// many slots (a power of two): see above.
@@ -49,13 +55,46 @@ type traceSet struct {
 
 const (
 	recentBits       = 11
-	defaultMaxExact  = 1 << 22 // hashes: a table of 2^23 slots, 64 MiB
-	defaultBloomBits = 1 << 29 // 64 MiB
+	defaultMaxExact  = 1 << 18 // hashes: a table of 2^19 slots, 4 MiB
+	defaultBloomBits = 1 << 27 // 16 MiB
 	bloomK           = 4
 	// workerFilterSlots is a worker's forgetful set: 2^20 slots, 8 MiB,
 	// half a million hashes between two forgettings.
 	workerFilterSlots = 1 << 20
 )
+
+// DefaultTraceMemory is Search.TraceMemory's default: the bytes of each
+// of the coordinator's two trace sets, a 4 MiB table and a 16 MiB filter.
+const DefaultTraceMemory = 20 << 20
+
+// traceLimits splits a set's budget of mem bytes (zero or less:
+// DefaultTraceMemory): the Bloom filter gets the largest power of two of
+// at most 4/5 of it, the table the largest power of two of what is left
+// (at least 1,024 slots, the first table), half of whose slots can hold
+// hashes. DefaultTraceMemory gives the default constants.
+func traceLimits(mem int64) (maxExact, bloomWords int) {
+	if mem <= 0 {
+		mem = DefaultTraceMemory
+	}
+	floor2 := func(x int64) int64 {
+		p := int64(1)
+		for p*2 <= x {
+			p *= 2
+		}
+		return p
+	}
+	bloomBytes := floor2(max(mem*4/5, 8))
+	tableBytes := max(floor2(max(mem-bloomBytes, 1)), 1024*8)
+	return int(tableBytes / 8 / 2), int(bloomBytes / 8)
+}
+
+// boundTraces sets the limits of c's trace sets from a budget of mem
+// bytes each (traceLimits). Call it before the first trace.
+func (c *Coverage) boundTraces(mem int64) {
+	e, w := traceLimits(mem)
+	c.traces.maxExact, c.traces.bloomWords = e, w
+	c.validTraces.maxExact, c.validTraces.bloomWords = e, w
+}
 
 // has reports whether h is in the set.
 func (s *traceSet) has(h uint64) bool {

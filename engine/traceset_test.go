@@ -133,3 +133,62 @@ func TestTraceSetForgetful(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceLimits: a budget is split into a power-of-two filter of at most
+// 4/5 of it and a power-of-two table of what is left, half of whose
+// slots hold hashes; the default budget gives the default constants, and
+// no budget gives less than the first table.
+func TestTraceLimits(t *testing.T) {
+	tests := []struct {
+		mem                  int64
+		maxExact, bloomWords int
+	}{
+		{0, defaultMaxExact, defaultBloomBits / 64},
+		{DefaultTraceMemory, defaultMaxExact, defaultBloomBits / 64},
+		{320 << 10, 4096, 32 << 10},       // 256 KiB filter, 64 KiB table
+		{1 << 30, 1 << 25, 512 << 20 / 8}, // 512 MiB table: exact for 33 million
+		{1, 512, 1},
+	}
+	for _, tc := range tests {
+		e, w := traceLimits(tc.mem)
+		if e != tc.maxExact || w != tc.bloomWords {
+			t.Errorf("traceLimits(%d) = %d hashes, %d words; expected %d, %d", tc.mem, e, w, tc.maxExact, tc.bloomWords)
+		}
+		if tc.mem >= 16<<10 && int64(2*e*8+w*8) > tc.mem {
+			t.Errorf("traceLimits(%d): table %d + filter %d bytes exceed the budget", tc.mem, 2*e*8, w*8)
+		}
+	}
+}
+
+// TestCoverageTraceMemory: with a budget, the coordinator's trace sets
+// stop growing at it however many distinct traces arrive, and every trace
+// merged reads as seen afterwards.
+func TestCoverageTraceMemory(t *testing.T) {
+	const budget = 64 << 10
+	c := newCoverage(0)
+	c.boundTraces(budget)
+	r := rand.New(rand.NewPCG(7, 8))
+	var hashes []uint64
+	for range 50_000 {
+		h := r.Uint64()
+		hashes = append(hashes, h)
+		c.traces.add(h)
+		c.validTraces.add(h)
+	}
+	for _, s := range []*traceSet{&c.traces, &c.validTraces} {
+		if bytes := 8 * (len(s.slots) + len(s.bloom)); bytes > budget {
+			t.Fatalf("set holds %d bytes, budget %d", bytes, budget)
+		}
+		if s.bloom == nil {
+			t.Fatal("expected the filter to be in use past the table")
+		}
+	}
+	for _, h := range hashes {
+		if !c.traces.has(h) || !c.validTraces.has(h) {
+			t.Fatalf("forgot %#x", h)
+		}
+	}
+	if n := c.UniqueTraces(); n > len(hashes) || n < len(hashes)*9/10 {
+		t.Fatalf("UniqueTraces %d of %d distinct: expected a small undercount at most", n, len(hashes))
+	}
+}

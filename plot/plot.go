@@ -65,23 +65,27 @@ const (
 	Execs
 )
 
-// Options says how to draw. The zero value draws over time, 1200x800
+// Options says how to draw. The zero value draws over time, 1600x800
 // points.
 type Options struct {
 	X Axis
-	// Width and Height of the image in points (zero: 1200 and 800); a
-	// PNG has 96 pixels per inch of 72 points, so 1200x800 points are
-	// 1600x1067 pixels.
+	// Width and Height of the image in points (zero: 1600 and 800); a
+	// PNG has 96 pixels per inch of 72 points, so 1600x800 points are
+	// 2133x1067 pixels.
 	Width, Height vg.Length
 	// Title is drawn above the grid ("" for none).
 	Title string
 }
 
 // panel is one metric: its title and how to read it from a row (the
-// second reader, when set, is drawn dashed in the same panel).
+// second reader, when set, is drawn dashed in the same panel). known,
+// when set, says whether a row has the metric at all: rows without it
+// (older or AFL++'s plot_data) are left out of the panel rather than
+// drawn as zero.
 type panel struct {
 	title       string
 	solid, dash func(corpus.PlotRow) float64
+	known       func(corpus.PlotRow) bool
 }
 
 var panels = []panel{
@@ -91,6 +95,8 @@ var panels = []panel{
 	{title: "unique crashes", solid: func(r corpus.PlotRow) float64 { return float64(r.SavedCrashes) }},
 	{title: "B(0): branches with a unique trace", solid: func(r corpus.PlotRow) float64 { return r.B0 }},
 	{title: "B(1) solid, B(2) dashed: effective branches", solid: func(r corpus.PlotRow) float64 { return r.B1 }, dash: func(r corpus.PlotRow) float64 { return r.B2 }},
+	{title: "unique traces", solid: func(r corpus.PlotRow) float64 { return float64(r.UniqueTraces) }},
+	{title: "resident memory (MiB)", solid: func(r corpus.PlotRow) float64 { return float64(r.RSS) / 1024 }, known: func(r corpus.PlotRow) bool { return r.RSS > 0 }},
 }
 
 // palette holds colour-blind-safe colours (Okabe and Ito), one per legend
@@ -111,7 +117,7 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 	}
 	w, h := opts.Width, opts.Height
 	if w == 0 {
-		w = 1200
+		w = 1600
 	}
 	if h == 0 {
 		h = 800
@@ -142,7 +148,7 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 		dc.FillText(sty, vg.Point{X: dc.Center().X - sty.Width(opts.Title)/2, Y: top}, opts.Title)
 		dc.Max.Y = top - 4
 	}
-	tiles := draw.Tiles{Cols: 3, Rows: 2, PadX: 12, PadY: 12, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8}
+	tiles := draw.Tiles{Cols: 4, Rows: 2, PadX: 12, PadY: 12, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8}
 	for i, pn := range panels {
 		p := gplot.New()
 		p.Title.Text = pn.title
@@ -156,9 +162,9 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 				if read == nil {
 					continue
 				}
-				pts := make(plotter.XYs, len(s.Rows))
-				for j, r := range s.Rows {
-					pts[j] = plotter.XY{X: x(r), Y: read(r)}
+				pts := curve(s.Rows, x, read, pn.known)
+				if len(pts) == 0 {
+					continue
 				}
 				l, err := plotter.NewLine(pts)
 				if err != nil {
@@ -181,13 +187,25 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 		if len(names) == 1 && i == 0 {
 			p.Title.Text += "\n" + names[0]
 		}
-		p.Draw(tiles.At(dc, i%3, i/3))
+		p.Draw(tiles.At(dc, i%tiles.Cols, i/tiles.Cols))
 	}
 	var b bytes.Buffer
 	if _, err := cw.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// curve is the points of one line: x and y of each row that has the
+// metric (all rows when known is nil).
+func curve(rows []corpus.PlotRow, x, y func(corpus.PlotRow) float64, known func(corpus.PlotRow) bool) plotter.XYs {
+	pts := make(plotter.XYs, 0, len(rows))
+	for _, r := range rows {
+		if known == nil || known(r) {
+			pts = append(pts, plotter.XY{X: x(r), Y: y(r)})
+		}
+	}
+	return pts
 }
 
 // Format returns the drawing format of a file name: "svg" or "png" by

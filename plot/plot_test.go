@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,33 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("Render: %v", err)
 		}
 	})
+}
+
+// TestRenderMemoryPanel: rss_kib is drawn, in MiB, in a panel of its
+// own; rows without it (older plot_data, AFL++'s) are left out of that
+// panel rather than drawn as zero, and a campaign with none still renders.
+func TestRenderMemoryPanel(t *testing.T) {
+	i := slices.IndexFunc(panels, func(p panel) bool { return strings.HasPrefix(p.title, "resident memory") })
+	if i < 0 {
+		t.Fatal("no memory panel")
+	}
+	pn := panels[i]
+	half := rows(30, 20)
+	for i := 15; i < len(half); i++ {
+		half[i].RSS = uint64(100<<10 + i*1024) // 100 MiB and one more a row
+	}
+	secs := func(r corpus.PlotRow) float64 { return r.RelTime.Seconds() }
+	pts := curve(half, secs, pn.solid, pn.known)
+	if len(pts) != 15 || pts[0].X != 16 || pts[0].Y != 115 || pts[14].Y != 129 {
+		t.Errorf("memory curve of rows 16-30 at 115-129 MiB: got %v", pts)
+	}
+	if pts := curve(rows(30, 20), secs, pn.solid, pn.known); len(pts) != 0 {
+		t.Errorf("rows without rss_kib: expected no point, got %d", len(pts))
+	}
+	for _, rs := range [][]corpus.PlotRow{half, rows(30, 20)} {
+		svg, err := Render([]Series{{Name: "a", Rows: rs}}, Options{}, "svg")
+		if err != nil || !strings.Contains(string(svg), "resident memory (MiB)") {
+			t.Errorf("render: %v, memory panel drawn: %v", err, err == nil && strings.Contains(string(svg), "resident memory"))
+		}
+	}
 }

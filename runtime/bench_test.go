@@ -187,7 +187,10 @@ func BenchmarkBackstop(b *testing.B) {
 func benchWorker(b *testing.B, tg *Target, in []byte) {
 	w := worker(b, tg)
 	w.SetCallerClears(true)
-	ctx := context.Background()
+	// cancelable, as a campaign's: the watcher of a run in flight is set
+	// up for it (cancel.go)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	if r, err := w.Run(ctx, in); err != nil || r.Outcome != Valid {
 		b.Fatalf("warm-up: %v %v %v", r.Outcome, r.Failure, err)
 	} else {

@@ -68,8 +68,16 @@ func (w *Worker) RunFuel(ctx context.Context, input []byte, fuel uint64) (Result
 
 	w.stack[0], w.stack[1] = uint64(w.inPtr), uint64(len(input))
 	cctx, cancel := w.runContext(ctx)
+	if !w.enterCall(ctx) {
+		cancel()
+		return Result{}, ctx.Err()
+	}
+	if w.beforeCall != nil {
+		w.beforeCall()
+	}
 	w.alloc.single = w.t.cfg.MallocLimit // during the target's call only
 	err := w.test.CallWithStack(cctx, w.stack[:])
+	w.leaveCall()
 	w.alloc.single = 0
 	timedOut := w.backstopFired(ctx, cctx, err)
 	// A deadline that passed as the call returned may still have wazero
@@ -243,7 +251,16 @@ func (w *Worker) runCommand(ctx context.Context, input []byte, budget uint64) (R
 		w.fuel.(api.MutableGlobal).Set(budget)
 	}
 	cctx, cancel := w.runContext(ctx)
+	if !w.enterCall(ctx) {
+		cancel()
+		w.discard(ctx)
+		return Result{}, ctx.Err()
+	}
+	if w.beforeCall != nil {
+		w.beforeCall()
+	}
 	_, err := w.mod.ExportedFunction(exportStart).Call(cctx)
+	w.leaveCall()
 	timedOut := w.backstopFired(ctx, cctx, err)
 	cancel()
 	if err != nil && !timedOut && ctx.Err() != nil {

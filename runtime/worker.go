@@ -77,6 +77,12 @@ type Worker struct {
 	dataFix [][2]uint64
 	// memSeq is the allocator's number of the instance's memory.
 	memSeq uint64
+	// calls marks the call in flight for the watcher that stops it when
+	// its ctx is done (cancel.go).
+	calls callState
+	// beforeCall, in tests only, is called right before a run's call
+	// into the target, once it is marked (enterCall).
+	beforeCall func()
 }
 
 // NewWorker instantiates and initialises one instance. A trap or exit during
@@ -103,6 +109,7 @@ func (t *Target) NewWorker(ctx context.Context) (*Worker, error) {
 // Close releases the worker's instance, its memory and its snapshot: no
 // Result of w may be read after.
 func (w *Worker) Close(ctx context.Context) error {
+	w.unwatch()
 	var err error
 	if w.dead != nil {
 		err = w.dead.Close(ctx)

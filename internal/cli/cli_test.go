@@ -135,9 +135,16 @@ func TestBadInvocation(t *testing.T) {
 			if r.code != tc.code {
 				t.Errorf("exit code: expected %d, got %d (stderr %q)", tc.code, r.code, r.stderr)
 			}
-			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			// progress lines may come first: "INFO: compiling ..." when a
+			// compile takes over a second (a loaded machine)
+			var lines []string
+			for _, l := range strings.Split(strings.TrimRight(r.stderr, "\n"), "\n") {
+				if !strings.HasPrefix(l, "INFO: ") {
+					lines = append(lines, l)
+				}
+			}
 			if len(lines) != 1 || !strings.HasPrefix(lines[0], "wafer: ") {
-				t.Errorf("stderr: expected one line starting with \"wafer: \", got %q", r.stderr)
+				t.Errorf("stderr: expected one line starting with \"wafer: \" (after INFO lines), got %q", r.stderr)
 			}
 			if !strings.Contains(r.stderr, tc.want) {
 				t.Errorf("stderr: expected it to contain %q, got %q", tc.want, r.stderr)
@@ -653,6 +660,11 @@ func TestMinimizeAndMerge(t *testing.T) {
 	tmp := t.TempDir()
 	padded := filepath.Join(tlv, "testdata", "crash-padded")
 	small := filepath.Join(tmp, "small")
+	// what a minimize killed while writing its output leaves (atomicfile's
+	// temporary file) goes at the next run; other hidden files stay
+	leftover, other := filepath.Join(tmp, ".small.tmp123456"), filepath.Join(tmp, ".small.tmp-keep")
+	os.WriteFile(leftover, []byte("half"), 0o644)
+	os.WriteFile(other, []byte("mine"), 0o644)
 	r := wafer(t, tmp, "minimize", "--runs", "3000", "-o", small, filepath.Join(tlv, "tlv.wasm"), padded)
 	notLanded(t, r)
 	if r.code != 0 {
@@ -665,6 +677,12 @@ func TestMinimizeAndMerge(t *testing.T) {
 	}
 	if len(got) >= len(orig) {
 		t.Errorf("minimize: expected fewer than %d bytes, got %d", len(orig), len(got))
+	}
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("minimize: a killed run's temporary file %s is still there (%v)", leftover, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("minimize removed %s, not its own: %v", other, err)
 	}
 	if r := wafer(t, tmp, "repro", filepath.Join(tlv, "tlv.wasm"), small); r.code != 77 {
 		t.Errorf("minimised input: expected it to crash (77), got %d\n%s", r.code, r.stdout)
@@ -695,9 +713,16 @@ func TestMinimizeAndMerge(t *testing.T) {
 	crash, _ := os.ReadFile(padded)
 	os.WriteFile(filepath.Join(in, "crash"), crash, 0o644)
 	merged := filepath.Join(tmp, "merged")
+	// what a merge killed while writing leaves (corpus' temporary file)
+	os.Mkdir(merged, 0o755)
+	mergeLeft := filepath.Join(merged, ".tmp-"+corpus.SHA1([]byte("x"))+".3")
+	os.WriteFile(mergeLeft, []byte("half"), 0o644)
 	r = wafer(t, tmp, "merge", "-o", merged, filepath.Join(tlv, "tlv.wasm"), in)
 	if r.code != 0 {
 		t.Fatalf("merge: expected exit 0, got %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(mergeLeft); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("merge: a killed run's temporary file %s is still there (%v)", mergeLeft, err)
 	}
 	kept := files(t, merged)
 	if len(kept) == 0 || len(kept) > 2 {

@@ -71,7 +71,7 @@ func TestPlotCommand(t *testing.T) {
 	if r := wafer(t, tmp, "plot", "-o", png, camp, camp); r.code != 0 {
 		t.Fatalf("plot: exit %d\n%s", r.code, r.stderr)
 	}
-	checkPNG(t, png, 1600, 1067)
+	checkPNG(t, png, 2133, 1067)
 	empty := filepath.Join(tmp, "empty")
 	os.Mkdir(empty, 0o755)
 	r := wafer(t, tmp, "plot", "-o", png, camp, empty)

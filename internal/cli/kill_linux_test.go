@@ -100,7 +100,8 @@ func newKillStats() *killStats {
 // corpus.Open (Verify) reports no corrupt or half-written file and leaves
 // no temporary file; that merge's output files each hold the bytes their
 // name (SHA-1) says and minimize's output is absent or whole; and that
-// the command, run again on the same directory, starts and ends normally.
+// the command, run again on the same directory, starts and ends normally
+// (merge and minimize removing the killed run's temporary files).
 // It logs a table per moment. WAFER_KILLS=N sets the number of kills
 // (default 11, one per moment; 150 with WAFER_FULL=1), WAFER_KILL_SEED
 // the seed, WAFER_KILL_MOMENTS=s keeps the moments whose name contains s.
@@ -373,6 +374,7 @@ func (kt *killTest) moments() []killMoment {
 				kt.checkFlat(t, "wafer merge", out)
 				kt.resume(t, "wafer merge", "", args...)
 				kt.checkFlat(t, "wafer merge", out)
+				noTemps(t, "wafer merge", out, ".tmp-")
 				os.RemoveAll(out)
 				delete(kt.rec, out)
 			}
@@ -404,6 +406,7 @@ func (kt *killTest) moments() []killMoment {
 				kt.checkMinimize(t, dir, crash, data, out)
 				kt.resume(t, "wafer minimize", "", args...)
 				kt.checkMinimize(t, dir, crash, data, out)
+				noTemps(t, "wafer minimize", dir, "."+filepath.Base(out)+".tmp")
 				if b, err := os.ReadFile(out); err != nil || !bytes.Equal(b, kt.minRef) {
 					t.Errorf("wafer minimize: after the rerun %s holds %q (%v), expected %q", out, b, err, kt.minRef)
 				}
@@ -626,6 +629,18 @@ func (kt *killTest) checkMinimize(t *testing.T, dir, crash string, data []byte, 
 	for _, de := range des {
 		if n := de.Name(); n != filepath.Base(crash) && n != filepath.Base(out) && !strings.HasPrefix(n, ".") {
 			t.Errorf("wafer minimize: unexpected file %s in %s", n, dir)
+		}
+	}
+}
+
+// noTemps checks that the rerun after a kill removed the killed run's
+// temporary files (names starting with prefix) from dir.
+func noTemps(t *testing.T, moment, dir, prefix string) {
+	t.Helper()
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), prefix) {
+			t.Errorf("%s: the rerun left the killed run's temporary file %s in %s", moment, de.Name(), dir)
 		}
 	}
 }

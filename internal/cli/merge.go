@@ -99,6 +99,9 @@ func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target 
 		return err
 	}
 	flat := corpus.Flat{Path: out}
+	if err := flat.RemoveTemps(); err != nil { // a killed merge's
+		return fmt.Errorf("merge: %w", err)
+	}
 	for _, s := range res.Keep {
 		if _, err := flat.Write(ctx, "", s.Data); err != nil {
 			return fmt.Errorf("merge: %w", err)

@@ -94,6 +94,7 @@ func (c *cli) runMinimize(ctx context.Context, f *fuzzFlags, wasm []byte, crash 
 	if out == "" {
 		out = artifactName(f.artifactPrefix, "minimized-from", orig)
 	}
+	atomicfile.RemoveTemps(out) // a killed minimize's
 	if err := atomicfile.Write(out, m.Input); err != nil {
 		return err
 	}
@@ -120,6 +121,7 @@ func (c *cli) minimizeInput(ctx context.Context, f *minimizeFlags, wasm []byte, 
 	if out == "" {
 		out = filepath.Join(filepath.Dir(crash), artifactName("", "minimized-from", orig)) // next to the input, as the help says
 	}
+	atomicfile.RemoveTemps(out) // a killed minimize's
 	if err := atomicfile.Write(out, m.Input); err != nil {
 		return err
 	}
