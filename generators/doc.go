@@ -26,7 +26,9 @@
 // probability 0.1, strings with 0.5 (docs/ALGORITHMS.md §5; Options.DictProb,
 // Options.IntBias). Raw is the identity generator, so raw-byte and
 // generator fuzzing share one engine; JSON, XML, PNG, Expr and SQL make
-// real formats (Lookup, Names). Hashes use mix64 (hash.go), pinned by a
+// real formats (Lookup, Names); Tuple makes typed fields (a Go fuzz
+// test's arguments), and ReadTuple reads a tuple back into the sequence
+// that makes it. Hashes use mix64 (hash.go), pinned by a
 // test, so signatures stored in a corpus stay comparable.
 //
 // It does not decide what to mutate (the engine does; MutateBytes and

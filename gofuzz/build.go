@@ -190,6 +190,10 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	return wasm, nil
 }
 
+// harnessPath is wafer's harness package, which a fuzz test's build
+// must not link (its exports are the generated file's).
+const harnessPath = "github.com/wafer-fuzz/wafer/harness"
+
 // listed is the part of `go list -deps -test -json` buildKey reads.
 type listed struct {
 	ImportPath, Dir string
@@ -230,6 +234,9 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 		}
 		if p.Standard {
 			continue
+		}
+		if p.ImportPath == harnessPath {
+			return "", fmt.Errorf("%s: imports %s, whose exports (malloc, LLVMFuzzerTestOneInput) make a reactor target of its own: fuzz that target's .wasm, or keep %s in a package that does not import it", t.Pattern, harnessPath, t.Name)
 		}
 		fmt.Fprintf(h, "pkg %s %s\x00", p.ImportPath, p.Dir)
 		if m := p.Module; m != nil && modcache != "" && m.Version != "" && strings.HasPrefix(p.Dir, modcache+string(filepath.Separator)) {

@@ -37,6 +37,11 @@ const (
 	exportInitialize = "_initialize"
 	exportFree       = "free"
 	exportStart      = "_start"
+	// exportStarted is called, when a module exports it, once its
+	// start-up runs are done (the empty input, warm-up inputs), before a
+	// restore-mode snapshot is taken: a Go fuzz test's module (package
+	// gofuzz) gets its fuzz function waiting for an input there.
+	exportStarted = "wafer_started"
 )
 
 // meta is what runtime needs from a SiteMap.
@@ -69,6 +74,7 @@ type Target struct {
 	// new instance plus the snapshot equals the initialised instance.
 	restoreGlobals bool
 	hasInit        bool   // _initialize
+	hasStarted     bool   // wafer_started
 	hasLLVMInit    bool   // LLVMFuzzerInitialize
 	reserve        uint32 // Config.HeapReserve when the target has malloc and free, else 0
 	// sharedMemory: a threads-proposal shared memory cannot move, so its
@@ -156,6 +162,7 @@ func newTarget(ctx context.Context, wasm []byte, sum *instrument.Summary, m meta
 	}
 	exports := t.cm.ExportedFunctions()
 	_, t.hasInit = exports[exportInitialize]
+	_, t.hasStarted = exports[exportStarted]
 	_, t.hasLLVMInit = exports[exportInit]
 	if f, ok := exports[exportFree]; ok && wantFree &&
 		checkSig(f, []api.ValueType{api.ValueTypeI32}, nil) == nil {

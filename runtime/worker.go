@@ -219,6 +219,11 @@ func (w *Worker) initInstance(ctx context.Context) error {
 	if retry {
 		return w.initInstance(ctx)
 	}
+	if w.t.hasStarted {
+		if _, err := call(exportStarted); err != nil {
+			return err
+		}
+	}
 	w.prevLen = 0
 	w.used = false
 	// Initialisation hit counters; a run starts from zero whoever clears

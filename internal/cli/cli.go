@@ -209,6 +209,7 @@ func commands() []command {
 		{"cov", "replay a corpus and write its coverage report (HTML, lcov)", covHelp, (*cli).cov},
 		{"plot", "draw campaigns' plot_data (coverage, execs/s, ...) as SVG or PNG", plotHelp, (*cli).plot},
 		{"wrap", "write a libFuzzer-style fuzz target (OSS-Fuzz, ClusterFuzzLite) for a module", wrapHelp, (*cli).wrap},
+		{"build", "build a Go fuzz test (PKG:FuzzXxx) as a wafer target module", buildHelp, (*cli).build},
 		{"compare", "run strategies on seeds 1..N with equal budgets and compare them", compareHelp, (*cli).compare},
 		{"version", "print wafer's version", "usage: wafer version\n", (*cli).version},
 		{"help", "show help for a command", "usage: wafer help [COMMAND]\n", (*cli).help},
@@ -305,6 +306,8 @@ func (cmd command) flags() string {
 		fs = newCompareFlags().fs
 	case "wrap":
 		fs = newWrapFlags().fs
+	case "build":
+		fs = newBuildFlags().fs
 	default:
 		return ""
 	}

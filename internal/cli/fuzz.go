@@ -24,9 +24,19 @@ import (
 )
 
 const fuzzHelp = `usage: wafer fuzz [flags] TARGET.wasm [CORPUS_DIR|FILE...]
+       wafer fuzz [flags] PKG:FuzzXxx [CORPUS_DIR|FILE...]
 
 Runs a coverage-guided campaign on TARGET.wasm until --runs or
 --max-total-time is reached, or the first crash (unless --keep-going).
+
+PKG:FuzzXxx (or --go-test FuzzXxx PKG) is a Go package's fuzz test, func
+FuzzXxx(f *testing.F), run as go test -fuzz runs it: wafer builds it for
+wasip1 (the package's files unchanged; the build cached by content), seeds
+it with its f.Add values and testdata/fuzz/FuzzXxx files, and writes each
+crash there too (--go-testdata), so go test -run=FuzzXxx/NAME replays it.
+t.Fatal, t.Error and panics are crashes; t.Skip is an invalid input.
+--strategy zest, bedivfuzz or spoton draw its typed arguments (frames
+named after its parameters); the other strategies mutate their encoding.
 Seeds come from the CORPUS_DIRs and -i: raw files, libFuzzer corpus
 directories and Go's testdata/fuzz/FuzzXxx files ("go test fuzz v1") are
 all read. Findings, the queue and stats go to the output directory (-o) in
@@ -40,6 +50,7 @@ exit status: 0 no finding, 77 crash (--error-exitcode), 70 hang/timeout
 
 examples:
   wafer fuzz --max-total-time 60 -o tlv-out examples/tlv/tlv.wasm
+  wafer fuzz --max-total-time 60 ./examples/gotest:FuzzJSON
   wafer fuzz -i examples/cexpr/seeds -o out -j 2 --runs 100000 examples/cexpr/cexpr.wasm
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm

@@ -1,0 +1,3 @@
+module example.com/wafer.fix/gofuzz
+
+go 1.24
