@@ -1,0 +1,3 @@
+module noskip
+
+go 1.24
