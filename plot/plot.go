@@ -144,9 +144,9 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 	if opts.Title != "" {
 		sty := gplot.New().Title.TextStyle
 		sty.Font.Size = 14
-		top := dc.Max.Y - sty.Height(opts.Title)
-		dc.FillText(sty, vg.Point{X: dc.Center().X - sty.Width(opts.Title)/2, Y: top}, opts.Title)
-		dc.Max.Y = top - 4
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, opts.Title)
+		dc.Max.Y -= sty.Height(opts.Title) + 4
 	}
 	tiles := draw.Tiles{Cols: 4, Rows: 2, PadX: 12, PadY: 12, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8}
 	for i, pn := range panels {

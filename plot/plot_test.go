@@ -6,7 +6,9 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +172,45 @@ func TestRenderMemoryPanel(t *testing.T) {
 		if err != nil || !strings.Contains(string(svg), "resident memory (MiB)") {
 			t.Errorf("render: %v, memory panel drawn: %v", err, err == nil && strings.Contains(string(svg), "resident memory"))
 		}
+	}
+}
+
+// A title sits above the panels: every other text's top (its baseline
+// plus its font size, in the SVG's upward coordinates) is below the
+// title's baseline, and the title is centred.
+func TestRenderTitleAbovePanels(t *testing.T) {
+	svg, err := Render([]Series{{Name: "a", Rows: rows(30, 20)}}, Options{Title: "THE TITLE", Width: 800, Height: 400}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`<text x="([-0-9.]+)" y="([-0-9.]+)"[^>]*font-size:([0-9.]+)px">([^<]*)<`)
+	var title []float64
+	type text struct {
+		top  float64
+		name string
+	}
+	var others []text
+	for _, m := range re.FindAllStringSubmatch(string(svg), -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		size, _ := strconv.ParseFloat(m[3], 64)
+		if m[4] == "THE TITLE" {
+			title = []float64{x, -y}
+			continue
+		}
+		others = append(others, text{-y + size, m[4]})
+	}
+	if title == nil || len(others) == 0 {
+		t.Fatalf("title found %v, %d other texts", title, len(others))
+	}
+	for _, o := range others {
+		if o.top > title[1] {
+			t.Errorf("text %q reaches %.1f, above the title's baseline %.1f", o.name, o.top, title[1])
+		}
+	}
+	// Centred: the title starts left of the middle (400) by less than half
+	// the canvas.
+	if title[0] >= 400 || title[0] < 300 {
+		t.Errorf("title starts at x=%.1f, want it centred on 400", title[0])
 	}
 }
