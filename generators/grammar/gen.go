@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -64,12 +65,13 @@ const (
 // gen is a compiled generator: a grammar and its options. It is
 // immutable except for the dictionary cache, which a mutex guards.
 type gen struct {
-	g     *Grammar
-	start *node
-	opts  Options
-	sep   []byte   // Options.Separator
-	seps  []string // separator candidates (Options.Separator "")
-	wide  int      // of 65536: tokens drawing from the whole range
+	g      *Grammar
+	start  *node
+	opts   Options
+	sep    []byte   // Options.Separator
+	seps   []string // separator candidates (Options.Separator ""): "", then whitespace
+	spaces int      // seps[:spaces] are "" and whitespace; the rest, other hidden texts
+	wide   int      // of 65536: tokens drawing from the whole range
 	// per mode: the alternatives emitting each type, the more ones, and
 	// how many more pieces at least lead from the mode to each type
 	prod []map[string][]*lexAlt
@@ -157,16 +159,26 @@ func (g *Grammar) compile(opts Options) (*gen, error) {
 	case opts.Separator != "":
 		c.sep = []byte(opts.Separator)
 	default:
+		// whitespace first: a comment-like skipped text (XMLLexer's
+		// DTD, '<!' .*? '>') may be one the format refuses
 		c.seps = []string{"", " ", "\n", "\t", "\r\n"}
+		var others []string
 		for _, m := range g.lx.modes {
 			for _, a := range m.alts {
 				if a.act.kind == aHidden && len(a.act.ops) == 0 {
-					if t := shortest(a.body); t != "" && !slices.Contains(c.seps, t) {
+					t := shortest(a.body)
+					switch {
+					case t == "" || slices.Contains(c.seps, t) || slices.Contains(others, t):
+					case isSpace(t):
 						c.seps = append(c.seps, t)
+					default:
+						others = append(others, t)
 					}
 				}
 			}
 		}
+		c.spaces = len(c.seps)
+		c.seps = append(c.seps, others...)
 	}
 	return c, nil
 }
@@ -464,8 +476,8 @@ func (r *run) literal(text string) {
 	if err != nil {
 		after = r.stack
 	}
-	sep, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
-	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep)
+	sep, merge, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
+	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep, merge)
 }
 
 // token generates one token of type typ in a frame typed with it: the
@@ -484,23 +496,23 @@ func (r *run) token(typ string) {
 	var text, sep []byte
 	var pieces []*lexAlt
 	var after []int
+	merge, found := false, false
 	for range maxTokenTries {
 		text, pieces, after = r.derive(typ, before)
 		if len(pieces) == 0 || !r.c.g.lx.readsAs(text, before, pieces) {
 			continue
 		}
-		var ok bool
-		if sep, ok = r.separator(text, pieces, before); ok {
+		if sep, merge, found = r.separator(text, pieces, before); found {
 			break
 		}
 	}
 	if len(pieces) == 0 {
 		return
 	}
-	if sep == nil {
-		sep, _ = r.separator(text, pieces, before)
+	if !found {
+		sep, merge, _ = r.separator(text, pieces, before)
 	}
-	r.place(text, pieces, before, after, sep)
+	r.place(text, pieces, before, after, sep, merge)
 }
 
 // pick returns a value draw in [0, n).
@@ -581,8 +593,17 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 	}
 }
 
-// place appends a token after sep and moves the mode stack on.
-func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte) {
+// place appends a token after sep and moves the mode stack on; with
+// merge, the token extends the last one (see separator).
+func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte, merge bool) {
+	if merge {
+		r.out = append(r.out, text...)
+		r.stack = after
+		if r.rec != nil {
+			(*r.rec)[len(*r.rec)-1].text += string(text)
+		}
+		return
+	}
 	r.out = append(r.out, sep...)
 	r.prevStart, r.prevStack, r.prevPieces = len(r.out), before, pieces
 	r.out = append(r.out, text...)
@@ -594,29 +615,96 @@ func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []by
 }
 
 // separator returns the text to put between the last token and the next
-// one (text, made by pieces from mode stack before): the first candidate
-// with which the lexer reads both tokens back as made (ok), else a
-// space-like candidate, which keeps them apart at least.
-func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, ok bool) {
+// one (text, made by pieces from mode stack before), the first with which
+// the lexer reads both tokens back as made (ok), in this order: nothing,
+// unless a word character (see wordRune) would touch another, which most
+// formats read as one word or refuse where the grammar's lexer may not
+// (Lua's 2and, WAT's resulti32); whitespace; nothing, merging the two tokens
+// into one of their type when the lexer reads them so (two SEA_WS of
+// XML's misc*); another skipped or hidden text (a comment). When none
+// works, a space keeps them apart at least.
+func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, merge, ok bool) {
 	c := r.c
 	if r.tokens == 0 {
-		return nil, true
+		return nil, false, true
 	}
 	if c.opts.NoSeparator || c.opts.Separator != "" {
-		return c.sep, true
+		return c.sep, false, true
 	}
 	prev := r.out[r.prevStart:]
-	for _, sep := range c.seps {
+	reads := func(sep string) bool {
 		buf := append(append(append(r.scratch[:0], prev...), sep...), text...)
 		r.scratch = buf
-		if c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces) {
-			return []byte(sep), true
+		return c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces)
+	}
+	word := wordRune(lastRune(prev)) && wordRune(firstRuneOf(text))
+	for i, sep := range c.seps[:c.spaces] {
+		if (i > 0 || !word) && reads(sep) {
+			return []byte(sep), false, true
+		}
+	}
+	if word && reads("") {
+		return nil, false, true
+	}
+	if r.merges(prev, text, pieces) {
+		return nil, true, true
+	}
+	for _, sep := range c.seps[c.spaces:] {
+		if reads(sep) {
+			return []byte(sep), false, true
 		}
 	}
 	if len(c.seps) > 1 {
-		return []byte(c.seps[1]), false
+		return []byte(c.seps[1]), false, false
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// merges reports whether the lexer reads the last token followed by
+// text (pieces) as one token made like the last one, neither changing
+// modes.
+func (r *run) merges(prev, text []byte, pieces []*lexAlt) bool {
+	if len(pieces) != len(r.prevPieces) {
+		return false
+	}
+	for i, a := range pieces {
+		if !a.same(r.prevPieces[i]) || len(a.act.ops) > 0 {
+			return false
+		}
+	}
+	buf := append(append(r.scratch[:0], prev...), text...)
+	r.scratch = buf
+	return r.c.g.lx.readsAs(buf, r.prevStack, r.prevPieces)
+}
+
+func isSpace(s string) bool {
+	for _, c := range s {
+		if !unicode.IsSpace(c) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// wordRune reports whether c is a letter, digit, _, $ or quote: the
+// characters that, touching, formats mostly read as one word or refuse
+// (WAT's module$x and export"x", XML's a='1'b='2').
+func wordRune(c rune) bool {
+	switch c {
+	case '_', '$', '"', '\'', '`':
+		return true
+	}
+	return unicode.IsLetter(c) || unicode.IsDigit(c)
+}
+
+func lastRune(b []byte) rune {
+	c, _ := utf8.DecodeLastRune(b)
+	return c
+}
+
+func firstRuneOf(b []byte) rune {
+	c, _ := utf8.DecodeRune(b)
+	return c
 }
 
 // lex appends a derivation of lexer node n to dst, by value draws. avoid
