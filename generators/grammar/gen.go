@@ -439,7 +439,10 @@ func (r *run) gen(n *node) {
 
 // chooseAlt picks an alternative by a structural draw among those that
 // can end within the depth limit, or, past the size limit or when none
-// can, the first of minimal size (or height) without a draw.
+// can, the first of minimal size (or height) without a draw. Gated
+// alternatives (a semantic predicate, which the generator cannot
+// evaluate, or EOF, which holds only at the input's end) are among the
+// candidates only when no other alternative is.
 func (r *run) chooseAlt(n *node) int {
 	if r.minimal() {
 		return argmin(n.kids, func(k *node) int { return k.size })
@@ -448,8 +451,15 @@ func (r *run) chooseAlt(n *node) int {
 	var buf [32]int
 	ok := buf[:0]
 	for i, k := range n.kids {
-		if k.height <= room {
+		if k.height <= room && !k.gated {
 			ok = append(ok, i)
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room {
+				ok = append(ok, i)
+			}
 		}
 	}
 	if len(ok) == 0 {
@@ -754,7 +764,9 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 
 // lexAlt picks an alternative of a lexer node by a value draw: outside
 // wide tokens, among those that can start with printable ASCII when some
-// can (identifiers look like identifiers).
+// can (identifiers look like identifiers), and among those without a
+// semantic predicate when some are (JavaLexer's Letter checks
+// Character.isJavaIdentifierStart beyond ASCII).
 func (r *run) lexAlt(n *node) int {
 	if r.lexSize >= maxLexSize {
 		return argmin(n.kids, func(k *node) int { return k.size })
@@ -764,7 +776,14 @@ func (r *run) lexAlt(n *node) int {
 	ok := buf[:0]
 	if !r.wide {
 		for _, i := range n.asciiAlts {
-			if n.kids[i].height <= room {
+			if n.kids[i].height <= room && !n.kids[i].gated {
+				ok = append(ok, i)
+			}
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room && !k.gated {
 				ok = append(ok, i)
 			}
 		}
