@@ -80,6 +80,10 @@ type gen struct {
 	// every alternative emitting each type, whatever its mode
 	anyProd map[string][]*lexAlt
 	alts    int // number of lexer alternatives (dictionary slots)
+	// offside: INDENT and DEDENT are declared without a rule (a lexer
+	// superclass emits them, as grammars-v4's Python grammars do) and
+	// NEWLINE has one: the generator writes the indentation itself
+	offside bool
 
 	mu    sync.Mutex
 	cache map[*[]byte]*dictMatches
@@ -154,6 +158,11 @@ func (g *Grammar) compile(opts Options) (*gen, error) {
 		c.start = &node{kind: nRep, min: 1, max: -1, greedy: true, kids: []*node{any}}
 	}
 	measureNode(c.start, false)
+	ruleless := func(name string) bool {
+		r, ok := g.byName[name]
+		return ok && r.lexer && len(c.anyProd[name]) == 0
+	}
+	c.offside = ruleless("INDENT") && ruleless("DEDENT") && len(c.anyProd["NEWLINE"]) > 0
 	switch {
 	case opts.NoSeparator:
 	case opts.Separator != "":
@@ -294,6 +303,10 @@ type run struct {
 	lexDepth int
 	lexSize  int
 	wide     bool
+	// offside (see gen.offside): the indentation level, and whether the
+	// last token was a NEWLINE
+	indent    int
+	lineStart bool
 }
 
 // genToken is a token as the generator made it.
@@ -439,19 +452,27 @@ func (r *run) gen(n *node) {
 
 // chooseAlt picks an alternative by a structural draw among those that
 // can end within the depth limit, or, past the size limit or when none
-// can, the first of minimal size (or height) without a draw. Gated
+// can, the first of minimal size (or height) without a draw (past the
+// size limit, gated ones last). Gated
 // alternatives (a semantic predicate, which the generator cannot
 // evaluate, or EOF, which holds only at the input's end) are among the
-// candidates only when no other alternative is.
+// candidates only when no other alternative is, and so are alternatives
+// starting with a token the lexer cannot make in its current mode
+// (GoParser's eos : SEMI | EOS, EOS being made only after an operand).
 func (r *run) chooseAlt(n *node) int {
 	if r.minimal() {
-		return argmin(n.kids, func(k *node) int { return k.size })
+		return argmin(n.kids, func(k *node) int {
+			if k.gated || r.unmade(k) {
+				return k.size + 1<<20
+			}
+			return k.size
+		})
 	}
 	room := r.c.opts.MaxDepth - r.depth
 	var buf [32]int
 	ok := buf[:0]
 	for i, k := range n.kids {
-		if k.height <= room && !k.gated {
+		if k.height <= room && !k.gated && !r.unmade(k) {
 			ok = append(ok, i)
 		}
 	}
@@ -466,6 +487,19 @@ func (r *run) chooseAlt(n *node) int {
 		return argmin(n.kids, func(k *node) int { return k.height })
 	}
 	return ok[r.s.Pick(len(ok))]
+}
+
+// unmade reports whether alternative k starts with a token that a rule
+// makes but none in the lexer's current mode.
+func (r *run) unmade(k *node) bool {
+	if k.kind == nSeq && len(k.kids) > 0 {
+		k = k.kids[0]
+	}
+	if k.kind != nRef || !k.rule.lexer || len(r.c.anyProd[k.rule.name]) == 0 {
+		return false
+	}
+	_, ok := r.c.dist[r.stack[len(r.stack)-1]][k.rule.name]
+	return !ok
 }
 
 func argmin(kids []*node, f func(*node) int) int {
@@ -496,6 +530,19 @@ func (r *run) literal(text string) {
 // lexer would read otherwise (an identifier that is a keyword, a
 // terminator inside a string) is drawn again, up to maxTokenTries times.
 func (r *run) token(typ string) {
+	if r.c.offside {
+		switch typ {
+		case "INDENT":
+			r.indent++
+			return
+		case "DEDENT":
+			r.indent = max(r.indent-1, 0)
+			return
+		case "NEWLINE":
+			r.newline()
+			return
+		}
+	}
 	if len(r.c.anyProd[typ]) == 0 {
 		return // declared in tokens {} and made by no rule: derives ""
 	}
@@ -523,6 +570,18 @@ func (r *run) token(typ string) {
 		sep, merge, _ = r.separator(text, pieces, before)
 	}
 	r.place(text, pieces, before, after, sep, merge)
+}
+
+// newline places a NEWLINE of an offside grammar: a line break, without
+// draws; the next token other than a NEWLINE starts with the indentation
+// of its level (place).
+func (r *run) newline() {
+	r.units++
+	text := []byte("\n")
+	pieces := r.c.anyProd["NEWLINE"][:1]
+	sep, _, _ := r.separator(text, pieces, r.stack)
+	r.place(text, pieces, r.stack, r.stack, sep, false)
+	r.lineStart = true
 }
 
 // pick returns a value draw in [0, n).
@@ -613,6 +672,13 @@ func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []by
 			(*r.rec)[len(*r.rec)-1].text += string(text)
 		}
 		return
+	}
+	if r.lineStart && pieces[len(pieces)-1].typ != "NEWLINE" {
+		sep = sep[:0:0]
+		for range r.indent {
+			sep = append(sep, "    "...)
+		}
+		r.lineStart = false
 	}
 	r.out = append(r.out, sep...)
 	r.prevStart, r.prevStack, r.prevPieces = len(r.out), before, pieces
