@@ -81,8 +81,8 @@ var formats = []format{
 	{"CSV", "csv/CSV.g4", "", "go-csv", has()},
 	// Go: \U beyond Unicode (a value range, as TOML's); the rest the Go
 	// specification states in prose beside its grammar (all parameters
-	// named or none, ... only on the last, defer's call)
-	{"Go", "golang/GoParser.g4", "", "go-parser", has("invalid Unicode code point", "missing parameter name", "can only use ... with final parameter", "must be function call")},
+	// named or none, ... only on the last parameter, defer's call)
+	{"Go", "golang/GoParser.g4", "", "go-parser", has("invalid Unicode code point", "missing parameter name", "can only use ... with final parameter", "invalid use of ...", "must be function call")},
 	{"Lua", "lua/LuaParser.g4", "", "luac", has("no visible label", "jumps into the scope", "label '", "attempt to assign to const", "break outside loop", "outside a vararg function", "unknown attribute")},
 	{"JavaScript", "javascript/javascript/JavaScriptParser.g4", "", "node", has("already been declared", "Illegal", "outside", "only valid in", "strict mode", "Duplicate", "Undefined label", "not defined", "reserved word", "Delete of an unqualified", "Unexpected eval or arguments", "Octal", "Getter must not", "Setter must have", "Rest parameter", "Invalid left-hand side", "Invalid destructuring", "Classes may not have", "super", "new.target", "Private field", "Invalid regular expression", "Unexpected reserved word", "Unexpected strict mode", "has already been exported", "Invalid shorthand property initializer", "Cannot use")},
 	{"Java", "java/java/JavaParser.g4", "", "javac", has("is a restricted identifier", "not allowed here", "reserved", "repeated modifier", "illegal combination", "is not a restricted", "are not allowed")},
