@@ -43,6 +43,9 @@ type node struct {
 	literals  bool     // nAlt in a parser rule whose alternatives are all literals: a leaf, picked by a value draw
 	fold      bool     // nLit of a caseInsensitive grammar: matches either case
 	asciiAlts []int    // nAlt in a lexer rule: the alternatives that can start with printable ASCII
+	// gated: an alternative holding a semantic predicate or EOF at its
+	// top level: it holds only where code or the input's end says so
+	gated bool
 }
 
 // rule is one parser or lexer rule.

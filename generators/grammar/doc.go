@@ -27,8 +27,11 @@
 //     derivation the lexer would read otherwise (an identifier spelled
 //     like a keyword) is drawn again, up to 8 times;
 //   - a separator goes between two tokens only where the lexer would
-//     otherwise join or split them differently, and only a text that
-//     skipped or hidden rules of the current mode read (Options);
+//     otherwise join or split them differently, or where word characters
+//     would touch, and only a text that skipped or hidden rules of the
+//     current mode read, whitespace first (Options);
+//   - alternatives behind a predicate or EOF are taken only when no other
+//     fits; INDENT and DEDENT declared without a rule indent lines;
 //   - with probability 1/4 a token whose rule matches dictionary entries
 //     is one of them, each entry going to the rule ANTLR's lexer would give
 //     it;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -64,12 +65,13 @@ const (
 // gen is a compiled generator: a grammar and its options. It is
 // immutable except for the dictionary cache, which a mutex guards.
 type gen struct {
-	g     *Grammar
-	start *node
-	opts  Options
-	sep   []byte   // Options.Separator
-	seps  []string // separator candidates (Options.Separator "")
-	wide  int      // of 65536: tokens drawing from the whole range
+	g      *Grammar
+	start  *node
+	opts   Options
+	sep    []byte   // Options.Separator
+	seps   []string // separator candidates (Options.Separator ""): "", then whitespace
+	spaces int      // seps[:spaces] are "" and whitespace; the rest, other hidden texts
+	wide   int      // of 65536: tokens drawing from the whole range
 	// per mode: the alternatives emitting each type, the more ones, and
 	// how many more pieces at least lead from the mode to each type
 	prod []map[string][]*lexAlt
@@ -78,6 +80,10 @@ type gen struct {
 	// every alternative emitting each type, whatever its mode
 	anyProd map[string][]*lexAlt
 	alts    int // number of lexer alternatives (dictionary slots)
+	// offside: INDENT and DEDENT are declared without a rule (a lexer
+	// superclass emits them, as grammars-v4's Python grammars do) and
+	// NEWLINE has one: the generator writes the indentation itself
+	offside bool
 
 	mu    sync.Mutex
 	cache map[*[]byte]*dictMatches
@@ -152,21 +158,36 @@ func (g *Grammar) compile(opts Options) (*gen, error) {
 		c.start = &node{kind: nRep, min: 1, max: -1, greedy: true, kids: []*node{any}}
 	}
 	measureNode(c.start, false)
+	ruleless := func(name string) bool {
+		r, ok := g.byName[name]
+		return ok && r.lexer && len(c.anyProd[name]) == 0
+	}
+	c.offside = ruleless("INDENT") && ruleless("DEDENT") && len(c.anyProd["NEWLINE"]) > 0
 	switch {
 	case opts.NoSeparator:
 	case opts.Separator != "":
 		c.sep = []byte(opts.Separator)
 	default:
+		// whitespace first: a comment-like skipped text (XMLLexer's
+		// DTD, '<!' .*? '>') may be one the format refuses
 		c.seps = []string{"", " ", "\n", "\t", "\r\n"}
+		var others []string
 		for _, m := range g.lx.modes {
 			for _, a := range m.alts {
 				if a.act.kind == aHidden && len(a.act.ops) == 0 {
-					if t := shortest(a.body); t != "" && !slices.Contains(c.seps, t) {
+					t := shortest(a.body)
+					switch {
+					case t == "" || slices.Contains(c.seps, t) || slices.Contains(others, t):
+					case isSpace(t):
 						c.seps = append(c.seps, t)
+					default:
+						others = append(others, t)
 					}
 				}
 			}
 		}
+		c.spaces = len(c.seps)
+		c.seps = append(c.seps, others...)
 	}
 	return c, nil
 }
@@ -282,6 +303,10 @@ type run struct {
 	lexDepth int
 	lexSize  int
 	wide     bool
+	// offside (see gen.offside): the indentation level, and whether the
+	// last token was a NEWLINE
+	indent    int
+	lineStart bool
 }
 
 // genToken is a token as the generator made it.
@@ -427,23 +452,54 @@ func (r *run) gen(n *node) {
 
 // chooseAlt picks an alternative by a structural draw among those that
 // can end within the depth limit, or, past the size limit or when none
-// can, the first of minimal size (or height) without a draw.
+// can, the first of minimal size (or height) without a draw (past the
+// size limit, gated ones last). Gated
+// alternatives (a semantic predicate, which the generator cannot
+// evaluate, or EOF, which holds only at the input's end) are among the
+// candidates only when no other alternative is, and so are alternatives
+// starting with a token the lexer cannot make in its current mode
+// (GoParser's eos : SEMI | EOS, EOS being made only after an operand).
 func (r *run) chooseAlt(n *node) int {
 	if r.minimal() {
-		return argmin(n.kids, func(k *node) int { return k.size })
+		return argmin(n.kids, func(k *node) int {
+			if k.gated || r.unmade(k) {
+				return k.size + 1<<20
+			}
+			return k.size
+		})
 	}
 	room := r.c.opts.MaxDepth - r.depth
 	var buf [32]int
 	ok := buf[:0]
 	for i, k := range n.kids {
-		if k.height <= room {
+		if k.height <= room && !k.gated && !r.unmade(k) {
 			ok = append(ok, i)
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room {
+				ok = append(ok, i)
+			}
 		}
 	}
 	if len(ok) == 0 {
 		return argmin(n.kids, func(k *node) int { return k.height })
 	}
 	return ok[r.s.Pick(len(ok))]
+}
+
+// unmade reports whether alternative k starts with a token that a rule
+// makes but none in the lexer's current mode.
+func (r *run) unmade(k *node) bool {
+	if k.kind == nSeq && len(k.kids) > 0 {
+		k = k.kids[0]
+	}
+	if k.kind != nRef || !k.rule.lexer || len(r.c.anyProd[k.rule.name]) == 0 {
+		return false
+	}
+	_, ok := r.c.dist[r.stack[len(r.stack)-1]][k.rule.name]
+	return !ok
 }
 
 func argmin(kids []*node, f func(*node) int) int {
@@ -464,8 +520,8 @@ func (r *run) literal(text string) {
 	if err != nil {
 		after = r.stack
 	}
-	sep, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
-	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep)
+	sep, merge, _ := r.separator([]byte(text), []*lexAlt{a}, r.stack)
+	r.place([]byte(text), []*lexAlt{a}, r.stack, after, sep, merge)
 }
 
 // token generates one token of type typ in a frame typed with it: the
@@ -474,6 +530,19 @@ func (r *run) literal(text string) {
 // lexer would read otherwise (an identifier that is a keyword, a
 // terminator inside a string) is drawn again, up to maxTokenTries times.
 func (r *run) token(typ string) {
+	if r.c.offside {
+		switch typ {
+		case "INDENT":
+			r.indent++
+			return
+		case "DEDENT":
+			r.indent = max(r.indent-1, 0)
+			return
+		case "NEWLINE":
+			r.newline()
+			return
+		}
+	}
 	if len(r.c.anyProd[typ]) == 0 {
 		return // declared in tokens {} and made by no rule: derives ""
 	}
@@ -484,23 +553,35 @@ func (r *run) token(typ string) {
 	var text, sep []byte
 	var pieces []*lexAlt
 	var after []int
+	merge, found := false, false
 	for range maxTokenTries {
 		text, pieces, after = r.derive(typ, before)
 		if len(pieces) == 0 || !r.c.g.lx.readsAs(text, before, pieces) {
 			continue
 		}
-		var ok bool
-		if sep, ok = r.separator(text, pieces, before); ok {
+		if sep, merge, found = r.separator(text, pieces, before); found {
 			break
 		}
 	}
 	if len(pieces) == 0 {
 		return
 	}
-	if sep == nil {
-		sep, _ = r.separator(text, pieces, before)
+	if !found {
+		sep, merge, _ = r.separator(text, pieces, before)
 	}
-	r.place(text, pieces, before, after, sep)
+	r.place(text, pieces, before, after, sep, merge)
+}
+
+// newline places a NEWLINE of an offside grammar: a line break, without
+// draws; the next token other than a NEWLINE starts with the indentation
+// of its level (place).
+func (r *run) newline() {
+	r.units++
+	text := []byte("\n")
+	pieces := r.c.anyProd["NEWLINE"][:1]
+	sep, _, _ := r.separator(text, pieces, r.stack)
+	r.place(text, pieces, r.stack, r.stack, sep, false)
+	r.lineStart = true
 }
 
 // pick returns a value draw in [0, n).
@@ -581,8 +662,24 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 	}
 }
 
-// place appends a token after sep and moves the mode stack on.
-func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte) {
+// place appends a token after sep and moves the mode stack on; with
+// merge, the token extends the last one (see separator).
+func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []byte, merge bool) {
+	if merge {
+		r.out = append(r.out, text...)
+		r.stack = after
+		if r.rec != nil {
+			(*r.rec)[len(*r.rec)-1].text += string(text)
+		}
+		return
+	}
+	if r.lineStart && pieces[len(pieces)-1].typ != "NEWLINE" {
+		sep = sep[:0:0]
+		for range r.indent {
+			sep = append(sep, "    "...)
+		}
+		r.lineStart = false
+	}
 	r.out = append(r.out, sep...)
 	r.prevStart, r.prevStack, r.prevPieces = len(r.out), before, pieces
 	r.out = append(r.out, text...)
@@ -594,29 +691,96 @@ func (r *run) place(text []byte, pieces []*lexAlt, before, after []int, sep []by
 }
 
 // separator returns the text to put between the last token and the next
-// one (text, made by pieces from mode stack before): the first candidate
-// with which the lexer reads both tokens back as made (ok), else a
-// space-like candidate, which keeps them apart at least.
-func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, ok bool) {
+// one (text, made by pieces from mode stack before), the first with which
+// the lexer reads both tokens back as made (ok), in this order: nothing,
+// unless a word character (see wordRune) would touch another, which most
+// formats read as one word or refuse where the grammar's lexer may not
+// (Lua's 2and, WAT's resulti32); whitespace; nothing, merging the two tokens
+// into one of their type when the lexer reads them so (two SEA_WS of
+// XML's misc*); another skipped or hidden text (a comment). When none
+// works, a space keeps them apart at least.
+func (r *run) separator(text []byte, pieces []*lexAlt, before []int) (sep []byte, merge, ok bool) {
 	c := r.c
 	if r.tokens == 0 {
-		return nil, true
+		return nil, false, true
 	}
 	if c.opts.NoSeparator || c.opts.Separator != "" {
-		return c.sep, true
+		return c.sep, false, true
 	}
 	prev := r.out[r.prevStart:]
-	for _, sep := range c.seps {
+	reads := func(sep string) bool {
 		buf := append(append(append(r.scratch[:0], prev...), sep...), text...)
 		r.scratch = buf
-		if c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces) {
-			return []byte(sep), true
+		return c.g.lx.joins(buf, len(prev), len(prev)+len(sep), r.prevStack, r.prevPieces, pieces)
+	}
+	word := wordRune(lastRune(prev)) && wordRune(firstRuneOf(text))
+	for i, sep := range c.seps[:c.spaces] {
+		if (i > 0 || !word) && reads(sep) {
+			return []byte(sep), false, true
+		}
+	}
+	if word && reads("") {
+		return nil, false, true
+	}
+	if r.merges(prev, text, pieces) {
+		return nil, true, true
+	}
+	for _, sep := range c.seps[c.spaces:] {
+		if reads(sep) {
+			return []byte(sep), false, true
 		}
 	}
 	if len(c.seps) > 1 {
-		return []byte(c.seps[1]), false
+		return []byte(c.seps[1]), false, false
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// merges reports whether the lexer reads the last token followed by
+// text (pieces) as one token made like the last one, neither changing
+// modes.
+func (r *run) merges(prev, text []byte, pieces []*lexAlt) bool {
+	if len(pieces) != len(r.prevPieces) {
+		return false
+	}
+	for i, a := range pieces {
+		if !a.same(r.prevPieces[i]) || len(a.act.ops) > 0 {
+			return false
+		}
+	}
+	buf := append(append(r.scratch[:0], prev...), text...)
+	r.scratch = buf
+	return r.c.g.lx.readsAs(buf, r.prevStack, r.prevPieces)
+}
+
+func isSpace(s string) bool {
+	for _, c := range s {
+		if !unicode.IsSpace(c) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// wordRune reports whether c is a letter, digit, _, $ or quote: the
+// characters that, touching, formats mostly read as one word or refuse
+// (WAT's module$x and export"x", XML's a='1'b='2').
+func wordRune(c rune) bool {
+	switch c {
+	case '_', '$', '"', '\'', '`':
+		return true
+	}
+	return unicode.IsLetter(c) || unicode.IsDigit(c)
+}
+
+func lastRune(b []byte) rune {
+	c, _ := utf8.DecodeLastRune(b)
+	return c
+}
+
+func firstRuneOf(b []byte) rune {
+	c, _ := utf8.DecodeRune(b)
+	return c
 }
 
 // lex appends a derivation of lexer node n to dst, by value draws. avoid
@@ -666,7 +830,9 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 
 // lexAlt picks an alternative of a lexer node by a value draw: outside
 // wide tokens, among those that can start with printable ASCII when some
-// can (identifiers look like identifiers).
+// can (identifiers look like identifiers), and among those without a
+// semantic predicate when some are (JavaLexer's Letter checks
+// Character.isJavaIdentifierStart beyond ASCII).
 func (r *run) lexAlt(n *node) int {
 	if r.lexSize >= maxLexSize {
 		return argmin(n.kids, func(k *node) int { return k.size })
@@ -676,7 +842,14 @@ func (r *run) lexAlt(n *node) int {
 	ok := buf[:0]
 	if !r.wide {
 		for _, i := range n.asciiAlts {
-			if n.kids[i].height <= room {
+			if n.kids[i].height <= room && !n.kids[i].gated {
+				ok = append(ok, i)
+			}
+		}
+	}
+	if len(ok) == 0 {
+		for i, k := range n.kids {
+			if k.height <= room && !k.gated {
 				ok = append(ok, i)
 			}
 		}

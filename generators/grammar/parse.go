@@ -38,6 +38,7 @@ type parser struct {
 	inLexer bool
 	caseIns bool
 	mode    string // the lexer mode rules are read into
+	pred    bool   // a semantic predicate was read in the current alternative
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -377,6 +378,9 @@ func (p *parser) alternative(top bool) (*node, []lexCmd) {
 		p.elementOptions()
 	}
 	var cmds []lexCmd
+	outer := p.pred
+	p.pred = false
+	gated := false
 	for {
 		t := p.peek()
 		if t.kind == tEOF || t.kind == tPunct && (t.text == "|" || t.text == ";" || t.text == ")") {
@@ -397,11 +401,17 @@ func (p *parser) alternative(top bool) (*node, []lexCmd) {
 		}
 		if e := p.element(); e != nil {
 			seq.kids = append(seq.kids, e)
+			gated = gated || e.kind == nEOF
 		}
+		gated = gated || p.pred
+		p.pred = false
 	}
+	p.pred = outer
 	if len(seq.kids) == 1 {
+		seq.kids[0].gated = seq.kids[0].gated || gated
 		return seq.kids[0], cmds
 	}
+	seq.gated = gated
 	return seq, cmds
 }
 
@@ -457,6 +467,7 @@ func (p *parser) element() *node {
 	if t.kind == tAction {
 		p.next()
 		if p.is("?") { // semantic predicate
+			p.pred = true
 			p.next()
 			if p.is("<") {
 				p.elementOptions()

@@ -1,0 +1,101 @@
+package grammar
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wafer-fuzz/wafer/generators"
+)
+
+// sentences generates n sentences of a combined grammar given as text.
+func sentences(t *testing.T, src string, n int) []string {
+	t.Helper()
+	g, err := Parse("t.g4", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := g.Generator(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(44, 2))
+	out := make([]string, n)
+	for i := range out {
+		b, _ := generators.Run(gen, randomSeq(r), generators.Options{})
+		out[i] = string(b)
+	}
+	return out
+}
+
+// TestSeparatorWords: touching word characters get whitespace although
+// the grammar's lexer reads them apart (Lua's 2and).
+func TestSeparatorWords(t *testing.T) {
+	for _, s := range sentences(t, "grammar G; s : (INT ID)+ ; INT : [0-9]+ ; ID : [a-z]+ ; WS : ' ' -> skip ;", 200) {
+		for _, w := range strings.Split(s, " ") {
+			if strings.IndexAny(w, "0123456789") >= 0 && strings.IndexAny(w, "abcdefghijklmnopqrstuvwxyz") >= 0 {
+				t.Fatalf("%q: digits and letters touch in %q", s, w)
+			}
+		}
+	}
+}
+
+// TestSeparatorMerge: two whitespace tokens that only a comment-like
+// skipped text could keep apart are written as one (XML's misc* of
+// SEA_WS and its DTD rule), never with that text.
+func TestSeparatorMerge(t *testing.T) {
+	seen := false
+	for _, s := range sentences(t, "grammar G; s : (SP | X)* EOF ; SP : ' '+ ; X : 'x' ; D : '<!' .*? '>' -> skip ;", 300) {
+		if strings.Contains(s, "<!") {
+			t.Fatalf("%q: a comment-like separator", s)
+		}
+		seen = seen || strings.Contains(s, "  ")
+	}
+	if !seen {
+		t.Error("no sentence with two spaces in a row: the test does not reach the merge")
+	}
+}
+
+// TestGatedAlternatives: an alternative behind a semantic predicate or
+// ending the input is taken only when nothing else is possible.
+func TestGatedAlternatives(t *testing.T) {
+	for _, s := range sentences(t, "grammar G; s : (e A)+ ; e : B | {this.p()}? C | EOF ; A : 'a' ; B : 'b' ; C : 'c' ;", 200) {
+		if strings.Contains(s, "c") || strings.Contains(s, "aa") || strings.HasPrefix(s, "a") {
+			t.Fatalf("%q: a gated alternative taken", s)
+		}
+	}
+}
+
+// TestOffside: INDENT and DEDENT declared without a rule indent the lines
+// of a block one level deeper than the line opening it.
+func TestOffside(t *testing.T) {
+	src := `grammar P;
+tokens { INDENT, DEDENT }
+file : stmt+ EOF ;
+stmt : X NEWLINE | IF ':' NEWLINE INDENT stmt+ DEDENT ;
+IF : 'if' ; X : 'x' ;
+NEWLINE : '\n' ' '* ;
+WS : ' '+ -> skip ;
+`
+	nested := false
+	for _, s := range sentences(t, src, 200) {
+		// each line's indentation: 4 spaces more after a line ending in
+		// ':', else at most that of the line before
+		prev := -1
+		opens := false
+		for _, line := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+			ind := len(line) - len(strings.TrimLeft(line, " "))
+			switch {
+			case ind%4 != 0,
+				opens && ind != prev+4,
+				!opens && prev >= 0 && ind > prev:
+				t.Fatalf("%q: line %q indented %d after %d", s, line, ind, prev)
+			}
+			nested = nested || ind >= 8
+			prev, opens = ind, strings.HasSuffix(line, ":")
+		}
+	}
+	if !nested {
+		t.Error("no block nested two deep")
+	}
+}
