@@ -742,3 +742,81 @@ func (o *oracle) indexOf(cands []*rule, n *node, w int) int {
 	}
 	return slices.Index(cands, n.tokens[w])
 }
+
+// Seeds is a seed corpus read with a grammar (Grammar.ReadSeeds): what a
+// campaign needs to start from it (campaign.Options' Generator, Seeds
+// and ReadSeed).
+type Seeds struct {
+	// Options are the generator's: the given ones with the limits raised
+	// where the seeds' derivations need it (Fit, at most FitLimit times
+	// the defaults).
+	Options Options
+	// Generator is the grammar's generator with Options.
+	Generator generators.Generator
+	// Parsed are the seeds that parse, in order.
+	Parsed [][]byte
+	// Failed names the seeds that do not parse, with why.
+	Failed []SeedError
+	// ReadSeed returns the choice sequence from which Generator makes a
+	// parsed seed; an error when it regenerates other tokens.
+	ReadSeed func(seed []byte, opts generators.Options) (*generators.Sequence, error)
+}
+
+// SeedError is a seed that does not parse.
+type SeedError struct {
+	Name string
+	Err  error
+}
+
+// FitLimit bounds how far ReadSeeds raises each limit of the generator:
+// this many times its default.
+const FitLimit = 16
+
+// ReadSeeds parses seeds (names[i] names seeds[i] in errors) from the
+// start rule of opts and prepares the generator that regenerates them.
+// A seed that does not parse is left out and named in Failed, never an
+// error; the error is for options the grammar cannot generate with.
+func (g *Grammar) ReadSeeds(opts Options, names []string, seeds [][]byte) (*Seeds, error) {
+	sr, err := g.NewSeedReader(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &Seeds{}
+	trees := make([]*Tree, 0, len(seeds))
+	byText := make(map[string]*Tree, len(seeds))
+	for i, s := range seeds {
+		name := fmt.Sprintf("seed %d", i)
+		if i < len(names) {
+			name = names[i]
+		}
+		t, err := sr.Parse(name, s)
+		if err != nil {
+			out.Failed = append(out.Failed, SeedError{Name: name, Err: err})
+			continue
+		}
+		out.Parsed = append(out.Parsed, s)
+		trees = append(trees, t)
+		byText[string(s)] = t
+	}
+	out.Options = sr.Fit(opts, trees, FitLimit)
+	fr, err := sr.WithOptions(out.Options)
+	if err != nil {
+		return nil, err
+	}
+	out.Generator = fr.c.generate
+	out.ReadSeed = func(seed []byte, gopts generators.Options) (*generators.Sequence, error) {
+		t, ok := byText[string(seed)]
+		if !ok {
+			var err error
+			if t, err = fr.Parse("seed", seed); err != nil {
+				return nil, err
+			}
+		}
+		q, _, err := fr.Sequence(t, gopts)
+		if err != nil {
+			return nil, err
+		}
+		return q, nil
+	}
+	return out, nil
+}
