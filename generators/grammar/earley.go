@@ -1,6 +1,9 @@
 package grammar
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // This file is the seed parser's recognizer: the parser rules, as the
 // generator walks them from its start node, compiled to a context-free
@@ -48,13 +51,18 @@ type cfg struct {
 	names    []string         // terminal number → token type
 	byNode   map[*node]symbol
 	byRule   map[*rule]symbol
+	charts   sync.Pool // *earley charts to reuse
 	empty    symbol
+	width    uint32 // the longest right-hand side + 1
 }
 
 // compileCFG compiles the parser rules reachable from c.start.
 func compileCFG(c *gen) *cfg {
 	g := &cfg{types: map[string]int32{}, byNode: map[*node]symbol{}, byRule: map[*rule]symbol{}, empty: -1}
 	g.start = g.sym(c, c.start)
+	for _, p := range g.prods {
+		g.width = max(g.width, uint32(len(p.rhs)+1))
+	}
 	g.nullable = make([]bool, len(g.nts))
 	for changed := true; changed; {
 		changed = false
@@ -193,7 +201,7 @@ type earley struct {
 	g    *cfg
 	toks []symbol // terminal of each token (^-1 for a type the grammar never asks for)
 	sets [][]item
-	has  map[[2]int64]struct{}
+	has  []map[uint64]struct{} // per set: its items (key)
 	// per set: the items waiting on a nonterminal, and the starts of the
 	// completed items of each nonterminal
 	waiting   []map[symbol][]int32
@@ -201,21 +209,38 @@ type earley struct {
 	predicted []int32 // per nonterminal: the last set it was predicted in (+1)
 }
 
-func key(set int, it item) [2]int64 {
-	return [2]int64{int64(set)<<32 | int64(it.start), int64(it.prod)<<32 | int64(it.dot)}
+// key packs an item in 64 bits: its start, and its production and dot
+// as one number below len(prods)*(width) < 2^32.
+func (e *earley) key(it item) uint64 {
+	return uint64(uint32(it.start)) | uint64(uint32(it.prod)*e.g.width+uint32(it.dot))<<32
 }
 
 func (e *earley) add(set int, it item) {
-	k := key(set, it)
-	if _, ok := e.has[k]; ok {
+	if it.dot == 0 {
+		// a prediction: made once per nonterminal and set (predicted),
+		// so it needs no entry in has, which then holds few items
+		e.sets[set] = append(e.sets[set], it)
 		return
 	}
-	e.has[k] = struct{}{}
+	m := e.has[set]
+	if m == nil {
+		m = make(map[uint64]struct{}, 32)
+		e.has[set] = m
+	}
+	k := e.key(it)
+	if _, ok := m[k]; ok {
+		return
+	}
+	m[k] = struct{}{}
 	e.sets[set] = append(e.sets[set], it)
 }
 
 func (e *earley) contains(set int, it item) bool {
-	_, ok := e.has[key(set, it)]
+	if it.dot == 0 {
+		// asked only of a production some item completes from it.start
+		return set == int(it.start)
+	}
+	_, ok := e.has[set][e.key(it)]
 	return ok
 }
 
@@ -225,11 +250,23 @@ func (e *earley) contains(set int, it item) bool {
 func (e *earley) recognize() (int, bool) {
 	g := e.g
 	n := len(e.toks)
-	e.sets = make([][]item, n+1)
-	e.has = make(map[[2]int64]struct{}, 16*(n+1))
-	e.waiting = make([]map[symbol][]int32, n+1)
-	e.completed = map[int64][]int32{}
-	e.predicted = make([]int32, len(g.nts))
+	// A chart from an earlier parse (cfg.charts) keeps its slices and
+	// maps: cleared, not allocated again.
+	e.sets = grow(e.sets, n+1)
+	e.has = grow(e.has, n+1)
+	e.waiting = grow(e.waiting, n+1)
+	for j := range n + 1 {
+		e.sets[j] = e.sets[j][:0]
+		clear(e.has[j])
+		clear(e.waiting[j])
+	}
+	if e.completed == nil {
+		e.completed = map[int64][]int32{}
+	}
+	clear(e.completed)
+	e.predicted = grow(e.predicted, len(g.nts))
+	clear(e.predicted)
+	e.predicted[g.start] = 1
 	for _, p := range g.byLHS[g.start] {
 		e.add(0, item{p, 0, 0})
 	}
@@ -237,7 +274,9 @@ func (e *earley) recognize() (int, bool) {
 		if len(e.sets[j]) == 0 {
 			return j - 1, false
 		}
-		e.waiting[j] = map[symbol][]int32{}
+		if e.waiting[j] == nil {
+			e.waiting[j] = map[symbol][]int32{}
+		}
 		for i := 0; i < len(e.sets[j]); i++ {
 			it := e.sets[j][i]
 			p := &g.prods[it.prod]
@@ -278,6 +317,14 @@ func (e *earley) recognize() (int, bool) {
 		}
 	}
 	return n, false
+}
+
+// grow returns s with length n, its elements kept where it had them.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		s = append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
 }
 
 // expected returns the token types some item of set j could read next.

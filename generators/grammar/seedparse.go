@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -91,7 +94,12 @@ func (r *SeedReader) Parse(name string, data []byte) (*Tree, error) {
 			t.toks = append(t.toks, seedToken{typ: k.typ(), pieces: k.pieces})
 		}
 	}
-	e := &earley{g: r.cfg, toks: make([]symbol, len(t.toks))}
+	e, _ := r.cfg.charts.Get().(*earley)
+	if e == nil {
+		e = &earley{g: r.cfg}
+	}
+	defer r.cfg.charts.Put(e)
+	e.toks = grow(e.toks, len(t.toks))
 	for i, k := range t.toks {
 		e.toks[i] = ^int32(1 << 30) // a type the parser never asks for
 		if n, ok := r.cfg.types[k.typ]; ok {
@@ -782,21 +790,36 @@ func (g *Grammar) ReadSeeds(opts Options, names []string, seeds [][]byte) (*Seed
 		return nil, err
 	}
 	out := &Seeds{}
+	// The seeds parse in parallel (the reader is safe for concurrent
+	// use); the results are kept in seed order.
+	parsed := make([]*Tree, len(seeds))
+	errs := make([]error, len(seeds))
+	name := func(i int) string {
+		if i < len(names) {
+			return names[i]
+		}
+		return fmt.Sprintf("seed %d", i)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(seeds)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(seeds); i = int(next.Add(1) - 1) {
+				parsed[i], errs[i] = sr.Parse(name(i), seeds[i])
+			}
+		})
+	}
+	wg.Wait()
 	trees := make([]*Tree, 0, len(seeds))
 	byText := make(map[string]*Tree, len(seeds))
 	for i, s := range seeds {
-		name := fmt.Sprintf("seed %d", i)
-		if i < len(names) {
-			name = names[i]
-		}
-		t, err := sr.Parse(name, s)
-		if err != nil {
-			out.Failed = append(out.Failed, SeedError{Name: name, Err: err})
+		if errs[i] != nil {
+			out.Failed = append(out.Failed, SeedError{Name: name(i), Err: errs[i]})
 			continue
 		}
 		out.Parsed = append(out.Parsed, s)
-		trees = append(trees, t)
-		byText[string(s)] = t
+		trees = append(trees, parsed[i])
+		byText[string(s)] = parsed[i]
 	}
 	out.Options = sr.Fit(opts, trees, FitLimit)
 	fr, err := sr.WithOptions(out.Options)
