@@ -40,7 +40,10 @@ t.Fatal, t.Error and panics are crashes; t.Skip is an invalid input.
 named after its parameters); the other strategies mutate their encoding.
 Seeds come from the CORPUS_DIRs and -i: raw files, libFuzzer corpus
 directories and Go's testdata/fuzz/FuzzXxx files ("go test fuzz v1") are
-all read. Findings, the queue and stats go to the output directory (-o) in
+all read. With --grammar, seeds are parsed with the grammar and the
+campaign starts from the choice sequences that regenerate them (seeds
+that do not parse are named and left out; wafer gen --parse shows why).
+Findings, the queue and stats go to the output directory (-o) in
 AFL++'s layout: queue/, crashes/, hangs/, fuzzer_stats, plot_data.
 
 Flags accept libFuzzer's spelling too: -max_total_time=60 is
@@ -54,6 +57,7 @@ examples:
   wafer fuzz --max-total-time 60 ./examples/gotest:FuzzJSON
   wafer fuzz -i examples/cexpr/seeds -o out -j 2 --runs 100000 examples/cexpr/cexpr.wasm
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
+  wafer fuzz --grammar generators/grammars/JSON.g4 -i examples/gojson/seeds examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
   wafer fuzz -o sync -M a --seed 1 t.wasm & wafer fuzz -o sync -S b --seed 2 t.wasm
