@@ -115,6 +115,20 @@ func (s *Source) Pick(n int) int {
 	return int(x)
 }
 
+// AppendPick appends the draw bytes from which Pick(n) returns i
+// (0 ≤ i < n): none when n is 1. Inverses of generators (a seed parser)
+// use it to write the choice a seed needs.
+func AppendPick(dst []byte, n, i int) []byte {
+	if n <= 1 {
+		return dst
+	}
+	for range bytesFor(uint64(n - 1)) {
+		dst = append(dst, byte(i))
+		i >>= 8
+	}
+	return dst
+}
+
 // Weighted returns a structural draw of an index into weights, each taken
 // with probability weight/sum (negative weights count as 0; panics when
 // all are 0). Zero bytes give the first index with a positive weight.

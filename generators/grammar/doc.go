@@ -40,7 +40,14 @@
 //   - heights and sizes computed per rule keep every sentence finite
 //     (MaxDepth, MaxSize).
 //
-// It does not parse inputs, and it runs no actions or predicates, so
+// SeedReader (seedparse.go) reads inputs back: a seed is lexed by the
+// grammar's lexer, parsed by an Earley parser over the parser rules
+// (earley.go; left recursion and ambiguity need no rewriting), and its
+// derivation answered, draw by draw, to the generator's own code, which
+// records the choice sequence that regenerates it; ReadSeeds prepares a
+// campaign from a seed corpus (wafer fuzz --grammar -i).
+//
+// It runs no actions or predicates, so
 // grammars that depend on them generate a superset; semantic validity is
 // the grammar writer's business. A grammar whose parser asks for a token
 // its lexer cannot make where it is asked (a rule always beaten by an

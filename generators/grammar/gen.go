@@ -307,6 +307,11 @@ type run struct {
 	// last token was a NEWLINE
 	indent    int
 	lineStart bool
+	// o, when reading a seed back (seedparse.go), answers every draw
+	// from the seed's derivation instead of the Source: each draw site
+	// below asks it through want, pickS, pickV, drawV and forced, which
+	// are the Source's draws when o is nil.
+	o *oracle
 }
 
 // genToken is a token as the generator made it.
@@ -382,8 +387,9 @@ func (r *run) gen(n *node) {
 		if n.literals {
 			// A pick among literals ('+' | '-') fills one leaf: a value
 			// draw. Always one draw, so it shifts no later index.
-			b := r.s.Draw(generators.Value, 2)
-			r.literal(n.kids[(int(b[0])|int(b[1])<<8)%len(n.kids)].text)
+			w := r.want(wAlt)
+			b := r.drawV(byte(w), byte(w>>8))
+			r.literal(n.kids[r.forced(w, (int(b[0])|int(b[1])<<8)%len(n.kids))].text)
 			return
 		}
 		r.gen(n.kids[r.chooseAlt(n)])
@@ -398,10 +404,12 @@ func (r *run) gen(n *node) {
 		// The count is uniform in [lo, hi] (one structural draw, none when
 		// lo == hi); each element runs in its own frame (Repeat), so the
 		// draws of one do not shift those of the next.
+		w := r.want(wCount)
 		count := lo
 		if hi > lo {
-			count += r.s.Pick(hi - lo + 1)
+			count += r.pickS(hi-lo+1, w-lo)
 		}
+		count = r.forced(w, count)
 		generators.Repeat(r.s, count, count, func(_ *generators.Source, _ int) { r.gen(n.kids[0]) })
 	case nRef:
 		if n.rule.lexer {
@@ -418,6 +426,7 @@ func (r *run) gen(n *node) {
 		r.literal(n.text)
 	case nAnyTok:
 		// The tokens the lexer can make in the current mode, else any.
+		w := r.want(wAny)
 		var buf [64]*rule
 		cands := buf[:0]
 		top := r.stack[len(r.stack)-1]
@@ -438,7 +447,7 @@ func (r *run) gen(n *node) {
 		}
 		i := 0
 		if !r.minimal() {
-			i = r.s.Pick(len(cands))
+			i = r.pickS(len(cands), r.o.indexOf(cands, n, w))
 		} else {
 			for j, t := range cands {
 				if t.size < cands[i].size {
@@ -446,6 +455,7 @@ func (r *run) gen(n *node) {
 				}
 			}
 		}
+		r.forced(r.o.indexOf(cands, n, w), i)
 		r.token(cands[i].name)
 	}
 }
@@ -460,13 +470,14 @@ func (r *run) gen(n *node) {
 // starting with a token the lexer cannot make in its current mode
 // (GoParser's eos : SEMI | EOS, EOS being made only after an operand).
 func (r *run) chooseAlt(n *node) int {
+	w := r.want(wAlt)
 	if r.minimal() {
-		return argmin(n.kids, func(k *node) int {
+		return r.forced(w, argmin(n.kids, func(k *node) int {
 			if k.gated || r.unmade(k) {
 				return k.size + 1<<20
 			}
 			return k.size
-		})
+		}))
 	}
 	room := r.c.opts.MaxDepth - r.depth
 	var buf [32]int
@@ -484,9 +495,9 @@ func (r *run) chooseAlt(n *node) int {
 		}
 	}
 	if len(ok) == 0 {
-		return argmin(n.kids, func(k *node) int { return k.height })
+		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
 	}
-	return ok[r.s.Pick(len(ok))]
+	return ok[r.pickS(len(ok), slices.Index(ok, w))]
 }
 
 // unmade reports whether alternative k starts with a token that a rule
@@ -548,6 +559,9 @@ func (r *run) token(typ string) {
 	}
 	r.s.Enter(typ)
 	defer r.s.Leave()
+	if r.o != nil {
+		r.o.beginToken(r)
+	}
 	r.units++
 	before := r.stack
 	var text, sep []byte
@@ -598,7 +612,8 @@ func (r *run) pick(n int) int {
 func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 	c := r.c
 	r.lexDepth, r.lexSize = 0, 0
-	r.wide = c.wide > 0 && (c.wide >= 65536 || r.pick(65536) < c.wide)
+	r.o.restartToken()
+	r.wide = c.wide > 0 && (c.wide >= 65536 || r.pickV(65536, r.o.wideIdx(c.wide)) < c.wide)
 	stack := before
 	var text []byte
 	var pieces []*lexAlt
@@ -618,6 +633,7 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 				}
 			}
 		}
+		want := r.o.nextPiece() // nil unless reading a seed
 		var a *lexAlt
 		switch {
 		case len(direct) == 0 && len(mores) == 0:
@@ -628,17 +644,20 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 			// another mode as if the lexer were in it (the sentence is
 			// then likely to be read otherwise).
 			all := c.anyProd[typ]
-			a = all[r.pick(len(all))]
+			a = all[r.pickV(len(all), slices.Index(all, want))]
 			stack = slices.Clone(stack)
 			stack[len(stack)-1] = a.mode
-		case len(mores) == 0 || len(direct) > 0 && r.pick(4) > 0:
-			a = direct[r.pick(len(direct))]
+		case len(mores) == 0 || len(direct) > 0 && r.pickV(4, boolInt(slices.Contains(direct, want))) > 0:
+			a = direct[r.pickV(len(direct), slices.Index(direct, want))]
 		default:
-			a = mores[r.pick(len(mores))]
+			a = mores[r.pickV(len(mores), slices.Index(mores, want))]
+		}
+		if r.o != nil && a != want {
+			r.o.fail("token %s: the generator cannot take the seed's lexer rule", typ)
 		}
 		if step == 0 && a.act.kind == aEmit && r.dict != nil {
 			if ents := r.dict.entries[a.id]; len(ents) > 0 {
-				b := r.s.Draw(generators.Value, 3)
+				b := r.drawV(255, 0, 0) // reading a seed: not an entry
 				if b[0] < dictShare {
 					text = append(text, ents[(int(b[1])|int(b[2])<<8)%len(ents)]...)
 					after, err := applyOps(stack, a.act.ops)
@@ -799,9 +818,10 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 	case nAlt:
 		dst = r.lex(dst, n.kids[r.lexAlt(n)], avoid)
 	case nRep:
+		w := r.o.lexWant()
 		count := n.min
 		if r.lexSize < maxLexSize && r.lexDepth+n.kids[0].height <= maxLexDepth {
-			b := r.s.Draw(generators.Value, 2)
+			b := r.drawV(repBytes(w - n.min))
 			hi := r.c.opts.MaxTokenRepeat
 			if b[0] < 128 {
 				hi = min(hi, 2)
@@ -811,6 +831,7 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 			}
 			count += int(b[1]) % (hi + 1)
 		}
+		count = r.forced(w, count)
 		for range count {
 			dst = r.lex(dst, n.kids[0], avoid)
 		}
@@ -834,8 +855,9 @@ func (r *run) lex(dst []byte, n *node, avoid rune) []byte {
 // semantic predicate when some are (JavaLexer's Letter checks
 // Character.isJavaIdentifierStart beyond ASCII).
 func (r *run) lexAlt(n *node) int {
+	w := r.o.lexWant()
 	if r.lexSize >= maxLexSize {
-		return argmin(n.kids, func(k *node) int { return k.size })
+		return r.forced(w, argmin(n.kids, func(k *node) int { return k.size }))
 	}
 	room := maxLexDepth - r.lexDepth
 	var buf [64]int
@@ -862,17 +884,23 @@ func (r *run) lexAlt(n *node) int {
 		}
 	}
 	if len(ok) == 0 {
-		return argmin(n.kids, func(k *node) int { return k.height })
+		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
 	}
-	b := r.s.Draw(generators.Value, 2)
-	return ok[(int(b[0])|int(b[1])<<8)%len(ok)]
+	i := slices.Index(ok, w)
+	b := r.drawV(byte(i), byte(i>>8))
+	return r.forced(w, ok[(int(b[0])|int(b[1])<<8)%len(ok)])
 }
 
 // char draws a character of set: from its printable part (printable
 // ASCII when it has some, else graphic Unicode), or, in a wide token,
 // from all of it half of the time (surrogates excluded).
 func (r *run) char(n *node, avoid rune) rune {
-	b := r.s.Draw(generators.Value, 4)
+	w := r.o.lexWant()
+	var enc [4]byte
+	if r.o != nil {
+		enc = r.o.charBytes(n, r.wide, w)
+	}
+	b := r.drawV(enc[:]...)
 	pick := n.ascii
 	if len(pick) == 0 {
 		pick = n.print
@@ -881,7 +909,7 @@ func (r *run) char(n *node, avoid rune) rune {
 		pick = n.valid
 	}
 	if len(pick) == 0 {
-		return n.set[0].lo
+		return rune(r.forced(w, int(n.set[0].lo)))
 	}
 	cnt := pick.count()
 	i := (int(b[1]) | int(b[2])<<8 | int(b[3])<<16) % cnt
@@ -889,7 +917,7 @@ func (r *run) char(n *node, avoid rune) rune {
 	if c == avoid && cnt > 1 {
 		c = pick.at((i + 1) % cnt)
 	}
-	return c
+	return rune(r.forced(w, int(c)))
 }
 
 // firstRune returns the character a lexer node always starts with, or -1.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +40,10 @@ t.Fatal, t.Error and panics are crashes; t.Skip is an invalid input.
 named after its parameters); the other strategies mutate their encoding.
 Seeds come from the CORPUS_DIRs and -i: raw files, libFuzzer corpus
 directories and Go's testdata/fuzz/FuzzXxx files ("go test fuzz v1") are
-all read. Findings, the queue and stats go to the output directory (-o) in
+all read. With --grammar, seeds are parsed with the grammar and the
+campaign starts from the choice sequences that regenerate them (seeds
+that do not parse are named and left out; wafer gen --parse shows why).
+Findings, the queue and stats go to the output directory (-o) in
 AFL++'s layout: queue/, crashes/, hangs/, fuzzer_stats, plot_data.
 
 Flags accept libFuzzer's spelling too: -max_total_time=60 is
@@ -53,6 +57,7 @@ examples:
   wafer fuzz --max-total-time 60 ./examples/gotest:FuzzJSON
   wafer fuzz -i examples/cexpr/seeds -o out -j 2 --runs 100000 examples/cexpr/cexpr.wasm
   wafer fuzz --generator json --max-total-time 5m -o json-out examples/gojson/gojson.wasm
+  wafer fuzz --grammar generators/grammars/JSON.g4 -i examples/gojson/seeds examples/gojson/gojson.wasm
   wafer fuzz --harness command --invalid-exit-code 1 --generator xml examples/gostdin/gostdin.wasm
   wafer fuzz -max_total_time=30 -seed=7 examples/tlv/tlv.wasm examples/tlv/seeds
   wafer fuzz -o sync -M a --seed 1 t.wasm & wafer fuzz -o sync -S b --seed 2 t.wasm
@@ -480,6 +485,11 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			useGen = true
 		}
 	}
+	if f.grammar.path != "" && len(seeds) > 0 {
+		if gen, opts.ReadSeed, seedData, err = c.grammarSeeds(f, seeds, seedData); err != nil {
+			return err
+		}
+	}
 	if useGen && opts.ReadSeed != nil {
 		opts.Generator, opts.Seeds = gen, seedData
 	} else if useGen {
@@ -697,14 +707,73 @@ func (g *grammarFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
 }
 
+// grammarSeeds parses the seeds with --grammar: the generator with its
+// limits raised to fit them, the reader of their choice sequences, and
+// the seeds that parse. Those that do not are named in one line.
+func (c *cli) grammarSeeds(f *fuzzFlags, seeds []corpus.Seed, data [][]byte) (generators.Generator, func([]byte, generators.Options) (*generators.Sequence, error), [][]byte, error) {
+	gr, err := f.grammar.load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names := make([]string, len(seeds))
+	for i, s := range seeds {
+		names[i] = s.Path
+	}
+	start := time.Now()
+	ss, err := gr.ReadSeeds(grammar.Options{Start: f.grammar.start}, names, data)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--grammar %s: %w", f.grammar.path, err)
+	}
+	fmt.Fprintf(c.stderr, "INFO: --grammar %s: %d of %d seed inputs parse (%s)\n", f.grammar.path, len(ss.Parsed), len(data), time.Since(start).Round(time.Millisecond))
+	if n := len(ss.Failed); n > 0 {
+		var few []string
+		for _, e := range ss.Failed[:min(n, 3)] {
+			few = append(few, filepath.Base(e.Name))
+		}
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" and %d more", n-3)
+		}
+		fmt.Fprintf(c.stderr, "INFO: %d seed inputs do not parse and are left out: %s%s (the first: %v; wafer gen --parse shows why)\n", n, strings.Join(few, ", "), more, ss.Failed[0].Err)
+	}
+	if o := ss.Options; o.MaxDepth+o.MaxSize+o.MaxRepeat+o.MaxTokenRepeat > 0 {
+		fmt.Fprintf(c.stderr, "INFO: --grammar %s: limits raised to fit the seeds: depth %d, size %d, repeat %d, token repeat %d (defaults %d, %d, %d, %d)\n", f.grammar.path,
+			cmp.Or(o.MaxDepth, grammar.DefaultMaxDepth), cmp.Or(o.MaxSize, grammar.DefaultMaxSize), cmp.Or(o.MaxRepeat, grammar.DefaultMaxRepeat), cmp.Or(o.MaxTokenRepeat, grammar.DefaultMaxTokenRepeat),
+			grammar.DefaultMaxDepth, grammar.DefaultMaxSize, grammar.DefaultMaxRepeat, grammar.DefaultMaxTokenRepeat)
+	}
+	return ss.Generator, ss.ReadSeed, ss.Parsed, nil
+}
+
+// load reads the grammar of --grammar.
+func (g *grammarFlags) load() (*grammar.Grammar, error) {
+	gr, err := grammar.Load(g.path)
+	if err != nil {
+		return nil, fmt.Errorf("--grammar: %w", err)
+	}
+	return gr, nil
+}
+
+// seedReader reads the grammar and prepares its seed parser.
+func (g *grammarFlags) seedReader() (*grammar.SeedReader, error) {
+	gr, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	sr, err := gr.NewSeedReader(grammar.Options{Start: g.start})
+	if err != nil {
+		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	return sr, nil
+}
+
 // generator compiles the grammar; ok is false without --grammar.
 func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error) {
 	if g.path == "" {
 		return nil, false, nil
 	}
-	gr, err := grammar.Load(g.path)
+	gr, err := g.load()
 	if err != nil {
-		return nil, false, fmt.Errorf("--grammar: %w", err)
+		return nil, false, err
 	}
 	gen, err = gr.Generator(grammar.Options{Start: g.start})
 	if err != nil {

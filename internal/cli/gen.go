@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wafer-fuzz/wafer/generators"
+	"github.com/wafer-fuzz/wafer/generators/grammar"
 	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
 const genHelp = `usage: wafer gen (--grammar G.g4 [--grammar-start RULE] | --generator NAME) [-n N] [--seed S] [-o DIR]
+       wafer gen --grammar G.g4 [--grammar-start RULE] --parse FILE...
 
 Writes N sentences of a grammar or a built-in generator, to look at what a
 campaign would run before spending one on it. With -n 1 (the default) and
@@ -24,10 +26,19 @@ DIR, named by its number (000000, 000001, ...). Sentence i is generated
 from 512 random bytes of a PCG seeded with (S, i) read as one choice
 sequence: the same seed gives the same sentences.
 
+With --parse, each FILE is read with the grammar instead, as 'wafer fuzz
+--grammar G.g4 -i SEEDS' reads seeds: it prints whether the file parses,
+its tree (parser rules by name, tokens by type and text, indented), and
+how closely the choice sequence read from it regenerates it (the same
+bytes, the same tokens with other spacing, the same token types). A file
+that does not parse is an error naming its line and column and what the
+grammar expects there; the exit status is then 1.
+
 examples:
   wafer gen --grammar generators/grammars/SQLite.g4
   wafer gen --grammar XMLParser.g4 -n 1000 --seed 7 -o xml-sentences
   wafer gen --generator json -n 20 -o json-sentences
+  wafer gen --grammar generators/grammars/SQLite.g4 --parse examples/csqlite/seeds/functions
 `
 
 type genFlags struct {
@@ -37,6 +48,7 @@ type genFlags struct {
 	n         int
 	seed      uint64
 	out       string
+	parse     []string
 }
 
 func newGenFlags() *genFlags {
@@ -46,6 +58,7 @@ func newGenFlags() *genFlags {
 	f.fs.IntVarP(&f.n, "n", "n", 1, "the number of sentences")
 	f.fs.Uint64Var(&f.seed, "seed", 1, "the PRNG seed")
 	f.fs.StringVarP(&f.out, "output", "o", "", "the `DIR` to write one file per sentence to (needed with -n > 1)")
+	f.fs.StringArrayVar(&f.parse, "parse", nil, "parse `FILE` with --grammar and print its tree (repeatable)")
 	return f
 }
 
@@ -64,6 +77,10 @@ func (c *cli) gen(ctx context.Context, args []string) error {
 		return usagef("gen: expected --grammar FILE or --generator NAME (run 'wafer help gen')")
 	case f.grammar.path != "" && f.generator != "":
 		return usagef("gen: --grammar and --generator: expected one of them, got both")
+	case len(f.parse) > 0 && f.grammar.path == "":
+		return usagef("gen: --parse needs --grammar (a built-in generator does not read inputs back)")
+	case len(f.parse) > 0:
+		return c.genParse(f)
 	case f.n < 1:
 		return usagef("gen: -n: expected at least 1, got %d", f.n)
 	case f.n > 1 && f.out == "":
@@ -98,6 +115,54 @@ func (c *cli) gen(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintf(c.stdout, "%d sentences in %s\n", f.n, f.out)
+	return nil
+}
+
+// genParse prints the tree of each --parse file and how its choice
+// sequence regenerates it; the first file that does not parse is the
+// error (after the others are printed).
+func (c *cli) genParse(f *genFlags) error {
+	sr, err := f.grammar.seedReader()
+	if err != nil {
+		return err
+	}
+	var first error
+	bad := 0
+	for _, p := range f.parse {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("gen: --parse: %w", fileError(p, err))
+		}
+		tree, err := sr.Parse(p, data)
+		if err != nil {
+			if len(f.parse) > 1 {
+				fmt.Fprintf(c.stdout, "%s: does not parse: %v\n", p, err)
+			}
+			bad++
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		// The generator's limits as a campaign would raise them for
+		// this seed.
+		fr, err := sr.WithOptions(sr.Fit(grammar.Options{Start: f.grammar.start}, []*grammar.Tree{tree}, 0))
+		if err != nil {
+			return err
+		}
+		_, m, err := fr.Sequence(tree, generators.Options{})
+		how := "regenerates the same " + m.String()
+		if err != nil {
+			how = "does not regenerate: " + err.Error()
+		}
+		fmt.Fprintf(c.stdout, "%s: parses (%d tokens); its choice sequence %s\n%s", p, tree.Tokens(), how, tree)
+	}
+	if bad > 0 {
+		if len(f.parse) > 1 {
+			return fmt.Errorf("%d of %d files do not parse (the first: %w)", bad, len(f.parse), first)
+		}
+		return first
+	}
 	return nil
 }
 
