@@ -206,7 +206,7 @@ func TestSplice(t *testing.T) {
 				t.Fatalf("splice %d: choice %d differs from the donor's", n, x)
 			}
 			// types stay attached: the target's frame, then the donor's inner ones
-			if got, want := out.Choice(st.Start+x).Types[st.Depth:], d.Choice(ds.Start+x).Types[ds.Depth:]; strings.Join(got, "/") != strings.Join(want, "/") {
+			if got, want := out.Choice(st.Start + x).Types[st.Depth:], d.Choice(ds.Start + x).Types[ds.Depth:]; strings.Join(got, "/") != strings.Join(want, "/") {
 				t.Fatalf("splice %d: choice %d types %v, donor's %v", n, x, got, want)
 			}
 		}
