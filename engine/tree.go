@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/generators"
@@ -207,8 +208,11 @@ func (t *treeMutator) apply(op TreeOp, q *generators.Sequence, j *Job, r Rand) *
 			c, err = q.Duplicate(sibs[r.IntN(len(sibs))], i)
 		}
 	}
-	if err != nil {
-		return nil // the choices above make none; a bug would only cost the child
+	if err != nil || c == nil || bytes.Equal(c.Bytes(), q.Bytes()) {
+		// no operand found; or the operand's choices are the subtree's
+		// own (a copy of an equal sibling, a donor equal to it), which
+		// would rerun the parent. (Errors: the choices above make none.)
+		return nil
 	}
 	return c
 }

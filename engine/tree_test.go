@@ -117,6 +117,9 @@ func TestTreeChildren(t *testing.T) {
 						continue
 					}
 					trees++
+					if bytes.Equal(tc.Bytes(), p.Seq.(*generators.Sequence).Bytes()) {
+						t.Fatalf("child %d: the tree child has its parent's choices", n)
+					}
 					want, _ := generators.Run(gen, tc, generators.Options{CallSites: strategy == "spoton"})
 					if !bytes.Equal(in, want) {
 						t.Fatalf("child %d: input %q, the tree child's sequence gives %q", n, in, want)

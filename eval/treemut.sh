@@ -9,15 +9,16 @@
 #   OUT=/tmp/treemut sh eval/treemut.sh
 #   go run ./eval/evaltable -base notree -metrics coverage=coverage,valid_pct=valid%,queue=queue,execs_per_sec=execs/s /tmp/treemut
 #
-# SEEDS (default 1 2 3 4 5), TARGETS (default "csqlite cexpr"), and
-# RUNS_csqlite / RUNS_cexpr (default 6000 / 30000 executions) change the
-# budget; ARMS_FLAGS_tree adds flags to the tree arm (e.g.
+# SEEDS (default 1 2 3 4 5), TARGETS (default "csqlite gojson"; cexpr
+# too), and RUNS_csqlite / RUNS_gojson / RUNS_cexpr (default 6000 /
+# 20000 / 30000 executions) change the budget; ARMS_FLAGS_tree adds flags to the tree arm (e.g.
 # "--tree-share 0.5").
 set -eu
 : "${OUT:?set OUT}"
 SEEDS=${SEEDS:-"1 2 3 4 5"}
-TARGETS=${TARGETS:-"csqlite cexpr"}
+TARGETS=${TARGETS:-"csqlite gojson"}
 RUNS_csqlite=${RUNS_csqlite:-6000}
+RUNS_gojson=${RUNS_gojson:-20000}
 RUNS_cexpr=${RUNS_cexpr:-30000}
 ARMS_FLAGS_tree=${ARMS_FLAGS_tree:-}
 mkdir -p "$OUT"
@@ -37,13 +38,15 @@ run() { # target arm seed runs flags...
 for s in $SEEDS; do
 	for t in $TARGETS; do
 		case $t in
-		csqlite) g=generators/grammars/SQLite.g4 n=$RUNS_csqlite ;;
-		cexpr) g=generators/grammars/Expr.g4 n=$RUNS_cexpr ;;
+		csqlite) g=generators/grammars/SQLite.g4 n=$RUNS_csqlite extra= ;;
+		cexpr) g=generators/grammars/Expr.g4 n=$RUNS_cexpr extra= ;;
+		gojson) g=generators/grammars/JSON.g4 n=$RUNS_gojson extra="--warm-up examples/gojson/seeds" ;;
 		*) echo "unknown target $t" >&2; exit 2 ;;
 		esac
 		# shellcheck disable=SC2086
-		run "$t" tree "$s" "$n" --grammar "$g" $ARMS_FLAGS_tree &
-		run "$t" notree "$s" "$n" --grammar "$g" --tree-share 0 &
+		run "$t" tree "$s" "$n" --grammar "$g" $extra $ARMS_FLAGS_tree &
+		# shellcheck disable=SC2086
+		run "$t" notree "$s" "$n" --grammar "$g" $extra --tree-share 0 &
 		wait
 	done
 done
