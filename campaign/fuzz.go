@@ -68,6 +68,21 @@ type (
 	LevyOptions     = engine.LevyConfig
 )
 
+// TreeOptions (Search.Generative.Tree) configure the tree mutations the
+// generator strategies draw; TreeOps is a set of them (docs/ALGORITHMS.md
+// §12).
+type (
+	TreeOptions = engine.TreeOptions
+	TreeOps     = engine.TreeOps
+)
+
+// AllTreeOps is every tree mutation.
+const AllTreeOps = engine.AllTreeOps
+
+// ParseTreeOps reads a comma-separated list of tree mutations (replace,
+// splice, recurse, duplicate), "all" or "none".
+func ParseTreeOps(s string) (TreeOps, error) { return engine.ParseTreeOps(s) }
+
 // Options configure a campaign. The zero value works: raw-byte havoc from
 // the empty input, one worker, seed 0, until the first crash, nothing
 // written to disk.

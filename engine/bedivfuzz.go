@@ -38,17 +38,25 @@ type BeDivFuzz struct {
 	// JobSize is the most children handed out with one set of scores;
 	// zero means 64.
 	JobSize int
+	// Tree configures the tree mutations drawn beside the stream
+	// mutations (docs/ALGORITHMS.md §12); the zero value: all, in
+	// DefaultTreeShare of the children. A tree child changes both
+	// streams (a subtree's structural and value draws) and counts in
+	// neither score.
+	Tree TreeOptions
 
 	sigs map[uint64]struct{}
 	cur  *Entry
 	left int
-	n, u [2]int // per stream (streamS, streamV), for cur
+	n, u [3]int // per stream (streamS, streamV) and streamTree, for cur
 }
 
-// The two streams, as indexes of BeDivFuzz.n and .u and mutation notes.
+// The two streams, as indexes of BeDivFuzz.n and .u and mutation notes;
+// streamTree notes a tree mutation's child.
 const (
-	streamS = 0
-	streamV = 1
+	streamS    = 0
+	streamV    = 1
+	streamTree = 2
 )
 
 // bedivParam is a job's scores.
@@ -88,7 +96,7 @@ func (b *BeDivFuzz) Next(s *State) (*Entry, int, any) {
 	if b.left <= 0 || b.cur == nil {
 		e, n, _ := b.Cycle.Next(s)
 		b.cur, b.left = e, n
-		b.n, b.u = [2]int{}, [2]int{}
+		b.n, b.u = [3]int{}, [3]int{}
 		if e == nil {
 			return nil, n, nil
 		}
@@ -160,7 +168,7 @@ func (b *BeDivFuzz) JobDone(_ *State, j *Job, note any) {
 
 // NewMutator implements Strategy.
 func (b *BeDivFuzz) NewMutator(_ int, env *MutatorEnv) Mutator {
-	m := &bedivMutator{env: env, meanM: b.MeanMutations, meanL: b.MeanLength}
+	m := &bedivMutator{env: env, meanM: b.MeanMutations, meanL: b.MeanLength, tree: newTreeMutator(b.Tree)}
 	m.meanM, m.meanL = zestMeans(m.meanM, m.meanL)
 	return m
 }
@@ -171,7 +179,10 @@ type bedivMutator struct {
 	meanM, meanL int
 	kinds        []uint8 // stream mutated by each child of the job
 	s, v         []byte
+	tree         treeMutator
 }
+
+func (m *bedivMutator) treeChild() *generators.Sequence { return m.tree.child }
 
 // chooseStream is BeDivFuzz's choice of the stream to mutate
 // (docs/ALGORITHMS.md §2): s when v is empty; with probability eps a fair coin;
@@ -201,6 +212,10 @@ func (m *bedivMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 		fillRandom(m.s, r)
 		fillRandom(m.v, r)
 		return joinStreams(dst, m.s, m.v)
+	}
+	if b, ok := m.tree.mutate(dst, j, r); ok {
+		m.kinds = append(m.kinds, streamTree)
+		return b
 	}
 	s, v := splitStreams(j.Parent.Choices)
 	p, _ := j.Param.(*bedivParam)

@@ -14,7 +14,9 @@
 // parents, decides what is saved and learns from merged feedback; one that
 // must see results first runs a Dependent job. Built in: zest, havoc (the
 // raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton;
-// with a Comparer, input-to-state stages (compares.go). With an Importer,
+// with a Comparer, input-to-state stages (compares.go). Zest, bedivfuzz
+// and spoton also draw tree mutations of a generator's subtrees (§12,
+// tree.go). With an Importer,
 // other campaigns' inputs come in on a timer (sync.go).
 //
 // Determinism: job j draws from PCG(Config.Seed, j), so a child does not

@@ -99,7 +99,11 @@ func splitStreams(b []byte) (s, v []byte) {
 // run runs choices through r, in the adapter's layout.
 func (a *genAdapter) run(r *generators.Runner, base any, choices []byte) (in, used []byte, seq *generators.Sequence) {
 	var src *generators.Sequence
+	tb, tree := base.(treeBase)
 	switch b, ok := base.(*generators.Sequence); {
+	case tree:
+		// a tree mutation's child: its own sequence, in any layout
+		src = tb.seq.WithBytes(choices)
 	case a.split:
 		s, v := splitStreams(choices)
 		src = generators.FromStreams(s, v)
@@ -172,9 +176,13 @@ type GenerativeOptions struct {
 	// and length of the runs Zest, BeDivFuzz and SpotOn rewrite per child
 	// (docs/ALGORITHMS.md §1's m and l; zero: 4 and 4, the Zest paper's).
 	MeanMutations, MeanLength int
+	// Tree configures the tree mutations Zest, BeDivFuzz and SpotOn draw
+	// beside their byte mutations (docs/ALGORITHMS.md §12); the zero value
+	// is every operator in DefaultTreeShare of the children.
+	Tree TreeOptions
 }
 
 func newBeDivFuzz(o StrategyOptions) *BeDivFuzz {
 	g := o.Generative
-	return &BeDivFuzz{Simple: g.BeDivSimple, Epsilon: g.Epsilon, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength}
+	return &BeDivFuzz{Simple: g.BeDivSimple, Epsilon: g.Epsilon, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength, Tree: g.Tree}
 }

@@ -74,6 +74,10 @@ type SpotOn struct {
 	// MeanMutations and MeanLength are Zest's and the targeted runs'
 	// means (zero: 4 and 4).
 	MeanMutations, MeanLength int
+	// Tree configures the tree mutations drawn beside the targeted and
+	// plain ones (docs/ALGORITHMS.md §12); the zero value: all, in
+	// DefaultTreeShare of the children. A tree child targets no type.
+	Tree TreeOptions
 
 	arms    map[int32][]int32 // conditional → its arms
 	types   []string
@@ -170,7 +174,8 @@ type spotNote struct {
 func newSpotOn(o StrategyOptions) *SpotOn {
 	g := o.Generative
 	return &SpotOn{Conditionals: o.Conditionals, Targeted: g.Targeted, NoFuelBound: g.NoFuelBound,
-		MaxDistance: g.MaxDistance, Draws: g.TypeDraws, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength}
+		MaxDistance: g.MaxDistance, Draws: g.TypeDraws, MeanMutations: g.MeanMutations, MeanLength: g.MeanLength,
+		Tree: g.Tree}
 }
 
 func (so *SpotOn) wrapGenerator(g Generator) Generator { return withCallSites(g) }
@@ -340,7 +345,7 @@ func (d *distances) apply(events []spotEvent) {
 
 // NewMutator implements Strategy.
 func (so *SpotOn) NewMutator(_ int, env *MutatorEnv) Mutator {
-	m := &spotMutator{env: env, meanM: so.MeanMutations, meanL: so.MeanLength, draws: so.Draws}
+	m := &spotMutator{env: env, meanM: so.MeanMutations, meanL: so.MeanLength, draws: so.Draws, tree: newTreeMutator(so.Tree)}
 	if m.draws <= 0 {
 		m.draws = spotDraws
 	}
@@ -356,7 +361,10 @@ type spotMutator struct {
 	note         *spotNote
 	dist         distances // the job's copy
 	job          *Job
+	tree         treeMutator
 }
+
+func (m *spotMutator) treeChild() *generators.Sequence { return m.tree.child }
 
 // ReuseIndexes implements IndexedMutator.
 func (m *spotMutator) ReuseIndexes() bool { return true }
@@ -368,6 +376,10 @@ func (m *spotMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
 		if p, ok := j.Param.(*spotParam); ok {
 			m.dist = p.dist.clone()
 		}
+	}
+	if b, ok := m.tree.mutate(dst, j, r); ok {
+		m.note.child = append(m.note.child, -1)
+		return b
 	}
 	if j.Parent == nil {
 		m.note.child = append(m.note.child, -1)

@@ -110,7 +110,7 @@ func TestSpotOnTargetedMutation(t *testing.T) {
 	runner := generators.NewRunner(typed, generators.Options{CallSites: true})
 	_, q := runner.Run(generators.FromBytes([]byte{1, 2, 0, 0, 0, 0, 0, 0, 3, 4}))
 	parent := &Entry{Choices: q.Bytes(), Seq: q}
-	so := &SpotOn{}
+	so := &SpotOn{Tree: TreeOptions{Share: -1}} // byte mutations only
 	so.scan(&State{Queue: []*Entry{parent}})
 	if !slices.Equal(so.types, []string{"A", "B"}) {
 		t.Fatalf("types %v, expected [A B]", so.types)
@@ -163,7 +163,7 @@ func TestSpotOnMissedDraws(t *testing.T) {
 	runner := generators.NewRunner(typed, generators.Options{})
 	_, q := runner.Run(generators.FromBytes([]byte{1, 2, 3}))
 	parent := &Entry{Choices: q.Bytes(), Seq: q}
-	m := (&SpotOn{}).NewMutator(0, &MutatorEnv{}).(*spotMutator)
+	m := (&SpotOn{Tree: TreeOptions{Share: -1}}).NewMutator(0, &MutatorEnv{}).(*spotMutator)
 	var d distances
 	d.grow(1)
 	j := &Job{Parent: parent, Param: &spotParam{targeted: 1, types: []string{"C"}, dist: d}}

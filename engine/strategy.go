@@ -359,7 +359,7 @@ type StrategyOptions struct {
 // strategies is the table of built-in techniques by name.
 var strategies = map[string]func(StrategyOptions) Strategy{
 	"zest": func(o StrategyOptions) Strategy {
-		return &Zest{MeanMutations: o.Generative.MeanMutations, MeanLength: o.Generative.MeanLength}
+		return &Zest{MeanMutations: o.Generative.MeanMutations, MeanLength: o.Generative.MeanLength, Tree: o.Generative.Tree}
 	},
 	"havoc": func(o StrategyOptions) Strategy {
 		return &Havoc{Depth: o.Havoc.Depth, StackPow2: o.Havoc.StackPow2}

@@ -393,6 +393,11 @@ func (w *worker) generate(j *Job, child []byte) (input, used []byte, seq any, er
 		if w.reuse && !j.replay && j.Parent != nil {
 			base = j.Parent.Seq
 		}
+		if tc, ok := w.mut.(treeChilder); ok && !j.replay && !j.stage {
+			if q := tc.treeChild(); q != nil {
+				base = treeBase{q}
+			}
+		}
 		return w.sgen.GenerateFrom(base, child)
 	}
 	input, used, err = w.gen.Generate(child)

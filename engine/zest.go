@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/wafer-fuzz/wafer/generators"
+
 // Zest is the semantic fuzzing strategy of Padhye et al. (docs/ALGORITHMS.md §1,
 // paper 001): it cycles through the queue (Cycle), mutates choice
 // sequences by replacing geometric-length runs with random bytes, and saves
@@ -11,11 +13,15 @@ type Zest struct {
 	// (geometric on {1, 2, …}); MeanLength the mean run length. Zero means 4
 	// for both (paper; JQF's code uses 8 for m).
 	MeanMutations, MeanLength int
+	// Tree configures the tree mutations drawn beside Zest's
+	// (docs/ALGORITHMS.md §12); the zero value: all, in DefaultTreeShare
+	// of the children.
+	Tree TreeOptions
 }
 
 // NewMutator implements Strategy.
 func (z *Zest) NewMutator(_ int, env *MutatorEnv) Mutator {
-	m := &zestMutator{env: env, meanM: z.MeanMutations, meanL: z.MeanLength}
+	m := &zestMutator{env: env, meanM: z.MeanMutations, meanL: z.MeanLength, tree: newTreeMutator(z.Tree)}
 	m.meanM, m.meanL = zestMeans(m.meanM, m.meanL)
 	return m
 }
@@ -37,9 +43,15 @@ type zestMutator struct {
 	BaseMutator
 	env          *MutatorEnv
 	meanM, meanL int
+	tree         treeMutator
 }
 
+func (m *zestMutator) treeChild() *generators.Sequence { return m.tree.child }
+
 func (m *zestMutator) Mutate(dst []byte, j *Job, r Rand) []byte {
+	if b, ok := m.tree.mutate(dst, j, r); ok {
+		return b
+	}
 	if j.Parent == nil {
 		return freshChoices(dst, m.env, r)
 	}

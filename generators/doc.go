@@ -31,6 +31,12 @@
 // that makes it. Hashes use mix64 (hash.go), pinned by a
 // test, so signatures stored in a corpus stay comparable.
 //
+// A run also records its subtrees, the choices of each typed frame
+// (Sequence.Subtrees); the tree operators Replace, Splice, Recurse and
+// Duplicate rewrite one subtree of a sequence so that the next run
+// re-derives it, fresh or as another same-type subtree, while the draws
+// around it keep their indexes (docs/ALGORITHMS.md §12).
+//
 // It does not decide what to mutate (the engine does; MutateBytes and
 // MutatePositions help), does not run targets and does not recover a
 // user generator's panics (engine does). A Runner is not safe for

@@ -52,6 +52,9 @@ type Sequence struct {
 	// the sequence (hasSig); sequences not made by a run have none.
 	sig    uint64
 	hasSig bool
+	// spans are the subtrees of the run that made the sequence
+	// (Subtrees), in the order their frames were entered; immutable.
+	spans []span
 }
 
 // FromStreams returns a sequence of two unindexed choices, the structural
@@ -300,6 +303,7 @@ func (q *Sequence) Clone() *Sequence {
 		stacks:  q.stacks,
 		sig:     q.sig,
 		hasSig:  q.hasSig,
+		spans:   q.spans,
 	}
 }
 

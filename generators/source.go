@@ -105,6 +105,9 @@ func (r *Runner) Run(seq *Sequence) (input []byte, used *Sequence) {
 	s := &r.src
 	s.reset(seq)
 	input = r.gen(s)
+	for len(s.open) > 0 { // frames a generator left open end with the run
+		s.closeSpan()
+	}
 	used = s.out
 	used.sig, used.hasSig = s.sig, true
 	s.out = nil
@@ -160,6 +163,7 @@ type Source struct {
 
 	out    *Sequence
 	frames []frame
+	open   []int32 // out.spans of the typed frames on the stack, innermost last
 	counts []labelCount
 	used   [2]int // recorded bytes per kind
 	max    int
@@ -218,6 +222,7 @@ func (s *Source) reset(seq *Sequence) {
 	s.rng.Seed(h, fmix(h^mixK0))
 	s.out = &Sequence{data: make([]byte, 0, len(seq.data)+64), stacks: []stackNode{{}}}
 	s.frames = append(s.frames[:0], frame{key: rootKey})
+	s.open = s.open[:0]
 	s.counts = s.counts[:0]
 	s.used = [2]int{}
 	if s.typeIDs == nil {
@@ -258,6 +263,32 @@ func (s *Source) Leave() {
 	f := s.frames[len(s.frames)-1]
 	s.counts = s.counts[:f.start]
 	s.frames = s.frames[:len(s.frames)-1]
+	if f.name != "" {
+		s.closeSpan()
+	}
+}
+
+// openSpan starts the subtree of the typed frame just entered.
+func (s *Source) openSpan(stack uint32) {
+	parent := int32(-1)
+	if len(s.open) > 0 {
+		parent = s.open[len(s.open)-1]
+	}
+	s.open = append(s.open, int32(len(s.out.spans)))
+	s.out.spans = append(s.out.spans, span{start: uint32(len(s.out.choices)), parent: parent,
+		depth: uint32(len(s.open) - 1), stack: stack})
+}
+
+// closeSpan ends the innermost open subtree; one that recorded no choice
+// is dropped (it is the last span: its subtrees, as empty, went before).
+func (s *Source) closeSpan() {
+	i := s.open[len(s.open)-1]
+	s.open = s.open[:len(s.open)-1]
+	sp := &s.out.spans[i]
+	sp.end = uint32(len(s.out.choices))
+	if sp.end == sp.start && int(i) == len(s.out.spans)-1 {
+		s.out.spans = s.out.spans[:i]
+	}
 }
 
 // enter pushes a frame; name "" makes an untyped frame (indexing only).
@@ -267,6 +298,7 @@ func (s *Source) enter(label uint64, name string) {
 	stack := parent.stack
 	if name != "" {
 		stack = s.internStack(parent.stack, name)
+		s.openSpan(stack)
 	}
 	s.frames = append(s.frames, frame{key: key, stack: stack, start: len(s.counts), name: name})
 }

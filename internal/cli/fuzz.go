@@ -193,6 +193,15 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.opts.Generative.TypeDraws, "spoton-type-draws", 10, "spoton: type draws per targeted child before falling back to plain mutation")
 	fs.IntVar(&f.opts.Generative.MeanMutations, "mean-mutations", 4, "zest, bedivfuzz, spoton: mean number of runs of the choice sequence rewritten per child (geometric m of docs/ALGORITHMS.md §1)")
 	fs.IntVar(&f.opts.Generative.MeanLength, "mean-length", 4, "zest, bedivfuzz, spoton: mean length of a rewritten run (geometric l of docs/ALGORITHMS.md §1; bytes, or choices when targeted)")
+	fs.Func("tree-share", "zest, bedivfuzz, spoton: share of children made by a tree mutation of a generator's subtrees (typed frames, grammar rules); 0: none (default 0.2)", prob(&f.opts.Generative.Tree.Share))
+	fs.Func("tree-mutations", "zest, bedivfuzz, spoton: the tree mutations drawn, comma-separated: replace, splice, recurse, duplicate; all or none (default all)", func(v string) error {
+		on, err := campaign.ParseTreeOps(v)
+		if err != nil {
+			return err
+		}
+		f.opts.Generative.Tree.Off = campaign.AllTreeOps &^ on
+		return nil
+	})
 	fs.Func("dict-prob", "with --generator: probability that a string draw takes a target constant (integer draws: a fifth of it); 0: no dictionary, the papers' baselines (default 0.5)", prob(&f.opts.DictProb))
 	fs.Func("int-bias", "with --generator: probability that an integer draw takes a range boundary; 0: uniform, the papers' baselines (default 0.0625)", prob(&f.opts.IntBias))
 	fs.Func("hill", "which unique traces the Hill numbers B(0..2) count: all or valid (default all)", func(v string) error {
