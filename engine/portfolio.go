@@ -369,6 +369,11 @@ func (a *Auto) JobDone(s *State, j *Job, note any) {
 		arm.execs += n.runs
 		a.discount(n.runs)
 		arm.n += float64(n.runs)
+		if i == a.turn && int64(j.N) > n.runs {
+			// a dependent job that ended early (FairFuzz's probes): the
+			// turn gets back the children it did not make
+			a.turnLeft += int64(j.N) - n.runs
+		}
 	}
 	arm.s.JobDone(s, in, inner)
 }
