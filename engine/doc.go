@@ -13,7 +13,8 @@
 // never new globally and the filter changes no decision. A Strategy picks
 // parents, decides what is saved and learns from merged feedback; one that
 // must see results first runs a Dependent job. Built in: zest, havoc (the
-// raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton;
+// raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton,
+// and auto, a portfolio of them (§12);
 // with a Comparer, input-to-state stages (compares.go). With an Importer,
 // other campaigns' inputs come in on a timer (sync.go).
 //

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Auto is the portfolio strategy ("auto", docs/ALGORITHMS.md §8): one
+// Auto is the portfolio strategy ("auto", docs/ALGORITHMS.md §12): one
 // Strategy per arm (raw mode: havoc, fairfuzz, levy; generator mode:
 // zest, bedivfuzz) over the campaign's one queue and coverage map (the
 // State is shared), and a discounted-UCB bandit that gives each arm turns
@@ -61,7 +61,7 @@ type autoArm struct {
 	execs, branches, entries, crashes int64
 }
 
-// The bandit's constants (docs/ALGORITHMS.md §8).
+// The bandit's constants (docs/ALGORITHMS.md §12).
 const (
 	// autoMinPeriod and autoPeriodDiv give the period P = max(1000,
 	// execs/20): the unit of the counts and of the discount.

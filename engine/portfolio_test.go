@@ -296,3 +296,28 @@ func TestAutoCampaign(t *testing.T) {
 	}
 	t.Logf("schedule %v", scheds[0])
 }
+
+// BenchmarkAutoOverhead: whole one-worker campaigns of b.N executions on
+// progTarget in raw mode, havoc against a portfolio whose one arm is
+// havoc: the difference per execution is the routing and the bandit.
+func BenchmarkAutoOverhead(b *testing.B) {
+	for _, name := range []string{"havoc", "auto-havoc"} {
+		b.Run(name, func(b *testing.B) {
+			var strat Strategy = &Havoc{}
+			if name == "auto-havoc" {
+				var err error
+				if strat, err = NewAutoOf([]string{"havoc"}, []Strategy{&Havoc{}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cfg := Config{Search: Search{Seed: 1, Runs: int64(max(b.N, 1000)), Workers: 1, KeepGoing: true, NoShrink: true, Strategy: name}}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			sum, err := FuzzWith(context.Background(), cfg, Deps{NewExecutor: progTarget.executors(nil)}, strat)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(sum.Stats.Execs), "cpu-ns/exec")
+		})
+	}
+}
