@@ -16,6 +16,9 @@ type fakeArm struct {
 	jobs    int
 	learned int
 	done    int
+	// foreign counts the JobDone calls without the arm's own param and
+	// note (they must be unwrapped before they reach the arm)
+	foreign int
 }
 
 func (f *fakeArm) Next(*State) (*Entry, int, any) {
@@ -30,23 +33,29 @@ func (f *fakeArm) Learn(*State, *Job, *Feedback) { f.learned++ }
 
 func (f *fakeArm) JobDone(_ *State, j *Job, note any) {
 	if j.Param != "own" || note != "note" {
-		panic("fakeArm: JobDone without its own param and note")
+		f.foreign++
 	}
 	f.done++
 }
 
-func (f *fakeArm) NewMutator(int, *MutatorEnv) Mutator { return fakeArmMutator{} }
+func (f *fakeArm) NewMutator(int, *MutatorEnv) Mutator { return &fakeArmMutator{} }
 
-type fakeArmMutator struct{}
+// fakeArmMutator notes "note" for a job whose every child it made with
+// the arm's own param, "foreign" otherwise.
+type fakeArmMutator struct{ foreign bool }
 
-func (fakeArmMutator) Mutate(dst []byte, j *Job, _ Rand) []byte {
-	if j.Param != "own" {
-		panic("fakeArmMutator: not its own param")
-	}
+func (m *fakeArmMutator) Mutate(dst []byte, j *Job, _ Rand) []byte {
+	m.foreign = m.foreign || j.Param != "own"
 	return dst[:0]
 }
-func (fakeArmMutator) Observe(*Job, Local) {}
-func (fakeArmMutator) Done(*Job) any       { return "note" }
+func (m *fakeArmMutator) Observe(*Job, Local) {}
+func (m *fakeArmMutator) Done(*Job) any {
+	if m.foreign {
+		m.foreign = false
+		return "foreign"
+	}
+	return "note"
+}
 
 // simulate runs the portfolio without a coordinator for execs executions:
 // each job is merged at once, its children finding a new branch every
@@ -132,8 +141,8 @@ func TestAutoUselessArmKeepsFloor(t *testing.T) {
 		t.Fatalf("expected the arm finding twice as much to get more, got %.3f", sh)
 	}
 	for i, f := range arms {
-		if f.done != f.jobs {
-			t.Fatalf("arm %d: %d jobs, %d JobDone calls", i, f.jobs, f.done)
+		if f.done != f.jobs || f.foreign != 0 {
+			t.Fatalf("arm %d: %d jobs, %d JobDone calls, %d without the arm's own param and note", i, f.jobs, f.done, f.foreign)
 		}
 	}
 	if arms[0].learned == 0 || arms[2].learned != 0 {
