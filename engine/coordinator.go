@@ -34,7 +34,7 @@ func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
 	}
 	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil, Workers: cfg.Workers,
 		Conditionals: cfg.Conditionals, Generative: cfg.Generative,
-		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy})
+		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy, AutoArms: cfg.AutoArms})
 	if err != nil {
 		return nil, err
 	}

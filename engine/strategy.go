@@ -349,6 +349,8 @@ type StrategyOptions struct {
 	Generative   GenerativeOptions
 	// Workers is Config.Workers (Lévy flights: one per worker).
 	Workers int
+	// AutoArms is Config.AutoArms (auto's arms; nil: AutoArms(Raw)).
+	AutoArms []string
 	// Havoc, FairFuzz and Levy are Config's knobs of those strategies
 	// (zero values: the defaults).
 	Havoc    HavocConfig
@@ -387,6 +389,9 @@ func Strategies() []string {
 // is an error listing the strategies.
 func NewStrategy(name string, o StrategyOptions) (Strategy, error) {
 	if name == "auto" {
+		if len(o.AutoArms) > 0 {
+			return NewAuto(o, o.AutoArms...)
+		}
 		return newAuto(o), nil
 	}
 	f, ok := strategies[name]

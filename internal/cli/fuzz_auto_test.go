@@ -75,3 +75,25 @@ func TestFuzzAuto(t *testing.T) {
 		t.Error("plot: expected the shares' panel")
 	}
 }
+
+// TestFuzzAutoArmsUsage: --auto-arms needs --strategy auto and names of
+// strategies other than auto; arms that cannot share a queue are refused.
+func TestFuzzAutoArmsUsage(t *testing.T) {
+	cexpr := filepath.Join(exampleDir(t, "cexpr"), "cexpr.wasm")
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--auto-arms", "havoc,random"}, 2, `--auto-arms: expected --strategy auto, got ""`},
+		{[]string{"--strategy", "auto", "--auto-arms", "havoc,auto"}, 2, `--auto-arms: expected names from bedivfuzz, fairfuzz, havoc, levy, random, spoton, zest, got "auto"`},
+		{[]string{"--strategy", "auto", "--auto-arms", "bedivfuzz,spoton"}, 1, "auto: arms bedivfuzz and spoton lay out choice sequences differently"},
+	} {
+		args := append(append([]string{"fuzz", "--runs", "10", "--no-fsync", "-o", filepath.Join(tmp, "out")}, tc.args...), cexpr)
+		r := wafer(t, tmp, args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: expected exit %d and %q, got %d: %s", tc.args, tc.code, tc.want, r.code, tail(r.stderr))
+		}
+	}
+}
