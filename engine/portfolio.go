@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -18,10 +20,10 @@ import (
 // Mutator with its own param, and its note comes back as armNote, so
 // Save (which sees the note, Feedback.Note), Learn and JobDone reach the
 // arm that made the child. When the scheduled arm waits, the others are
-// asked in index order; Auto waits only when every arm does. Each arm is
-// a separate object, so what it keeps between its turns (FairFuzz's hit
-// counts and bans, Lévy's walks, BeDivFuzz's scores) survives the
-// switches. Queue entries and findings carry the arm's name as Op.
+// asked by their bandit index, highest first; Auto waits only when every
+// arm does. Each arm is a separate object, so what it keeps between its
+// turns (FairFuzz's hit counts and bans, Lévy's walks, BeDivFuzz's
+// scores) survives the switches. Queue entries and findings carry the arm's name as Op.
 //
 // Every decision is made from merged results (Learn, JobDone) and the
 // executions each job reports in its note, never from the clock, so a
@@ -37,6 +39,10 @@ type Auto struct {
 	// children it may still issue in this turn.
 	turn     int
 	turnLeft int64
+	// order is the arms in the order Next asks them (see schedule), idx
+	// their indexes.
+	order []int
+	idx   []float64
 	// execs is the executions merged from the arms' jobs.
 	execs int64
 	// Turns counts the turns scheduled (tests, stats); Sched is the arm
@@ -204,18 +210,19 @@ func (a *Auto) period() float64 {
 }
 
 // Next implements Strategy: the scheduled arm's next job, or, when it
-// waits, the first other arm's that does not; Wait when every arm waits.
+// waits, the next arm's in schedule order that does not; Wait when every
+// arm waits.
 func (a *Auto) Next(s *State) (*Entry, int, any) {
 	if a.turn < 0 || a.turnLeft <= 0 {
-		a.turn = a.choose()
+		a.schedule()
+		a.turn = a.order[0]
 		a.turnLeft = int64(a.period()) / autoTurnDiv
 		a.Turns++
 		if a.Record {
 			a.Sched = append(a.Sched, a.turn)
 		}
 	}
-	for k := range a.arms {
-		i := (a.turn + k) % len(a.arms)
+	for _, i := range a.order {
 		e, n, p := a.arms[i].s.Next(s)
 		if n == Wait {
 			continue
@@ -232,17 +239,29 @@ func (a *Auto) Next(s *State) (*Entry, int, any) {
 	return nil, Wait, nil
 }
 
-// choose returns the arm for the next turn: an arm never run, else the
-// arm furthest below the floor share, else the highest discounted-UCB
-// index (ties: the lowest index).
-func (a *Auto) choose() int {
+// schedule orders the arms for the next turn: first the turn's arm (an
+// arm never run, else the arm furthest below the floor share, else the
+// highest discounted-UCB index), then the others by index, highest first,
+// for when the turn's arm waits (ties: the lower arm first).
+func (a *Auto) schedule() {
 	var total, reward float64
-	for i, arm := range a.arms {
-		if arm.n == 0 {
-			return i
-		}
+	for _, arm := range a.arms {
 		total += arm.n
 		reward += arm.r
+	}
+	a.idx = a.idx[:0]
+	a.order = a.order[:0]
+	for i, arm := range a.arms {
+		x := math.Inf(1) // never run: first
+		if arm.n > 0 {
+			x = a.index(i, total, reward)
+		}
+		a.idx = append(a.idx, x)
+		a.order = append(a.order, i)
+	}
+	slices.SortStableFunc(a.order, func(i, j int) int { return cmp.Compare(a.idx[j], a.idx[i]) })
+	if math.IsInf(a.idx[a.order[0]], 1) {
+		return
 	}
 	low, lowShare := -1, autoFloor
 	for i, arm := range a.arms {
@@ -251,15 +270,10 @@ func (a *Auto) choose() int {
 		}
 	}
 	if low >= 0 {
-		return low
+		k := slices.Index(a.order, low)
+		copy(a.order[1:k+1], a.order[:k])
+		a.order[0] = low
 	}
-	best, bestIdx := 0, math.Inf(-1)
-	for i := range a.arms {
-		if x := a.index(i, total, reward); x > bestIdx {
-			best, bestIdx = i, x
-		}
-	}
-	return best
 }
 
 // index is arm i's discounted-UCB index: its reward per execution
