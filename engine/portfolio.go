@@ -22,17 +22,17 @@ import (
 // arm that made the child. When the scheduled arm waits, the others are
 // asked by their bandit index, highest first; Auto waits only when every
 // arm does. Each arm is a separate object, so what it keeps between its
-// turns (FairFuzz's hit counts and bans, Lévy's walks, BeDivFuzz's
-// scores) survives the switches. Queue entries and findings carry the arm's name as Op.
+// turns (FairFuzz's rounds and bans, Lévy's walks, BeDivFuzz's scores)
+// survives the switches. Queue entries and findings carry the arm's name
+// as Op.
 //
 // Every decision is made from merged results (Learn, JobDone) and the
 // executions each job reports in its note, never from the clock, so a
 // reproducible campaign stays a function of the seed.
 //
-// What it does not do: it runs no arm concurrently with a different
-// queue, and it does not combine arms whose generators lay choice
-// sequences out differently (BeDivFuzz's two streams, SpotOn's call-site
-// indexes): NewAuto refuses such a set.
+// What it does not do: give an arm a queue of its own, or combine arms
+// that lay choice sequences out differently (BeDivFuzz's two streams,
+// SpotOn's call-site indexes): NewAuto refuses such a set.
 type Auto struct {
 	arms []*autoArm
 	// turn is the scheduled arm (-1 before the first); turnLeft the
