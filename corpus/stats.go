@@ -63,7 +63,7 @@ type ArmStat struct {
 	SharePct float64 // arm_NAME_share_pct: its share of the schedule now, 0..100
 	Branches int     // arm_NAME_branches: new branches its children covered
 	Entries  int     // arm_NAME_entries: queue entries it saved
-	Crashes  int     // arm_NAME_crashes: its crashing children with a new trace
+	Crashes  int     // arm_NAME_crashes: the unique crashes it found
 }
 
 // armKeys are the ArmStat keys, in the order they are written.

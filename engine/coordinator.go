@@ -727,6 +727,9 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		}
 		c.failures[id], c.failures[met] = fd, fd
 		c.findings = append(c.findings, fd)
+		if n, ok := c.strat.(findingNoter); ok {
+			n.foundFailure(job, fd)
+		}
 		if ch.outcome == Crash {
 			c.crashes++
 		} else {

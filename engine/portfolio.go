@@ -63,7 +63,7 @@ type autoArm struct {
 	n, r float64
 	// execs, branches, entries and crashes are the arm's totals: the
 	// executions of its jobs, the new branches its children covered, the
-	// queue entries it saved, its crashing children with a new trace.
+	// queue entries it saved, the unique crashes it found.
 	execs, branches, entries, crashes int64
 }
 
@@ -89,7 +89,7 @@ const (
 	// keeps: below it, it gets the next turn whatever it found.
 	autoFloor = 0.05
 	// Rewards: a new branch, a new valid branch, a new (branch, bucket)
-	// pair, a crashing child with a new trace.
+	// pair, a new unique crash (by identity, verified).
 	rewardBranch      = 1.0
 	rewardValidBranch = 1.0
 	rewardBucket      = 0.1
@@ -342,12 +342,7 @@ func (a *Auto) Learn(s *State, j *Job, fb *Feedback) {
 	}
 	arm := a.arms[i]
 	r := 0.0
-	if fb.Outcome.Failed() {
-		if fb.Outcome == Crash && fb.NewTrace {
-			r += rewardCrash
-			arm.crashes++
-		}
-	} else {
+	if !fb.Outcome.Failed() {
 		if fb.NewBranch {
 			r += rewardBranch
 			arm.branches++
@@ -368,6 +363,18 @@ func (a *Auto) Learn(s *State, j *Job, fb *Feedback) {
 	if n != nil {
 		fb.Note = n
 	}
+}
+
+// foundFailure implements findingNoter: a new unique crash is the arm's
+// reward (a crash met again, or a hang, is not).
+func (a *Auto) foundFailure(j *Job, f *Finding) {
+	p, ok := j.Param.(*armParam)
+	if !ok || f.Outcome != Crash {
+		return
+	}
+	arm := a.arms[p.arm]
+	arm.r += rewardCrash
+	arm.crashes++
 }
 
 // JobDone implements Strategy: the job's executions enter the bandit's
@@ -425,6 +432,12 @@ type opNamer interface {
 	jobOp(j *Job) (Op, bool)
 }
 
+// findingNoter is a Strategy told of each new unique failure (after
+// verification, before it is saved) and the job whose child it was.
+type findingNoter interface {
+	foundFailure(j *Job, f *Finding)
+}
+
 // armStater is a Strategy with arms whose stats go into Stats.Arms.
 type armStater interface {
 	armStats() []ArmStats
@@ -458,8 +471,7 @@ type ArmStats struct {
 	Execs int64   `json:"execs"`
 	Share float64 `json:"share"`
 	// Branches counts the new branches its children covered, Entries
-	// the queue entries it saved, Crashes its crashing children with a
-	// new trace.
+	// the queue entries it saved, Crashes the unique crashes it found.
 	Branches int64 `json:"branches"`
 	Entries  int64 `json:"entries"`
 	Crashes  int64 `json:"crashes"`

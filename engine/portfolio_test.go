@@ -271,6 +271,9 @@ func TestAutoCampaign(t *testing.T) {
 			t.Fatalf("expected every arm to run, got %+v", arms)
 		}
 		execs += a.Execs
+		if want := int64(0); a.Name == string(sum.Failures[0].Op) && a.Crashes != 1 || a.Name != string(sum.Failures[0].Op) && a.Crashes != want {
+			t.Fatalf("expected the crash credited to %s alone, got %+v", sum.Failures[0].Op, arms)
+		}
 	}
 	if execs > sum.Stats.Execs || execs < sum.Stats.Execs-int64(len(sum.Queue))*maxStage-10 {
 		t.Fatalf("expected the arms' executions (%d) to be the campaign's %d but for seeds", execs, sum.Stats.Execs)
