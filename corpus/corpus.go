@@ -205,6 +205,7 @@ type Dir struct {
 	cov        covLog
 	z          zcodec
 	plotOpen   bool
+	plotHeader string // plot_data's last header (AppendPlot)
 }
 
 // Path returns the campaign directory.

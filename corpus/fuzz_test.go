@@ -73,21 +73,29 @@ func FuzzParseStats(f *testing.F) {
 
 func FuzzParsePlot(f *testing.F) {
 	f.Add([]byte(PlotHeader + "\n" + string(FormatPlotRow(PlotRow{RelTime: time.Second, MapSize: 1.5, B0: 2}))))
+	f.Add([]byte(PlotHeader + ", share_a, share_b\n" + string(FormatPlotRow(PlotRow{RelTime: time.Second, Shares: []ArmShare{{"a", 0.5}, {"b", 0.5}}}))))
 	f.Add([]byte("# x\n10, 0, 1, 2, 2, 1, 0.05%, 0, 0, 2, 1500.12, 15000, 12\n3, 1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, _ := ParsePlot(data)
-		var out []byte
-		for _, r := range rows {
-			out = append(out, FormatPlotRow(r)...)
+		// rows with headers where their shape changes, as AppendPlot
+		format := func(rows []PlotRow) []byte {
+			var out []byte
+			h := ""
+			for _, r := range rows {
+				if ph := PlotHeaderOf(r); ph != h {
+					out = append(append(out, ph...), '\n')
+					h = ph
+				}
+				out = append(out, FormatPlotRow(r)...)
+			}
+			return out
 		}
+		out := format(rows)
 		rows2, err := ParsePlot(out)
 		if err != nil || len(rows2) != len(rows) {
 			t.Fatalf("formatted rows do not parse: %v\n%s", err, out)
 		}
-		var out2 []byte
-		for _, r := range rows2 {
-			out2 = append(out2, FormatPlotRow(r)...)
-		}
+		out2 := format(rows2)
 		if !bytes.Equal(out, out2) {
 			t.Fatalf("not a fixed point:\n%s\n%s", out, out2)
 		}

@@ -48,10 +48,26 @@ type Stats struct {
 	Version        string        // afl_version
 	TargetMode     string        // target_mode
 	CommandLine    string        // command_line
+	// Arms are a portfolio campaign's arms (wafer fuzz --strategy auto),
+	// written as arm_NAME_KEY lines; nil otherwise.
+	Arms []ArmStat
 	// Extra holds any other key (written sorted after the known ones;
 	// ReadStats puts unknown keys here). Nil means none.
 	Extra map[string]string
 }
+
+// ArmStat is one arm of a portfolio campaign in fuzzer_stats.
+type ArmStat struct {
+	Name     string  // the arm's strategy name
+	Execs    uint64  // arm_NAME_execs: executions of its jobs
+	SharePct float64 // arm_NAME_share_pct: its share of the schedule now, 0..100
+	Branches int     // arm_NAME_branches: new branches its children covered
+	Entries  int     // arm_NAME_entries: queue entries it saved
+	Crashes  int     // arm_NAME_crashes: the unique crashes it found
+}
+
+// armKeys are the ArmStat keys, in the order they are written.
+var armKeys = []string{"execs", "share_pct", "branches", "entries", "crashes"}
 
 // FormatStats renders s in AFL's fuzzer_stats layout ("key" padded to 18
 // columns, " : ", value).
@@ -105,6 +121,14 @@ func FormatStats(s Stats) []byte {
 	kv("afl_version", oneLine(s.Version))
 	kv("target_mode", oneLine(s.TargetMode))
 	kv("command_line", oneLine(s.CommandLine))
+	for _, a := range s.Arms {
+		if !validStatsKey(a.Name) {
+			continue
+		}
+		for _, k := range armKeys {
+			kv("arm_"+a.Name+"_"+k, a.value(k))
+		}
+	}
 	keys := make([]string, 0, len(s.Extra))
 	for k := range s.Extra {
 		if validStatsKey(k) {
@@ -116,6 +140,57 @@ func FormatStats(s Stats) []byte {
 		kv(k, oneLine(s.Extra[k]))
 	}
 	return b.Bytes()
+}
+
+// value is the formatted value of key k.
+func (a *ArmStat) value(k string) string {
+	switch k {
+	case "execs":
+		return strconv.FormatUint(a.Execs, 10)
+	case "share_pct":
+		return strconv.FormatFloat(a.SharePct, 'f', 2, 64)
+	case "branches":
+		return strconv.Itoa(a.Branches)
+	case "entries":
+		return strconv.Itoa(a.Entries)
+	default:
+		return strconv.Itoa(a.Crashes)
+	}
+}
+
+// setArm sets an arm_NAME_KEY line's value; false when k is not one.
+func (s *Stats) setArm(k, v string) (bool, error) {
+	rest, ok := strings.CutPrefix(k, "arm_")
+	if !ok {
+		return false, nil
+	}
+	for _, key := range armKeys {
+		name, ok := strings.CutSuffix(rest, "_"+key)
+		if !ok || name == "" {
+			continue
+		}
+		i := slices.IndexFunc(s.Arms, func(a ArmStat) bool { return a.Name == name })
+		if i < 0 {
+			s.Arms = append(s.Arms, ArmStat{Name: name})
+			i = len(s.Arms) - 1
+		}
+		a := &s.Arms[i]
+		var err error
+		switch key {
+		case "execs":
+			a.Execs, err = strconv.ParseUint(v, 10, 64)
+		case "share_pct":
+			a.SharePct, err = strconv.ParseFloat(v, 64)
+		case "branches":
+			a.Branches, err = strconv.Atoi(v)
+		case "entries":
+			a.Entries, err = strconv.Atoi(v)
+		default:
+			a.Crashes, err = strconv.Atoi(v)
+		}
+		return true, err
+	}
+	return false, nil
 }
 
 func oneLine(s string) string {
@@ -247,6 +322,9 @@ func (s *Stats) set(k, v string) error {
 	case "command_line":
 		s.CommandLine = v
 	default:
+		if ok, err := s.setArm(k, v); ok {
+			return err
+		}
 		if s.Extra == nil {
 			s.Extra = map[string]string{}
 		}
@@ -285,13 +363,68 @@ type PlotRow struct {
 	// RSS is the process's resident memory in KiB (rss_kib, wafer); 0
 	// when unknown (a platform without it, or rows of 13 or 19 columns).
 	RSS uint64
+	// Shares are a portfolio campaign's arms' shares of the schedule
+	// (share_NAME columns after rss_kib, named by the header above the
+	// row: see PlotHeaderOf); nil otherwise.
+	Shares []ArmShare
+}
+
+// ArmShare is one arm's share of the schedule (0..1) in a plot_data row.
+type ArmShare struct {
+	Name  string
+	Share float64
 }
 
 // PlotHeader is the first line of plot_data.
 const PlotHeader = "# relative_time, cycles_done, cur_item, corpus_count, pending_total, pending_favs, map_size, saved_crashes, saved_hangs, max_depth, execs_per_sec, total_execs, edges_found, valid_edges, unique_traces, valid_pct, b0, b1, b2, rss_kib"
 
-// FormatPlotRow renders r as one plot_data line (with the newline).
+// PlotHeaderOf is the header line (without the newline) of the rows
+// shaped as r: PlotHeader, then a share_NAME column per arm. A row whose
+// header differs from the file's last one gets its header written first
+// (AppendPlot), so a resumed file keeps every row readable.
+func PlotHeaderOf(r PlotRow) string {
+	if len(r.Shares) == 0 {
+		return PlotHeader
+	}
+	var b strings.Builder
+	b.WriteString(PlotHeader)
+	for _, a := range r.Shares {
+		b.WriteString(", share_")
+		b.WriteString(a.Name)
+	}
+	return b.String()
+}
+
+// shareNames returns the arm names of a header line's share_NAME columns
+// (nil for a header without them, or a comment that is not a header).
+func shareNames(line string) ([]string, bool) {
+	if !strings.HasPrefix(line, "# relative_time") {
+		return nil, false
+	}
+	var names []string
+	for _, c := range strings.Split(line, ",") {
+		if n, ok := strings.CutPrefix(strings.TrimSpace(c), "share_"); ok {
+			names = append(names, n)
+		}
+	}
+	return names, true
+}
+
+// FormatPlotRow renders r as one plot_data line (with the newline); its
+// share columns need PlotHeaderOf(r) above them.
 func FormatPlotRow(r PlotRow) []byte {
+	b := formatPlotBase(r)
+	if len(r.Shares) == 0 {
+		return b
+	}
+	b = b[:len(b)-1]
+	for _, a := range r.Shares {
+		b = fmt.Appendf(b, ", %.4f", a.Share)
+	}
+	return append(b, '\n')
+}
+
+func formatPlotBase(r PlotRow) []byte {
 	return fmt.Appendf(nil, "%d, %d, %d, %d, %d, %d, %.2f%%, %d, %d, %d, %.2f, %d, %d, %d, %d, %.2f, %.2f, %.2f, %.2f, %d\n",
 		int64(r.RelTime/time.Second), r.Cycles, r.CurItem, r.CorpusCount, r.PendingTotal, r.PendingFavs,
 		r.MapSize, r.SavedCrashes, r.SavedHangs, r.MaxDepth, r.ExecsPerSec, r.TotalExecs, r.EdgesFound,
@@ -304,11 +437,18 @@ func FormatPlotRow(r PlotRow) []byte {
 // rows: err never means the rows are unusable.
 func ParsePlot(data []byte) (rows []PlotRow, err error) {
 	var bad []error
+	var names []string // the share columns of the last header
 	for n, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+		if strings.HasPrefix(line, "#") {
+			if ns, ok := shareNames(line); ok {
+				names = ns
+			}
 			continue
 		}
-		r, err := parsePlotRow(line)
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		r, err := parsePlotRow(line, names)
 		if err != nil {
 			bad = append(bad, fmt.Errorf("line %d: %w", n+1, err))
 			continue
@@ -318,10 +458,13 @@ func ParsePlot(data []byte) (rows []PlotRow, err error) {
 	return rows, errors.Join(bad...)
 }
 
-func parsePlotRow(line string) (PlotRow, error) {
+func parsePlotRow(line string, shares []string) (PlotRow, error) {
 	var r PlotRow
 	cols := strings.Split(line, ",")
-	if len(cols) != 13 && len(cols) != 19 && len(cols) != 20 {
+	if len(cols) != 13 && len(cols) != 19 && len(cols) != 20 && (len(shares) == 0 || len(cols) != 20+len(shares)) {
+		if len(shares) > 0 {
+			return r, fmt.Errorf("expected 13, 19, 20 or %d columns (the header names %d shares), got %d", 20+len(shares), len(shares), len(cols))
+		}
 		return r, fmt.Errorf("expected 13, 19 or 20 columns, got %d", len(cols))
 	}
 	var err error
@@ -368,10 +511,33 @@ func parsePlotRow(line string) (PlotRow, error) {
 		f(&r.B1)
 		f(&r.B2)
 	}
-	if len(cols) == 20 {
+	if len(cols) >= 20 {
 		u(&r.RSS)
 	}
+	if len(cols) > 20 {
+		r.Shares = make([]ArmShare, len(shares))
+		for k, name := range shares {
+			r.Shares[k].Name = name
+			f(&r.Shares[k].Share)
+		}
+	}
 	return r, err
+}
+
+// lastHeader returns plot_data's last header line when it names share
+// columns, else PlotHeader (any header without them, AFL++'s too: rows
+// without shares follow it unannounced, as before).
+func lastHeader(data []byte) string {
+	h := PlotHeader
+	for _, line := range strings.Split(string(data), "\n") {
+		if names, ok := shareNames(line); ok {
+			h = PlotHeader
+			if len(names) > 0 {
+				h = line
+			}
+		}
+	}
+	return h
 }
 
 // AppendPlot appends one row to OUT/plot_data, writing the header first
@@ -387,14 +553,23 @@ func (d *Dir) AppendPlot(ctx context.Context, r PlotRow) error {
 	var prefix []byte
 	if !d.plotOpen {
 		old, err := d.fs.ReadFile(path)
+		d.plotHeader = ""
 		switch {
 		case errors.Is(err, fs.ErrNotExist) || err == nil && len(old) == 0:
-			prefix = []byte(PlotHeader + "\n")
 		case err != nil:
 			return &WriteError{Path: path, Err: err}
-		case old[len(old)-1] != '\n':
-			prefix = []byte("\n")
+		default:
+			d.plotHeader = lastHeader(old)
+			if old[len(old)-1] != '\n' {
+				prefix = []byte("\n")
+			}
 		}
+	}
+	if h := PlotHeaderOf(r); h != d.plotHeader {
+		// a new file, or rows shaped differently from the file's last
+		// header (a portfolio campaign resuming another's directory)
+		prefix = append(prefix, h+"\n"...)
+		d.plotHeader = h
 	}
 	f, err := d.fs.Append(path)
 	if err != nil {

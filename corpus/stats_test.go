@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -80,7 +81,7 @@ func TestPlot(t *testing.T) {
 	if err == nil || err.Error() != "line 4: expected 13, 19 or 20 columns, got 3" {
 		t.Fatalf("expected the torn line reported, got %v", err)
 	}
-	if len(got) != 3 || got[0] != rows[0] || got[1] != rows[1] || got[2].RelTime != 4*time.Second {
+	if len(got) != 3 || !reflect.DeepEqual(got[0], rows[0]) || !reflect.DeepEqual(got[1], rows[1]) || got[2].RelTime != 4*time.Second {
 		t.Fatalf("rows: %+v", got)
 	}
 	// AFL++'s 13 columns.
@@ -137,5 +138,62 @@ func TestPlotTornByFullDisk(t *testing.T) {
 	}
 	if len(rows) != 2 || rows[0].TotalExecs != 1 || rows[1].TotalExecs != 3 {
 		t.Fatalf("expected rows 1 and 3, got %+v", rows)
+	}
+}
+
+// TestPlotShares: a portfolio's rows carry share columns named by the
+// header above them; a file resumed by a portfolio campaign gets the new
+// header before its first such row, and the old rows still read.
+func TestPlotShares(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d := openT(t, dir, Options{NoSync: true})
+	if err := d.AppendPlot(ctx, PlotRow{RelTime: time.Second, EdgesFound: 3, RSS: 7}); err != nil {
+		t.Fatal(err)
+	}
+	d2 := openT(t, dir, Options{NoSync: true})
+	sh := []ArmShare{{Name: "havoc", Share: 0.625}, {Name: "fairfuzz", Share: 0.3125}, {Name: "levy", Share: 0.0625}}
+	for i := range 2 {
+		if err := d2.AppendPlot(ctx, PlotRow{RelTime: time.Duration(2+i) * time.Second, EdgesFound: 4, RSS: 7, Shares: sh}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, PlotFile))
+	want := PlotHeader + ", share_havoc, share_fairfuzz, share_levy\n"
+	if strings.Count(string(data), want) != 1 || strings.Count(string(data), "# ") != 2 {
+		t.Fatalf("expected the plain header, then the shares' header once:\n%s", data)
+	}
+	rows, err := ParsePlot(data)
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("expected 3 rows, got %d: %v", len(rows), err)
+	}
+	if rows[0].Shares != nil || rows[0].EdgesFound != 3 || rows[0].RSS != 7 {
+		t.Fatalf("old row: %+v", rows[0])
+	}
+	if !reflect.DeepEqual(rows[2].Shares, sh) || rows[2].RSS != 7 || rows[2].EdgesFound != 4 {
+		t.Fatalf("share row: %+v", rows[2])
+	}
+	// a row with share columns and no header naming them is reported
+	bad := strings.Replace(string(data), want, "", 1)
+	if rows, err := ParsePlot([]byte(bad)); err == nil || len(rows) != 1 {
+		t.Fatalf("expected the unnamed share rows reported, got %d rows, %v", len(rows), err)
+	}
+}
+
+func TestStatsArms(t *testing.T) {
+	in := Stats{Execs: 9, Arms: []ArmStat{
+		{Name: "havoc", Execs: 600, SharePct: 61.5, Branches: 12, Entries: 30, Crashes: 1},
+		{Name: "fair_fuzz", Execs: 300, SharePct: 38.5, Branches: 3, Entries: 4},
+	}}
+	data := FormatStats(in)
+	if !strings.Contains(string(data), "arm_havoc_share_pct: 61.50\n") {
+		t.Fatalf("expected arm_havoc_share_pct in:\n%s", data)
+	}
+	out, err := ParseStats(data)
+	if err != nil || !reflect.DeepEqual(out.Arms, in.Arms) || out.Extra != nil {
+		t.Fatalf("arms did not round-trip: %+v %v (extra %v)", out.Arms, err, out.Extra)
+	}
+	if _, err := ParseStats([]byte("arm_havoc_execs : x\n")); err == nil || !strings.Contains(err.Error(), "arm_havoc_execs") {
+		t.Fatalf("expected a bad arm value reported with its key, got %v", err)
 	}
 }

@@ -20,6 +20,9 @@ type Search struct {
 	// Strategy names the search technique (Strategies lists them). Empty
 	// means "havoc" without a generator and "zest" with one.
 	Strategy string
+	// AutoArms names the arms of Strategy "auto" (docs/ALGORITHMS.md
+	// §13); nil means AutoArms(raw mode). Only with "auto".
+	AutoArms []string
 	// Workers is the number of parallel workers, each with its own
 	// Executor. Zero or negative means 1.
 	Workers int
@@ -392,6 +395,9 @@ func (c Config) validate() error {
 	}
 	if c.Levy.B1 < 0 || c.Levy.B2 < 0 {
 		return fmt.Errorf("levy b: expected b > 0, got %g and %g", c.Levy.B1, c.Levy.B2)
+	}
+	if len(c.AutoArms) > 0 && c.Strategy != "auto" {
+		return fmt.Errorf("auto arms: expected strategy auto, got %q", c.Strategy)
 	}
 	if c.Havoc.StackPow2 > 12 {
 		return fmt.Errorf("havoc stack pow2: expected at most 12, got %d", c.Havoc.StackPow2)

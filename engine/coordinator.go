@@ -34,7 +34,7 @@ func Fuzz(ctx context.Context, cfg Config, deps Deps) (*Summary, error) {
 	}
 	strat, err := NewStrategy(cfg.Strategy, StrategyOptions{Raw: deps.Generator == nil, Workers: cfg.Workers,
 		Conditionals: cfg.Conditionals, Generative: cfg.Generative,
-		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy})
+		Havoc: cfg.Havoc, FairFuzz: cfg.FairFuzz, Levy: cfg.Levy, AutoArms: cfg.AutoArms})
 	if err != nil {
 		return nil, err
 	}
@@ -621,7 +621,7 @@ func (c *coordinator) enqueue(ctx context.Context, job *Job, ch *childResult, fb
 		ID: len(c.st.Queue), Choices: choices, Input: input,
 		Outcome: ch.outcome, Trace: trace, Branches: fb.Branches,
 		Favored: fb.NewBranch || fb.NewValidBranch, NewCov: fb.NewBranch,
-		Parent: -1, Op: Op(c.cfg.Strategy), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
+		Parent: -1, Op: c.opOf(job), Execs: c.execs, Seq: ch.seq, Fuel: ch.fuel,
 	}
 	if job.imported {
 		e.Op, e.Imported = job.importOp, true
@@ -646,6 +646,17 @@ func (c *coordinator) enqueue(ctx context.Context, job *Job, ch *childResult, fb
 			c.setErr(fmt.Errorf("save queue entry: %w", err))
 		}
 	}
+}
+
+// opOf names how job's children were made: the strategy's name, or
+// what the strategy says (opNamer: auto's arms).
+func (c *coordinator) opOf(job *Job) Op {
+	if n, ok := c.strat.(opNamer); ok {
+		if op, ok := n.jobOp(job); ok {
+			return op
+		}
+	}
+	return Op(c.cfg.Strategy)
 }
 
 // ownCopies copies a child's choices, input and trace out of its batch's
@@ -703,7 +714,7 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 			f, id = ch.failure, rid
 		}
 		choices, input, _ := ownCopies(ch, false)
-		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: Op(c.cfg.Strategy)}
+		fd := &Finding{Outcome: ch.outcome, Identity: id, Choices: choices, Input: input, Failure: f, Execs: c.execs, Found: time.Since(c.start), Count: 1, Op: c.opOf(job)}
 		switch {
 		case ch.checked:
 			fd.Op = opChecked
@@ -716,6 +727,9 @@ func (c *coordinator) failure(ctx context.Context, job *Job, ch *childResult) {
 		}
 		c.failures[id], c.failures[met] = fd, fd
 		c.findings = append(c.findings, fd)
+		if n, ok := c.strat.(findingNoter); ok {
+			n.foundFailure(job, fd)
+		}
 		if ch.outcome == Crash {
 			c.crashes++
 		} else {
@@ -775,6 +789,9 @@ func (c *coordinator) stats(final bool) *Stats {
 	s.setShares(c.times)
 	if c.cycleOf != nil {
 		s.Cycles = c.cycleOf()
+	}
+	if a, ok := c.strat.(armStater); ok {
+		s.Arms = a.armStats()
 	}
 	return s
 }

@@ -256,6 +256,10 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 		TargetMode:     st.Strategy,
 		CommandLine:    s.CommandLine,
 	}
+	for _, a := range st.Arms {
+		fs.Arms = append(fs.Arms, corpus.ArmStat{Name: a.Name, Execs: uint64(a.Execs), SharePct: 100 * a.Share,
+			Branches: int(a.Branches), Entries: int(a.Entries), Crashes: int(a.Crashes)})
+	}
 	if err := s.Dir.WriteStats(ctx, fs); err != nil {
 		return err
 	}
@@ -277,6 +281,9 @@ func (s *CorpusStore) WriteStats(ctx context.Context, st *Stats) error {
 	}
 	if s.RSS != nil {
 		row.RSS = s.RSS()
+	}
+	for _, a := range st.Arms {
+		row.Shares = append(row.Shares, corpus.ArmShare{Name: a.Name, Share: a.Share})
 	}
 	if s.TotalEdges > 0 {
 		row.MapSize = 100 * float64(st.Coverage) / float64(s.TotalEdges)

@@ -13,10 +13,10 @@
 // never new globally and the filter changes no decision. A Strategy picks
 // parents, decides what is saved and learns from merged feedback; one that
 // must see results first runs a Dependent job. Built in: zest, havoc (the
-// raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton;
-// with a Comparer, input-to-state stages (compares.go). Zest, bedivfuzz
-// and spoton also draw tree mutations of a generator's subtrees (§12,
-// tree.go). With an Importer,
+// raw-mode default), random, fairfuzz (§3), levy (§4), bedivfuzz, spoton,
+// and auto, a portfolio of them (§13); with a Comparer, input-to-state
+// stages (compares.go). Zest, bedivfuzz and spoton also draw tree
+// mutations of a generator's subtrees (§12, tree.go). With an Importer,
 // other campaigns' inputs come in on a timer (sync.go).
 //
 // Determinism: job j draws from PCG(Config.Seed, j), so a child does not

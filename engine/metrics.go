@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -72,6 +73,8 @@ type Stats struct {
 	Strategy string `json:"strategy"`
 	// Jobs is the number of jobs issued (the next job's PRNG stream).
 	Jobs uint64 `json:"jobs"`
+	// Arms are the portfolio's arms (strategy auto), nil otherwise.
+	Arms []ArmStats `json:"arms,omitempty"`
 	// Final is true for the report at the end of the campaign.
 	Final bool `json:"final,omitempty"`
 }
@@ -102,7 +105,24 @@ func (s *Stats) Line() string {
 	return fmt.Sprintf("#%d %s %.0f exec/s q:%d cov:%d vcov:%d traces:%d valid:%.1f%% crashes:%d hangs:%d B:%.0f/%.1f/%.1f mut/gen/exe/book:%.0f/%.0f/%.0f/%.0f%%",
 		s.Execs, s.Elapsed.Round(time.Second), s.ExecsPerSec, s.Queue, s.Coverage, s.ValidCoverage,
 		s.UniqueTraces, s.ValidPct, s.Crashes, s.Hangs, s.B0, s.B1, s.B2,
-		100*s.MutateShare, 100*s.GenerateShare, 100*s.ExecuteShare, 100*s.BookShare)
+		100*s.MutateShare, 100*s.GenerateShare, 100*s.ExecuteShare, 100*s.BookShare) + s.armsLine()
+}
+
+// armsLine is the status line's tail for a portfolio: each arm's share of
+// the schedule and the branches it found (" arms:havoc 62%/41 ...").
+func (s *Stats) armsLine() string {
+	if len(s.Arms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" arms:")
+	for i, a := range s.Arms {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s %.0f%%/%d", a.Name, 100*a.Share, a.Branches)
+	}
+	return b.String()
 }
 
 // reporter writes the live metrics.

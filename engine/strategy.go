@@ -349,6 +349,8 @@ type StrategyOptions struct {
 	Generative   GenerativeOptions
 	// Workers is Config.Workers (Lévy flights: one per worker).
 	Workers int
+	// AutoArms is Config.AutoArms (auto's arms; nil: AutoArms(Raw)).
+	AutoArms []string
 	// Havoc, FairFuzz and Levy are Config's knobs of those strategies
 	// (zero values: the defaults).
 	Havoc    HavocConfig
@@ -371,12 +373,14 @@ var strategies = map[string]func(StrategyOptions) Strategy{
 	"spoton":    func(o StrategyOptions) Strategy { return newSpotOn(o) },
 }
 
-// Strategies lists the built-in strategy names, sorted.
+// Strategies lists the built-in strategy names, sorted: the table's and
+// "auto" (portfolio.go), whose arms the table makes.
 func Strategies() []string {
-	names := make([]string, 0, len(strategies))
+	names := make([]string, 0, len(strategies)+1)
 	for n := range strategies {
 		names = append(names, n)
 	}
+	names = append(names, "auto")
 	sort.Strings(names)
 	return names
 }
@@ -384,6 +388,12 @@ func Strategies() []string {
 // NewStrategy returns the built-in strategy called name; an unknown name
 // is an error listing the strategies.
 func NewStrategy(name string, o StrategyOptions) (Strategy, error) {
+	if name == "auto" {
+		if len(o.AutoArms) > 0 {
+			return NewAuto(o, o.AutoArms...)
+		}
+		return newAuto(o), nil
+	}
 	f, ok := strategies[name]
 	if !ok {
 		return nil, &enumname.Error{What: "strategy", Name: name, Valid: Strategies()}

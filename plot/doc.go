@@ -2,7 +2,10 @@
 // (corpus.PlotRow): branch coverage (all runs and valid runs), executions
 // per second, queue size, unique crashes, the Hill numbers B(0), B(1)
 // and B(2) of BeDivFuzz, unique traces and the process's resident memory
-// (rss_kib; rows without it are left out of that panel), over time or over executions, one panel each, with
+// (rss_kib; rows without it are left out of that panel), and for a
+// portfolio campaign (--strategy auto) each arm's share of the schedule
+// (a ninth panel, drawn only when some row has share columns), over time
+// or over executions, one panel each, with
 // several campaigns overlaid and told apart by colour and a legend.
 //
 // What it does: Read loads a campaign directory's plot_data; Render draws

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -148,7 +149,12 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 		dc.FillText(sty, vg.Point{X: dc.Center().X, Y: dc.Max.Y}, opts.Title)
 		dc.Max.Y -= sty.Height(opts.Title) + 4
 	}
-	tiles := draw.Tiles{Cols: 4, Rows: 2, PadX: 12, PadY: 12, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8}
+	arms := armNames(series)
+	cols := 4
+	if len(arms) > 0 {
+		cols = 5 // room for the shares' panel
+	}
+	tiles := draw.Tiles{Cols: cols, Rows: 2, PadX: 12, PadY: 12, PadTop: 4, PadBottom: 4, PadLeft: 4, PadRight: 8}
 	for i, pn := range panels {
 		p := gplot.New()
 		p.Title.Text = pn.title
@@ -189,11 +195,82 @@ func Render(series []Series, opts Options, format string) ([]byte, error) {
 		}
 		p.Draw(tiles.At(dc, i%tiles.Cols, i/tiles.Cols))
 	}
+	if len(arms) > 0 {
+		p, err := sharesPanel(series, arms, x, xlabel)
+		if err != nil {
+			return nil, err
+		}
+		i := len(panels)
+		p.Draw(tiles.At(dc, i%tiles.Cols, i/tiles.Cols))
+	}
 	var b bytes.Buffer
 	if _, err := cw.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// armNames returns the arms of the series' share columns, in order of
+// first appearance (none: no campaign was a portfolio).
+func armNames(series []Series) []string {
+	var names []string
+	for _, s := range series {
+		for _, r := range s.Rows {
+			for _, a := range r.Shares {
+				if !slices.Contains(names, a.Name) {
+					names = append(names, a.Name)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// sharesPanel draws each arm's share of the schedule, one colour per arm
+// (every campaign's line of an arm in its colour, the legend naming the
+// arms).
+func sharesPanel(series []Series, arms []string, x func(corpus.PlotRow) float64, xlabel string) (*gplot.Plot, error) {
+	p := gplot.New()
+	p.Title.Text = "portfolio: each arm's share of the schedule"
+	p.X.Label.Text = xlabel
+	p.X.Tick.Marker = compactTicks{}
+	p.Y.Tick.Marker = compactTicks{}
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Add(plotter.NewGrid())
+	for k, arm := range arms {
+		read := func(r corpus.PlotRow) float64 {
+			for _, a := range r.Shares {
+				if a.Name == arm {
+					return a.Share
+				}
+			}
+			return 0
+		}
+		known := func(r corpus.PlotRow) bool {
+			return slices.ContainsFunc(r.Shares, func(a corpus.ArmShare) bool { return a.Name == arm })
+		}
+		legend := false
+		for _, s := range series {
+			pts := curve(s.Rows, x, read, known)
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return nil, fmt.Errorf("plot %s: %w", s.Name, err)
+			}
+			l.Color = palette[k%len(palette)]
+			l.Width = vg.Points(1.2)
+			p.Add(l)
+			if !legend {
+				legend = true
+				p.Legend.Add(arm, l)
+			}
+		}
+	}
+	p.Legend.Top = true
+	p.Legend.YOffs = vg.Points(-4)
+	return p, nil
 }
 
 // curve is the points of one line: x and y of each row that has the

@@ -214,3 +214,32 @@ func TestRenderTitleAbovePanels(t *testing.T) {
 		t.Errorf("title starts at x=%.1f, want it centred on 400", title[0])
 	}
 }
+
+// A portfolio campaign's rows get the shares' panel, one legend entry per
+// arm; rows without shares do not.
+func TestRenderShares(t *testing.T) {
+	plain, err := Render([]Series{{Name: "havoc", Rows: rows(10, 5)}}, Options{}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(plain), "share of the schedule") {
+		t.Error("a campaign without shares got the shares' panel")
+	}
+	rs := rows(10, 5)
+	for i := range rs {
+		f := float64(i) / 10
+		rs[i].Shares = []corpus.ArmShare{{Name: "havoc", Share: 1 - f}, {Name: "levy", Share: f}}
+	}
+	svg, err := Render([]Series{{Name: "auto", Rows: rs}, {Name: "havoc", Rows: rows(10, 5)}}, Options{}, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "share of the schedule") {
+		t.Fatalf("expected the shares' panel")
+	}
+	for _, arm := range []string{">havoc<", ">levy<"} {
+		if !strings.Contains(string(svg), arm) {
+			t.Errorf("legend entry %s missing", arm)
+		}
+	}
+}
