@@ -29,6 +29,7 @@ one() {
 	nice "$WAFER" fuzz -j 2 --max-total-time "$secs" --keep-going -o "$out/$t-out" "examples/$t/$t.wasm" "examples/$t/seeds" >"$out/$t.log" 2>&1 &
 	pid=$!
 	start=$(date +%s)
+	echo "$start" >"$out/$t-start"
 	echo "secs,rss_kib,cpu_s,load1" >"$out/$t-rss.csv"
 	while kill -0 $pid 2>/dev/null; do
 		r=$(awk '/VmRSS/{print $2}' /proc/$pid/status 2>/dev/null || true)
@@ -42,14 +43,18 @@ one() {
 	wait $pid && echo "exit 0" >>"$out/$t.log" || echo "exit $?" >>"$out/$t.log"
 	windows "$t" >"$out/$t-windows.csv"
 }
-# windows T: per window, the executions (plot_data's total_execs at the
-# last stats row before each edge), the CPU seconds (T-rss.csv's sample
-# nearest below each edge), their ratio and the load average's range.
+# windows T: per window of the process's time (T-rss.csv's secs), the
+# executions (plot_data's total_execs at the last stats row before each
+# edge), the CPU seconds (the sample nearest below each edge), their ratio
+# and the load average's range. plot_data counts from the campaign's start
+# after compiling (fuzzer_stats' start_time), which a cold compile on a
+# loaded machine puts minutes after the process's: off shifts it.
 windows() {
-	local t=$1
-	awk -F', *' -v w="$window" '
+	local t=$1 off
+	off=$(($(awk '/^start_time/{print $3}' "$out/$t-out/fuzzer_stats") - $(cat "$out/$t-start")))
+	awk -F', *' -v w="$window" -v off="$off" '
 		FNR == 1 { f++ }
-		f == 1 && !/^#/ { ex[$1 + 0] = $12 + 0; if ($1 + 0 > tmax) tmax = $1 + 0 }
+		f == 1 && !/^#/ { ex[$1 + off] = $12 + 0; if ($1 + off > tmax) tmax = $1 + off }
 		f == 2 && FNR > 1 { cpu[$1 + 0] = $3 + 0; ld[$1 + 0] = $4 + 0 }
 		function at(a, t,   k, best) { best = -1; for (k in a) if (k + 0 <= t && k + 0 > best) best = k + 0; return best < 0 ? 0 : a[best] }
 		END {
@@ -59,6 +64,7 @@ windows() {
 				dx = at(ex, e) - at(ex, s); dc = at(cpu, e) - at(cpu, s)
 				lo = 1e9; hi = 0
 				for (k in ld) if (k + 0 >= s && k + 0 < e) { if (ld[k] < lo) lo = ld[k]; if (ld[k] > hi) hi = ld[k] }
+				if (hi == 0) lo = 0
 				printf "%d,%d,%d,%.1f,%.0f,%.2f,%.2f\n", s, e, dx, dc, (dc > 0 ? dx / dc : 0), lo, hi
 			}
 		}' "$out/$t-out/plot_data" "$out/$t-rss.csv"
