@@ -249,6 +249,11 @@ type Summary struct {
 	// Workers × Stats.Elapsed, the share of worker time the coordination
 	// leaves idle (what benchmarks report as wait%).
 	Waited time.Duration
+	// Reported is the number of children the workers sent the
+	// coordinator: failures, and runs whose trace or coverage a worker's
+	// filter found new. Over Stats.Execs it is the coordination's load
+	// (benchmarks report it as sent/kexec).
+	Reported int64
 }
 
 func (c Config) withDefaults(hasGen bool) Config {

@@ -86,6 +86,8 @@ type coordinator struct {
 	donors [][]byte
 	// waited is the workers' total time waiting for a batch.
 	waited time.Duration
+	// reported counts the children the workers sent (Summary.Reported).
+	reported int64
 	// stopWorkers cancels the workers' context (see run).
 	stopWorkers func()
 
@@ -361,7 +363,7 @@ func (c *coordinator) finish(ctx, sctx context.Context) (*Summary, error) {
 			c.stop = "error"
 		}
 	}
-	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, Waited: c.waited}
+	sum := &Summary{Stop: Stop(c.stop), Stats: *stats, Queue: c.st.Queue, Failures: c.findings, Waited: c.waited, Reported: c.reported}
 	return sum, c.err
 }
 
@@ -537,6 +539,7 @@ func (c *coordinator) mergeJob(ctx context.Context, r *jobResult) {
 	}
 	c.execs += r.execs
 	c.st.Execs = c.execs
+	c.reported += int64(len(r.children))
 	c.valid += r.valid
 	c.inval += r.invalid
 	c.crashR += r.crashes

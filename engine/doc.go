@@ -37,8 +37,8 @@
 //     arenas reused: 0.11 allocations a run on cexpr ("The loop ...").
 //   - The scan zeroes what it reads, 64-byte lines, 4 bytes of state a
 //     site: 1.8-2.8 µs a Go reactor's scan ("The counter scan").
-//   - Trace sets exact to 4 million, then a Bloom filter; worker filters
-//     forget at 8 MiB ("Unique traces and the workers' filters").
+//   - Trace sets exact to 2^18 hashes, then a 16 MiB Bloom filter; worker
+//     filters forget at 2 MiB ("Unique traces and the workers' filters").
 //   - Only fairfuzz and levy keep queued traces; havoc stacks 1-5
 //     operations, 138 ns a child ("Queue entries ...", "Havoc stacks ...").
 //   - Two deterministic workers run 1.87-1.99x one ("Two workers").

@@ -58,9 +58,16 @@ const (
 	defaultMaxExact  = 1 << 18 // hashes: a table of 2^19 slots, 4 MiB
 	defaultBloomBits = 1 << 27 // 16 MiB
 	bloomK           = 4
-	// workerFilterSlots is a worker's forgetful set: 2^20 slots, 8 MiB,
-	// half a million hashes between two forgettings.
-	workerFilterSlots = 1 << 20
+	// workerFilterSlots is a worker's forgetful set: 2^18 slots, 2 MiB,
+	// 131,072 hashes between two forgettings. It only spares the
+	// coordinator messages, and each worker has one, so its memory grows
+	// with -j: at 2^20 slots (8 MiB) csqlite's two workers' filters were
+	// 16 MiB of a one-hour campaign's 51 MiB growth. Forgetting four
+	// times as often sent 1.5 times the children on cexpr, the target
+	// that meets the most traces, at no CPU cost measurable (execs per
+	// CPU-second 625k against 616k, ±13 %; docs/PERFORMANCE.md, "Unique
+	// traces and the workers' filters").
+	workerFilterSlots = 1 << 18
 )
 
 // DefaultTraceMemory is Search.TraceMemory's default: the bytes of each

@@ -161,6 +161,7 @@ func BenchmarkLoop(b *testing.B) {
 				// coordination costs the workers (0 when they never
 				// starve), apart from the machine's load.
 				b.ReportMetric(100*sum.Waited.Seconds()/(float64(tc.workers)*sum.Stats.Elapsed.Seconds()), "wait%")
+				b.ReportMetric(1000*float64(sum.Reported)/float64(sum.Stats.Execs), "sent/kexec")
 			})
 		}
 	}
