@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,10 +124,13 @@ func (o BuildOptions) cacheDir() (string, error) {
 
 // Build builds t's test binary for wasip1 as a wafer target and returns
 // the .wasm file's path in the cache. A build is reused while its key is
-// the same: the go version, GOFLAGS, the generated file, and the contents
-// of every file of every package the test binary imports outside the
-// standard library and the module cache (those of the module cache by
-// their module version). A failed build leaves nothing in the cache.
+// the same: the go version and settings (GOFLAGS, GOWORK, GOEXPERIMENT,
+// ...), the generated file, the go.work, the go.mod files and
+// vendor/modules.txt in effect, and the contents of every file of every
+// package the test binary imports outside the standard library and the
+// module cache (those of the module cache by their module version):
+// packages of replaced, vendored and workspace modules count by their
+// files. A failed build leaves nothing in the cache.
 func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	dir, err := opts.cacheDir()
 	if err != nil {
@@ -198,29 +202,63 @@ const harnessPath = "github.com/wafer-fuzz/wafer/harness"
 type listed struct {
 	ImportPath, Dir string
 	Standard        bool
-	Module          *struct{ Path, Version, Dir string }
+	Module          *struct{ Path, Version, Dir, GoMod string }
 	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, SFiles, EmbedFiles,
 	IgnoredGoFiles []string
 	Error *struct{ Err string }
 }
 
+// keyEnv are the go command's settings that change a build besides its
+// files: the toolchain, its flags, the module cache (whose files are
+// keyed by version), the main module and workspace, experiments.
+var keyEnv = []string{"GOVERSION", "GOFLAGS", "GOMODCACHE", "GOMOD", "GOWORK", "GOEXPERIMENT", "GOWASM"}
+
 // buildKey is the cache key of t's build (see Build).
 func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, error) {
-	ver, err := goCommand(ctx, goCmd, t.WorkDir, "env", "GOVERSION", "GOFLAGS", "GOMODCACHE")
+	envOut, err := goCommand(ctx, goCmd, t.WorkDir, append([]string{"env"}, keyEnv...)...)
 	if err != nil {
 		return "", fmt.Errorf("go env: %w", err)
 	}
-	modcache := ""
-	if ls := strings.Split(strings.TrimSpace(string(ver)), "\n"); len(ls) == 3 {
-		modcache = ls[2]
+	env := map[string]string{}
+	if ls := strings.Split(strings.TrimSuffix(string(envOut), "\n"), "\n"); len(ls) == len(keyEnv) {
+		for i, k := range keyEnv {
+			env[k] = ls[i]
+		}
 	}
+	modcache := env["GOMODCACHE"]
 	out, err := goCommand(ctx, goCmd, t.WorkDir, "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,SFiles,EmbedFiles,IgnoredGoFiles,Error", t.Pattern)
 	if err != nil {
 		return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "wafer gofuzz v1\x00%s\x00%s\x00%s\x00", ver, t.Pattern, t.Name)
+	fmt.Fprintf(h, "wafer gofuzz v2\x00%s\x00%s\x00%s\x00", envOut, t.Pattern, t.Name)
 	h.Write(src)
+	// The files that configure the build (the go.work, go.mod files and
+	// the vendor directory's modules.txt: language versions, godebug
+	// settings, which copy of a module) count as the sources do.
+	hashed := map[string]bool{}
+	config := func(path string) error {
+		if path == "" || path == os.DevNull || !filepath.IsAbs(path) || hashed[path] {
+			return nil
+		}
+		hashed[path] = true
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "config %s %x\x00", path, sha256.Sum256(b))
+		return nil
+	}
+	for _, f := range []string{env["GOWORK"], env["GOMOD"]} {
+		if f == "" || f == "off" || f == os.DevNull {
+			continue
+		}
+		if err := errors.Join(config(f), config(filepath.Join(filepath.Dir(f), "vendor", "modules.txt"))); err != nil {
+			return "", fmt.Errorf("%s: %w", t.Pattern, err)
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
@@ -230,7 +268,7 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 			return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 		}
 		if p.Error != nil {
-			return "", fmt.Errorf("%s: %s", p.ImportPath, strings.TrimSpace(p.Error.Err))
+			return "", fmt.Errorf("%s: %s", p.ImportPath, strings.Join(strings.Fields(p.Error.Err), " "))
 		}
 		if p.Standard {
 			continue
@@ -242,17 +280,25 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 		if m := p.Module; m != nil && modcache != "" && m.Version != "" && strings.HasPrefix(p.Dir, modcache+string(filepath.Separator)) {
 			continue // the module cache's files do not change under a version
 		}
+		if m := p.Module; m != nil {
+			if err := config(m.GoMod); err != nil {
+				return "", fmt.Errorf("%s: %w", p.ImportPath, err)
+			}
+		}
 		for _, files := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles, p.SFiles, p.EmbedFiles, p.IgnoredGoFiles} {
 			for _, f := range files {
+				name := f
 				if !filepath.IsAbs(f) {
 					f = filepath.Join(p.Dir, f)
-				} // else go's generated _testmain.go, in its cache
+				} else { // go's generated _testmain.go, in its cache
+					name = filepath.Base(f)
+				}
 				b, err := os.ReadFile(f)
 				if err != nil {
 					return "", fmt.Errorf("%s: %w", p.ImportPath, err)
 				}
 				sum := sha256.Sum256(b)
-				fmt.Fprintf(h, "file %s %x\x00", filepath.Base(f), sum)
+				fmt.Fprintf(h, "file %s %x\x00", name, sum)
 			}
 		}
 	}
