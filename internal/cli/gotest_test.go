@@ -22,13 +22,20 @@ import (
 // wazero compile).
 func goFuzzFixture(t *testing.T) string {
 	t.Helper()
+	return copyGoFixture(t, "gofuzz")
+}
+
+// copyGoFixture copies testdata/NAME to a temporary directory and returns
+// it, or skips as goFuzzFixture does.
+func copyGoFixture(t *testing.T, name string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds Go fuzz tests for wasip1 (-short)")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command: Go fuzz tests need it to build")
 	}
-	src := filepath.Join(repoRoot, "testdata", "gofuzz")
+	src := filepath.Join(repoRoot, "testdata", name)
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
