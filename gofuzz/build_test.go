@@ -51,7 +51,7 @@ func TestBuildKeyModules(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		return buildKey(t.Context(), "go", test, shim(test))
+		return buildKey(t.Context(), "go", test, shim(test, ""))
 	}
 	mustKey := func(dir, pkg string) string {
 		t.Helper()
@@ -106,5 +106,63 @@ func TestBuildKeyModules(t *testing.T) {
 	t.Setenv("GOWORK", "off")
 	if _, err := key("work/a", "."); err == nil || !strings.Contains(err.Error(), "no required module provides package example.com/wafer.fix/b") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("GOWORK=off: %v, want one line: no module provides package b", err)
+	}
+}
+
+// One build serves a package's fuzz tests: FuzzAll and FuzzNamed of
+// testdata/gofuzz/args share a module, which describes the one
+// Test.System names, and refuses to choose without it. A standalone
+// build runs its test without the environment.
+func TestBuildServesPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go fuzz test for wasip1 (-short)")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command: Go fuzz tests need it to build")
+	}
+	dir := filepath.Join("..", "testdata", "gofuzz")
+	var log strings.Builder
+	opts := BuildOptions{CacheDir: t.TempDir(), Log: &log}
+	paths := map[string]string{}
+	for _, name := range []string{"FuzzAll", "FuzzNamed"} {
+		test, err := Find(t.Context(), "go", dir, "./args", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paths[name], err = Build(t.Context(), test, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if paths["FuzzAll"] != paths["FuzzNamed"] || strings.Count(log.String(), "INFO: building") != 1 {
+		t.Errorf("builds %v, log:\n%s\nwant one build for both", paths, log.String())
+	}
+	wasm, err := os.ReadFile(paths["FuzzAll"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, fields := range map[string]int{"FuzzAll": 17, "FuzzNamed": 3} {
+		d, err := Describe(t.Context(), wasm, System{Env: []string{selectEnv + "=" + name}}, nil)
+		if err != nil || len(d.Fields) != fields {
+			t.Errorf("%s: %+v, %v; want %d fields", name, d, err, fields)
+		}
+	}
+	want := "a build of several fuzz tests (FuzzAll, FuzzNamed): WAFER_GO_FUZZ_TEST names the one to run"
+	if _, err := Describe(t.Context(), wasm, System{}, nil); err == nil || err.Error() != want {
+		t.Errorf("without %s: %v, want %q", selectEnv, err, want)
+	}
+	test, err := Find(t.Context(), "go", dir, "./args", "FuzzNamed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Standalone = true
+	path, err := Build(t.Context(), test, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wasm, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := Describe(t.Context(), wasm, System{}, nil); err != nil || len(d.Fields) != 3 {
+		t.Errorf("standalone FuzzNamed: %+v, %v; want its 3 fields", d, err)
 	}
 }

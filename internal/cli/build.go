@@ -55,6 +55,7 @@ func (c *cli) build(ctx context.Context, args []string) error {
 	if f.out == "" {
 		return usagef("build: missing -o OUT.wasm")
 	}
+	f.goTest.standalone = true
 	test, wasm, err := f.goTest.resolve(ctx, c, f.fs.Arg(0), &f.target)
 	if err != nil {
 		return err
