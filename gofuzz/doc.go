@@ -21,7 +21,8 @@
 // so a fuzz test of one []byte takes wafer's inputs as they are, and
 // generators.Tuple draws typed arguments for the generator strategies.
 // Corpus files in go test's format (testdata/fuzz/FuzzXxx/*) are read
-// and written by ReadCorpusFile and MarshalCorpusFile.
+// by ReadCorpusFile (package corpus parses them, this checks the values'
+// types against the fuzz function's) and written by WriteCorpusFile.
 //
 // It does not fuzz (package campaign does) and does not change the
 // user's files; Build's cache lives in the user's cache directory.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/gofuzz"
 )
@@ -61,7 +62,7 @@ func copyGoFixture(t *testing.T, name string) string {
 func corpusFile(t *testing.T, dir, name string, values ...any) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, gofuzz.MarshalCorpusFile(values), 0o644); err != nil {
+	if err := os.WriteFile(p, corpus.FormatGoCorpusValues(values), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
