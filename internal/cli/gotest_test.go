@@ -193,13 +193,14 @@ func TestGoFuzzTestErrors(t *testing.T) {
 	}
 }
 
-// gofuzzWasm finds and builds a fuzz test of the fixture.
+// gofuzzWasm finds and builds a fuzz test of the fixture, to run alone
+// (as wafer build does).
 func gofuzzWasm(t *testing.T, dir, pkg, name string) ([]byte, error) {
 	test, err := gofuzz.Find(t.Context(), "go", dir, pkg, name)
 	if err != nil {
 		return nil, err
 	}
-	path, err := gofuzz.Build(t.Context(), test, gofuzz.BuildOptions{})
+	path, err := gofuzz.Build(t.Context(), test, gofuzz.BuildOptions{Standalone: true})
 	if err != nil {
 		return nil, err
 	}
