@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"covreport":                  {"instrument"},
 	"campaign":                   {"instrument", "runtime", "engine", "corpus", "generators"},
 	"wafertest":                  {"campaign", "corpus", "generators"},
-	"gofuzz":                     {"generators", "instrument"},
+	"gofuzz":                     {"corpus", "generators", "instrument"},
 	"harness":                    {},
 	"internal/cli":               {"campaign", "corpus", "generators", "generators/grammar", "gofuzz", "covreport", "evalstats", "plot"},
 	".":                          {"internal/cli"},

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -19,10 +18,6 @@ type Seed struct {
 	Path string // file it came from
 	Data []byte // input bytes (decoded for Go corpus files)
 }
-
-// GoCorpusHeader is the first line of a Go fuzzing corpus file
-// (testdata/fuzz/FuzzX/*).
-const GoCorpusHeader = "go test fuzz v1"
 
 // ReadSeeds reads seed inputs from files and directories, in path order
 // and then sorted by file name:
@@ -126,7 +121,7 @@ func readSeedPath(ctx context.Context, fsys FS, p string, out *[]Seed, sk *skips
 }
 
 func seedFromFile(path string, data []byte) (Seed, error) {
-	if bytes.HasPrefix(data, []byte(GoCorpusHeader+"\n")) || string(data) == GoCorpusHeader {
+	if IsGoCorpus(data) {
 		v, err := ParseGoCorpus(data)
 		if err != nil {
 			return Seed{}, err
@@ -134,61 +129,6 @@ func seedFromFile(path string, data []byte) (Seed, error) {
 		return Seed{Path: path, Data: v}, nil
 	}
 	return Seed{Path: path, Data: data}, nil
-}
-
-// ParseGoCorpus decodes a Go fuzzing corpus file ("go test fuzz v1", then
-// one value) holding one []byte("...") or string("...") value, written
-// with Go's string literal syntax (interpreted or raw). Blank lines and
-// "//" comments are ignored; any other value type, or more than one value,
-// is an error.
-func ParseGoCorpus(data []byte) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(GoCorpusHeader))
-	if !ok || len(rest) > 0 && rest[0] != '\n' && rest[0] != '\r' {
-		return nil, fmt.Errorf("expected %q header", GoCorpusHeader)
-	}
-	var vals [][]byte
-	for n, line := range strings.Split(string(rest), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "//") {
-			continue
-		}
-		v, err := parseGoValue(line)
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
-		}
-		vals = append(vals, v)
-	}
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("expected one []byte or string value, got %d values", len(vals))
-	}
-	return vals[0], nil
-}
-
-func parseGoValue(s string) ([]byte, error) {
-	var inner string
-	switch {
-	case strings.HasPrefix(s, "[]byte(") && strings.HasSuffix(s, ")"):
-		inner = s[len("[]byte(") : len(s)-1]
-	case strings.HasPrefix(s, "string(") && strings.HasSuffix(s, ")"):
-		inner = s[len("string(") : len(s)-1]
-	default:
-		return nil, fmt.Errorf("expected []byte(\"...\") or string(\"...\"), got %.40q", s)
-	}
-	inner = strings.TrimSpace(inner)
-	if inner == "" || inner[0] != '"' && inner[0] != '`' {
-		return nil, fmt.Errorf("expected a string literal, got %.40q", inner)
-	}
-	v, err := strconv.Unquote(inner)
-	if err != nil {
-		return nil, fmt.Errorf("bad string literal %.40q: %w", inner, err)
-	}
-	return []byte(v), nil
-}
-
-// FormatGoCorpus renders data as a Go fuzzing corpus file with one []byte
-// value, readable by `go test` and by ParseGoCorpus.
-func FormatGoCorpus(data []byte) []byte {
-	return fmt.Appendf(nil, "%s\n[]byte(%s)\n", GoCorpusHeader, strconv.Quote(string(data)))
 }
 
 // SHA1 returns the hex SHA-1 of data: the name libFuzzer gives corpus

@@ -21,10 +21,11 @@ func TestParseGoCorpus(t *testing.T) {
 		{"unicode escape", "go test fuzz v1\n[]byte(\"\\u00e9\")", "é", ""},
 		{"comment and blank", "go test fuzz v1\n\n// from a crash\n[]byte(\"\")\n", "", ""},
 		{"crlf", "go test fuzz v1\r\n[]byte(\"q\")\r\n", "q", ""},
-		{"two values", "go test fuzz v1\n[]byte(\"a\")\nint(1)\n", "", `line 3: expected []byte("...") or string("..."), got "int(1)"`},
+		{"two values", "go test fuzz v1\n[]byte(\"a\")\nint(1)\n", "", "expected one []byte or string value, got 2 values"},
+		{"an int", "go test fuzz v1\nint(1)\n", "", "expected one []byte or string value, got a value of type int"},
 		{"no value", "go test fuzz v1\n", "", "expected one []byte or string value, got 0 values"},
-		{"bad literal", "go test fuzz v1\n[]byte(\"\\q\")\n", "", `line 2: bad string literal "\"\\q\"": invalid syntax`},
-		{"not a literal", "go test fuzz v1\n[]byte(x)\n", "", `line 2: expected a string literal, got "x"`},
+		{"bad literal", "go test fuzz v1\n[]byte(\"\\q\")\n", "", `line 2: "[]byte(\"\\q\")": not a Go expression`},
+		{"not a literal", "go test fuzz v1\n[]byte(x)\n", "", `line 2: "[]byte(x)": expected a literal argument`},
 		{"header", "go test fuzz v2\n[]byte(\"a\")\n", "", `expected "go test fuzz v1" header`},
 	}
 	for _, tc := range tests {

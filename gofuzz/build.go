@@ -2,6 +2,7 @@ package gofuzz
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -10,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/wafer-fuzz/wafer/internal/atomicfile"
@@ -21,11 +23,24 @@ import (
 //go:embed shim.go.tmpl
 var shimText string
 
-// shim is the generated test file that runs t as a wafer target: the
-// template with «Package», «Name» and «Wrapped» replaced.
-func shim(t *Test) []byte {
-	wrapped := strconv.FormatBool(t.call.file != "")
-	return []byte(strings.NewReplacer("«Package»", t.Package, "«Name»", t.Name, "«Wrapped»", wrapped, "«Direct»", direct(t.paramTypes)).Replace(shimText))
+// selectEnv is the environment variable that names the fuzz test a
+// build of several runs (Test.System sets it).
+const selectEnv = "WAFER_GO_FUZZ_TEST"
+
+// shim is the generated test file that runs t's package's fuzz tests
+// (t.tests) as a wafer target: the template with «Package», «Tests»,
+// «Wrapped», «Default», «Select» and «Direct» replaced. The fuzz test
+// selectEnv names runs, or def when it is unset.
+func shim(t *Test, def string) []byte {
+	var tests, wrapped strings.Builder
+	for _, d := range t.tests {
+		fmt.Fprintf(&tests, "{Name: %q, Fn: %s}, ", d.name, d.name)
+		if d.call.file != "" {
+			fmt.Fprintf(&wrapped, "%q: true, ", d.name)
+		}
+	}
+	return []byte(strings.NewReplacer("«Package»", t.Package, "«Tests»", tests.String(), "«Wrapped»", wrapped.String(),
+		"«Default»", def, "«Select»", selectEnv, "«Direct»", direct(t.tests)).Replace(shimText))
 }
 
 // directDecode is the expression that takes one value of a fixed-size
@@ -41,60 +56,86 @@ var directDecode = map[string]string{
 	"[]byte": "", "string": "",
 }
 
-// direct is the body of the generated waferFuzzDirect for a fuzz
-// function with these parameter types (nil: it returns nil): the values
-// decoded in the tuple encoding's order, fixed-size ones first.
-func direct(types []string) string {
-	if len(types) == 0 {
-		return "\treturn nil"
-	}
+// sameType spells the types that are one type alike ([]byte's spelling
+// is paramTypes').
+var sameType = map[string]string{"byte": "uint8", "rune": "int32"}
+
+// direct is the body of the generated waferFuzzDirect for fuzz tests
+// with these declarations: for each list of parameter types the sources
+// spell, a case that decodes the values in the tuple encoding's order,
+// fixed-size ones first, and calls the fuzz function; nil otherwise.
+func direct(decls []fuzzDecl) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\tf, ok := ff.(func(*wftesting.T, %s))\n\tif !ok {\n\t\treturn nil\n\t}\n", strings.Join(types, ", "))
-	b.WriteString("\treturn func(t *wftesting.T, in []byte) {\n")
-	last := -1
-	for i, t := range types {
-		if directDecode[t] == "" {
-			last = i
+	seen := map[string]bool{}
+	for _, d := range decls {
+		types := d.paramTypes
+		canon := make([]string, len(types))
+		for i, t := range types {
+			canon[i] = cmp.Or(sameType[t], t)
 		}
-	}
-	args := make([]string, len(types))
-	for i, t := range types {
-		if e := directDecode[t]; e != "" {
-			args[i] = fmt.Sprintf("a%d", i)
-			fmt.Fprintf(&b, "\t\ta%d := %s\n", i, e)
-		}
-	}
-	for i, t := range types {
-		if directDecode[t] != "" {
+		if len(types) == 0 || seen[strings.Join(canon, ",")] {
 			continue
 		}
-		args[i] = fmt.Sprintf("a%d", i)
-		e := fmt.Sprintf("waferFuzzVar(&in, %t)", i == last)
-		if t == "string" {
-			e = "string(" + e + ")"
+		seen[strings.Join(canon, ",")] = true
+		fmt.Fprintf(&b, "\tif f, ok := ff.(func(*wftesting.T, %s)); ok {\n", strings.Join(types, ", "))
+		b.WriteString("\t\treturn func(t *wftesting.T, in []byte) {\n")
+		last := -1
+		for i, t := range types {
+			if directDecode[t] == "" {
+				last = i
+			}
 		}
-		fmt.Fprintf(&b, "\t\ta%d := %s\n", i, e)
+		args := make([]string, len(types))
+		for i, t := range types {
+			if e := directDecode[t]; e != "" {
+				args[i] = fmt.Sprintf("a%d", i)
+				fmt.Fprintf(&b, "\t\t\ta%d := %s\n", i, e)
+			}
+		}
+		for i, t := range types {
+			if directDecode[t] != "" {
+				continue
+			}
+			args[i] = fmt.Sprintf("a%d", i)
+			e := fmt.Sprintf("waferFuzzVar(&in, %t)", i == last)
+			if t == "string" {
+				e = "string(" + e + ")"
+			}
+			fmt.Fprintf(&b, "\t\t\ta%d := %s\n", i, e)
+		}
+		fmt.Fprintf(&b, "\t\t\tf(t, %s)\n\t\t}\n\t}\n", strings.Join(args, ", "))
 	}
-	fmt.Fprintf(&b, "\t\tf(t, %s)\n\t}", strings.Join(args, ", "))
+	b.WriteString("\treturn nil")
 	return b.String()
 }
 
-// wrapCall is the source of the file holding t's f.Fuzz call with its
-// argument x as waferFuzzWrap(x), on the same lines.
-func wrapCall(t *Test) ([]byte, error) {
-	src, err := os.ReadFile(t.call.file)
+// wrapCalls is the source of file with the argument x of each f.Fuzz
+// call of decls there as waferFuzzWrap(x), on the same lines.
+func wrapCalls(file string, decls []fuzzDecl) ([]byte, error) {
+	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	if t.call.end > len(src) || t.call.start > t.call.end {
-		return nil, fmt.Errorf("%s: changed while building", t.call.file)
+	var calls []fuzzCall
+	for _, d := range decls {
+		if d.call.file == file {
+			calls = append(calls, d.call)
+		}
 	}
+	slices.SortFunc(calls, func(a, b fuzzCall) int { return a.start - b.start })
 	var b bytes.Buffer
-	b.Write(src[:t.call.start])
-	b.WriteString("waferFuzzWrap(")
-	b.Write(src[t.call.start:t.call.end])
-	b.WriteString(")")
-	b.Write(src[t.call.end:])
+	at := 0
+	for _, c := range calls {
+		if c.end > len(src) || c.start > c.end || c.start < at {
+			return nil, fmt.Errorf("%s: changed while building", file)
+		}
+		b.Write(src[at:c.start])
+		b.WriteString("waferFuzzWrap(")
+		b.Write(src[c.start:c.end])
+		b.WriteString(")")
+		at = c.end
+	}
+	b.Write(src[at:])
 	return b.Bytes(), nil
 }
 
@@ -108,6 +149,10 @@ type BuildOptions struct {
 	CacheDir string
 	// Log receives one line when a build starts; nil: none.
 	Log io.Writer
+	// Standalone builds a module that runs the test when it is fuzzed
+	// without Test.System's environment (wafer build's .wasm): otherwise
+	// a package with several fuzz tests runs the one that names.
+	Standalone bool
 }
 
 func (o BuildOptions) cacheDir() (string, error) {
@@ -122,17 +167,28 @@ func (o BuildOptions) cacheDir() (string, error) {
 }
 
 // Build builds t's test binary for wasip1 as a wafer target and returns
-// the .wasm file's path in the cache. A build is reused while its key is
-// the same: the go version, GOFLAGS, the generated file, and the contents
-// of every file of every package the test binary imports outside the
-// standard library and the module cache (those of the module cache by
-// their module version). A failed build leaves nothing in the cache.
+// the .wasm file's path in the cache. One build serves every fuzz test of
+// t's package (of its package clause: the package or its external test
+// package): the one that runs is named by Test.System's environment, or,
+// without it, the package's only fuzz test (or t with
+// opts.Standalone). A build is reused while its key is
+// the same: the go version and settings (GOFLAGS, GOWORK, GOEXPERIMENT,
+// ...), the generated file, the go.work, the go.mod files and
+// vendor/modules.txt in effect, and the contents of every file of every
+// package the test binary imports outside the standard library and the
+// module cache (those of the module cache by their module version):
+// packages of replaced, vendored and workspace modules count by their
+// files. A failed build leaves nothing in the cache.
 func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	dir, err := opts.cacheDir()
 	if err != nil {
 		return "", err
 	}
-	src := shim(t)
+	def := ""
+	if opts.Standalone || len(t.tests) == 1 {
+		def = t.Name
+	}
+	src := shim(t, def)
 	key, err := buildKey(ctx, opts.Go, t, src)
 	if err != nil {
 		return "", err
@@ -145,7 +201,11 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
 	if opts.Log != nil {
-		fmt.Fprintf(opts.Log, "INFO: building %s %s for wasip1 (go test -c)\n", t.ImportPath, t.Name)
+		names := make([]string, len(t.tests))
+		for i, d := range t.tests {
+			names[i] = d.name
+		}
+		fmt.Fprintf(opts.Log, "INFO: building %s for wasip1 (go test -c; one build serves its fuzz tests %s)\n", t.ImportPath, strings.Join(names, ", "))
 	}
 	tmp, err := os.MkdirTemp(dir, ".build-")
 	if err != nil {
@@ -156,17 +216,20 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err := os.WriteFile(gen, src, 0o644); err != nil {
 		return "", err
 	}
-	replace := map[string]string{filepath.Join(t.Dir, "wafer_fuzz_"+t.Name+"_test.go"): gen}
-	if t.call.file != "" {
-		src, err := wrapCall(t)
+	replace := map[string]string{shimPath(t.Dir): gen}
+	for i, d := range t.tests {
+		if d.call.file == "" || replace[d.call.file] != "" {
+			continue
+		}
+		src, err := wrapCalls(d.call.file, t.tests)
 		if err != nil {
 			return "", err
 		}
-		wrapped := filepath.Join(tmp, "wrapped.go")
+		wrapped := filepath.Join(tmp, fmt.Sprintf("wrapped%d.go", i))
 		if err := os.WriteFile(wrapped, src, 0o644); err != nil {
 			return "", err
 		}
-		replace[t.call.file] = wrapped
+		replace[d.call.file] = wrapped
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
@@ -178,16 +241,30 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	}
 	out := filepath.Join(tmp, "test.wasm")
 	if _, err := goCommand(ctx, opts.Go, t.WorkDir, "test", "-c", "-buildmode=c-shared", "-trimpath", "-overlay", ovPath, "-o", out, t.Pattern); err != nil {
-		return "", fmt.Errorf("%s: build %s for wasip1: %w", t.Pattern, t.Name, err)
+		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
-		return "", fmt.Errorf("%s: build %s for wasip1: %w", t.Pattern, t.Name, err)
+		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
 	if err := atomicfile.Write(wasm, b); err != nil {
 		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
 	return wasm, nil
+}
+
+// shimPath is where the generated file is added to the package in dir: a
+// name none of its files has.
+func shimPath(dir string) string {
+	for i := 0; ; i++ {
+		p := filepath.Join(dir, "wafer_fuzz_gen_test.go")
+		if i > 0 {
+			p = filepath.Join(dir, fmt.Sprintf("wafer_fuzz_gen%d_test.go", i))
+		}
+		if _, err := os.Lstat(p); err != nil {
+			return p
+		}
+	}
 }
 
 // harnessPath is wafer's harness package, which a fuzz test's build
@@ -198,29 +275,63 @@ const harnessPath = "github.com/wafer-fuzz/wafer/harness"
 type listed struct {
 	ImportPath, Dir string
 	Standard        bool
-	Module          *struct{ Path, Version, Dir string }
+	Module          *struct{ Path, Version, Dir, GoMod string }
 	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, SFiles, EmbedFiles,
 	IgnoredGoFiles []string
 	Error *struct{ Err string }
 }
 
+// keyEnv are the go command's settings that change a build besides its
+// files: the toolchain, its flags, the module cache (whose files are
+// keyed by version), the main module and workspace, experiments.
+var keyEnv = []string{"GOVERSION", "GOFLAGS", "GOMODCACHE", "GOMOD", "GOWORK", "GOEXPERIMENT", "GOWASM"}
+
 // buildKey is the cache key of t's build (see Build).
 func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, error) {
-	ver, err := goCommand(ctx, goCmd, t.WorkDir, "env", "GOVERSION", "GOFLAGS", "GOMODCACHE")
+	envOut, err := goCommand(ctx, goCmd, t.WorkDir, append([]string{"env"}, keyEnv...)...)
 	if err != nil {
 		return "", fmt.Errorf("go env: %w", err)
 	}
-	modcache := ""
-	if ls := strings.Split(strings.TrimSpace(string(ver)), "\n"); len(ls) == 3 {
-		modcache = ls[2]
+	env := map[string]string{}
+	if ls := strings.Split(strings.TrimSuffix(string(envOut), "\n"), "\n"); len(ls) == len(keyEnv) {
+		for i, k := range keyEnv {
+			env[k] = ls[i]
+		}
 	}
+	modcache := env["GOMODCACHE"]
 	out, err := goCommand(ctx, goCmd, t.WorkDir, "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,SFiles,EmbedFiles,IgnoredGoFiles,Error", t.Pattern)
 	if err != nil {
 		return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "wafer gofuzz v1\x00%s\x00%s\x00%s\x00", ver, t.Pattern, t.Name)
+	fmt.Fprintf(h, "wafer gofuzz v3\x00%s\x00%s\x00", envOut, t.Pattern)
 	h.Write(src)
+	// The files that configure the build (the go.work, go.mod files and
+	// the vendor directory's modules.txt: language versions, godebug
+	// settings, which copy of a module) count as the sources do.
+	hashed := map[string]bool{}
+	config := func(path string) error {
+		if path == "" || path == os.DevNull || !filepath.IsAbs(path) || hashed[path] {
+			return nil
+		}
+		hashed[path] = true
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "config %s %x\x00", path, sha256.Sum256(b))
+		return nil
+	}
+	for _, f := range []string{env["GOWORK"], env["GOMOD"]} {
+		if f == "" || f == "off" || f == os.DevNull {
+			continue
+		}
+		if err := errors.Join(config(f), config(filepath.Join(filepath.Dir(f), "vendor", "modules.txt"))); err != nil {
+			return "", fmt.Errorf("%s: %w", t.Pattern, err)
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
@@ -230,7 +341,7 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 			return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 		}
 		if p.Error != nil {
-			return "", fmt.Errorf("%s: %s", p.ImportPath, strings.TrimSpace(p.Error.Err))
+			return "", fmt.Errorf("%s: %s", p.ImportPath, strings.Join(strings.Fields(p.Error.Err), " "))
 		}
 		if p.Standard {
 			continue
@@ -242,17 +353,25 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 		if m := p.Module; m != nil && modcache != "" && m.Version != "" && strings.HasPrefix(p.Dir, modcache+string(filepath.Separator)) {
 			continue // the module cache's files do not change under a version
 		}
+		if m := p.Module; m != nil {
+			if err := config(m.GoMod); err != nil {
+				return "", fmt.Errorf("%s: %w", p.ImportPath, err)
+			}
+		}
 		for _, files := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles, p.SFiles, p.EmbedFiles, p.IgnoredGoFiles} {
 			for _, f := range files {
+				name := f
 				if !filepath.IsAbs(f) {
 					f = filepath.Join(p.Dir, f)
-				} // else go's generated _testmain.go, in its cache
+				} else { // go's generated _testmain.go, in its cache
+					name = filepath.Base(f)
+				}
 				b, err := os.ReadFile(f)
 				if err != nil {
 					return "", fmt.Errorf("%s: %w", p.ImportPath, err)
 				}
 				sum := sha256.Sum256(b)
-				fmt.Fprintf(h, "file %s %x\x00", filepath.Base(f), sum)
+				fmt.Fprintf(h, "file %s %x\x00", name, sum)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 )
 
@@ -63,10 +64,10 @@ float64(-2.5e-300)
 func TestReadCorpusFileErrors(t *testing.T) {
 	one := []generators.Field{{Name: "n", Type: generators.TypeInt8}}
 	for _, tc := range []struct{ file, want string }{
-		{"go test fuzz v2\nint8(1)\n", `line 1: expected "go test fuzz v1"`},
+		{"go test fuzz v2\nint8(1)\n", `expected "go test fuzz v1" header`},
 		{"go test fuzz v1\nint8(300)\n", `line 2: "int8(300)": not a value of type int8`},
-		{"go test fuzz v1\nint16(3)\n", `line 2: "int16(3)": expected a value of type int8`},
-		{"go test fuzz v1\nint8(1)\nint8(2)\n", "line 3: expected 1 values, got more"},
+		{"go test fuzz v1\nint16(3)\n", `value 1 (n): int16, expected int8`},
+		{"go test fuzz v1\nint8(1)\nint8(2)\n", "2 values: expected 1 (int8)"},
 		{"go test fuzz v1\n", "0 values: expected 1 (int8)"},
 		{"go test fuzz v1\nint8(x)\n", `line 2: "int8(x)": expected a literal argument`},
 		{"go test fuzz v1\n)(\n", `line 2: ")(": not a Go expression`},
@@ -88,14 +89,14 @@ func TestCorpusFileRoundTrip(t *testing.T) {
 			in[i] = byte(r.Uint32())
 		}
 		values := generators.DecodeTuple(allTypes, in)
-		got, err := ReadCorpusFile(MarshalCorpusFile(values), allTypes)
+		got, err := ReadCorpusFile(corpus.FormatGoCorpusValues(values), allTypes)
 		if err != nil {
-			t.Fatalf("%s: %v", MarshalCorpusFile(values), err)
+			t.Fatalf("%s: %v", corpus.FormatGoCorpusValues(values), err)
 		}
 		a, _ := generators.EncodeTuple(allTypes, values)
 		b, _ := generators.EncodeTuple(allTypes, got)
 		if string(a) != string(b) {
-			t.Fatalf("round trip of\n%s\ngave %#v", MarshalCorpusFile(values), got)
+			t.Fatalf("round trip of\n%s\ngave %#v", corpus.FormatGoCorpusValues(values), got)
 		}
 	}
 }
@@ -116,7 +117,7 @@ func FuzzReadCorpusFile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := ReadCorpusFile(MarshalCorpusFile(values), fields)
+		again, err := ReadCorpusFile(corpus.FormatGoCorpusValues(values), fields)
 		if err != nil {
 			t.Fatalf("a file read back does not read again: %v", err)
 		}

@@ -7,7 +7,10 @@
 //
 // Build adds one generated test file to the package through go's -overlay
 // (the package's directory is never written) and builds the test binary
-// as a WASI reactor with the libFuzzer protocol. That file runs the fuzz
+// as a WASI reactor with the libFuzzer protocol. One build serves all the
+// fuzz tests of the package (of one package clause); the environment
+// variable WAFER_GO_FUZZ_TEST, which Test.System sets, picks the one that
+// runs when the module starts. That file runs the fuzz
 // test through package testing itself (testing.MainStart with its own
 // deps): once as go test -fuzz's coordinator, which hands over the
 // argument types and the f.Add values, then as its worker, parked in
@@ -21,7 +24,8 @@
 // so a fuzz test of one []byte takes wafer's inputs as they are, and
 // generators.Tuple draws typed arguments for the generator strategies.
 // Corpus files in go test's format (testdata/fuzz/FuzzXxx/*) are read
-// and written by ReadCorpusFile and MarshalCorpusFile.
+// by ReadCorpusFile (package corpus parses them, this checks the values'
+// types against the fuzz function's) and written by WriteCorpusFile.
 //
 // It does not fuzz (package campaign does) and does not change the
 // user's files; Build's cache lives in the user's cache directory.

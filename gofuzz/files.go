@@ -28,7 +28,8 @@ type System struct {
 // (slash-separated, without the volume). So seeds read with
 // os.ReadFile("testdata/x") or from "../testdata" load. Hidden
 // directories are left out, as are files over 8 MiB and all past 128 MiB
-// in total (skipped counts them).
+// in total (skipped counts them). Its environment also names the fuzz
+// test to run (WAFER_GO_FUZZ_TEST), for a build of several (Build).
 func (t *Test) System() (sys System, skipped int, err error) {
 	top := t.Dir
 	if parent := filepath.Dir(t.Dir); t.Root != "" && strings.HasPrefix(parent, t.Root) && parent != t.Dir {
@@ -68,7 +69,7 @@ func (t *Test) System() (sys System, skipped int, err error) {
 	if err != nil {
 		return System{}, 0, fmt.Errorf("files for %s: %w", t.Pattern, err)
 	}
-	return System{Files: files, Env: []string{"PWD=/" + slashPath(t.Dir)}}, skipped, nil
+	return System{Files: files, Env: []string{"PWD=/" + slashPath(t.Dir), selectEnv + "=" + t.Name}}, skipped, nil
 }
 
 // slashPath is an absolute path as a path below the WASI root: slashes,

@@ -39,6 +39,14 @@ type Test struct {
 	// GOPATH directory), as go list reports it.
 	Root string
 
+	// tests are the fuzz tests declared in the package clause Package,
+	// this one among them, by name: one build serves them all.
+	tests []fuzzDecl
+}
+
+// fuzzDecl is a fuzz test's declaration as Build needs it.
+type fuzzDecl struct {
+	name string
 	// call is the f.Fuzz call of the test's body, which Build wraps (in
 	// an overlay); zero when f.Fuzz is called elsewhere (a helper).
 	call fuzzCall
@@ -148,6 +156,7 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 		t.Root = p.Module.Dir
 	}
 	var found []string
+	decls := map[string][]fuzzDecl{} // by package clause
 	for _, files := range [][]string{p.TestGoFiles, p.XTestGoFiles} {
 		for _, f := range files {
 			path := filepath.Join(p.Dir, f)
@@ -162,24 +171,29 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 					continue
 				}
 				fParam, isFuzz := fuzzParam(file, fn)
-				if isFuzz {
-					found = append(found, fn.Name.Name)
-				}
-				if fn.Name.Name != name {
-					continue
-				}
-				pos := fset.Position(fn.Pos())
-				at := filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
-				if !isFuzz {
+				if !isFuzz && fn.Name.Name == name {
+					pos := fset.Position(fn.Pos())
+					at := filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
 					return nil, fmt.Errorf("%s: %s (%s) is not a fuzz test: expected func %s(f *testing.F)", pattern, name, at, name)
 				}
-				t.Package, t.Pos = file.Name.Name, at
+				if !isFuzz {
+					continue
+				}
+				found = append(found, fn.Name.Name)
+				d := fuzzDecl{name: fn.Name.Name}
+				var params []string
 				if call := findFuzzCall(fn, fParam); call != nil {
 					arg := call.Args[0]
-					t.call = fuzzCall{file: path, start: fset.Position(arg.Pos()).Offset, end: fset.Position(arg.End()).Offset}
+					d.call = fuzzCall{file: path, start: fset.Position(arg.Pos()).Offset, end: fset.Position(arg.End()).Offset}
 					if lit, ok := arg.(*ast.FuncLit); ok {
-						t.Params, t.paramTypes = paramNames(lit), paramTypes(lit)
+						params, d.paramTypes = paramNames(lit), paramTypes(lit)
 					}
+				}
+				decls[file.Name.Name] = append(decls[file.Name.Name], d)
+				if fn.Name.Name == name {
+					pos := fset.Position(fn.Pos())
+					t.Package, t.Pos = file.Name.Name, filepath.Base(pos.Filename)+":"+strconv.Itoa(pos.Line)
+					t.Params = params
 				}
 			}
 		}
@@ -192,6 +206,8 @@ func Find(ctx context.Context, goCmd, dir, pattern, name string) (*Test, error) 
 		}
 		return nil, fmt.Errorf("%s: no fuzz test %s in %s (fuzz tests there: %s)", pattern, name, p.ImportPath, there)
 	}
+	t.tests = decls[t.Package]
+	slices.SortFunc(t.tests, func(a, b fuzzDecl) int { return strings.Compare(a.name, b.name) })
 	return t, nil
 }
 

@@ -18,9 +18,11 @@ Builds the Go fuzz test FuzzXxx (func FuzzXxx(f *testing.F)) of package
 PKG for wasip1, as wafer fuzz PKG:FuzzXxx does, and writes the module to
 OUT.wasm: a target for CI, wafer wrap and wafertest that needs no Go
 toolchain to fuzz. The package's files are not changed; the build is also
-kept in wafer's cache. A fuzz test that reads files (its seeds) reads
-them only when fuzzed as PKG:FuzzXxx, which shows it its package's
-directory.
+kept in wafer's cache. The module runs FuzzXxx (it holds the package's
+other fuzz tests too, which run when its WASI environment names them:
+WAFER_GO_FUZZ_TEST=FuzzYyy). A fuzz test that reads files (its seeds)
+reads them only when fuzzed as PKG:FuzzXxx, which shows it its
+package's directory.
 
 examples:
   wafer build -o json.wasm ./examples/gotest:FuzzJSON
@@ -55,6 +57,7 @@ func (c *cli) build(ctx context.Context, args []string) error {
 	if f.out == "" {
 		return usagef("build: missing -o OUT.wasm")
 	}
+	f.goTest.standalone = true
 	test, wasm, err := f.goTest.resolve(ctx, c, f.fs.Arg(0), &f.target)
 	if err != nil {
 		return err

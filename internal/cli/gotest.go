@@ -21,6 +21,9 @@ type goTestFlags struct {
 	name     string // --go-test
 	testdata bool   // --go-testdata
 	goCmd    string // --go
+	// standalone builds a module that runs the test without its
+	// package's files and environment (wafer build)
+	standalone bool
 }
 
 func (g *goTestFlags) register(fs *pflag.FlagSet, findings bool) {
@@ -56,7 +59,7 @@ func (g *goTestFlags) resolve(ctx context.Context, c *cli, arg string, t *target
 	if err != nil {
 		return nil, "", err
 	}
-	wasm, err = gofuzz.Build(ctx, test, gofuzz.BuildOptions{Go: g.goCmd, Log: c.stderr})
+	wasm, err = gofuzz.Build(ctx, test, gofuzz.BuildOptions{Go: g.goCmd, Log: c.stderr, Standalone: g.standalone})
 	if err != nil {
 		return nil, "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wafer-fuzz/wafer/corpus"
 	"github.com/wafer-fuzz/wafer/generators"
 	"github.com/wafer-fuzz/wafer/gofuzz"
 )
@@ -22,13 +23,20 @@ import (
 // wazero compile).
 func goFuzzFixture(t *testing.T) string {
 	t.Helper()
+	return copyGoFixture(t, "gofuzz")
+}
+
+// copyGoFixture copies testdata/NAME to a temporary directory and returns
+// it, or skips as goFuzzFixture does.
+func copyGoFixture(t *testing.T, name string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds Go fuzz tests for wasip1 (-short)")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command: Go fuzz tests need it to build")
 	}
-	src := filepath.Join(repoRoot, "testdata", "gofuzz")
+	src := filepath.Join(repoRoot, "testdata", name)
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -54,7 +62,7 @@ func goFuzzFixture(t *testing.T) string {
 func corpusFile(t *testing.T, dir, name string, values ...any) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, gofuzz.MarshalCorpusFile(values), 0o644); err != nil {
+	if err := os.WriteFile(p, corpus.FormatGoCorpusValues(values), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -185,13 +193,14 @@ func TestGoFuzzTestErrors(t *testing.T) {
 	}
 }
 
-// gofuzzWasm finds and builds a fuzz test of the fixture.
+// gofuzzWasm finds and builds a fuzz test of the fixture, to run alone
+// (as wafer build does).
 func gofuzzWasm(t *testing.T, dir, pkg, name string) ([]byte, error) {
 	test, err := gofuzz.Find(t.Context(), "go", dir, pkg, name)
 	if err != nil {
 		return nil, err
 	}
-	path, err := gofuzz.Build(t.Context(), test, gofuzz.BuildOptions{})
+	path, err := gofuzz.Build(t.Context(), test, gofuzz.BuildOptions{Standalone: true})
 	if err != nil {
 		return nil, err
 	}

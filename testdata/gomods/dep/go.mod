@@ -1,0 +1,3 @@
+module example.com/wafer.fix/dep
+
+go 1.24

@@ -1,0 +1,2 @@
+// Package replace uses a module required through a replace directive.
+package replace

@@ -1,0 +1,7 @@
+module example.com/wafer.fix/vendored
+
+go 1.24
+
+require example.com/wafer.fix/dep v0.0.0
+
+replace example.com/wafer.fix/dep => ../dep

@@ -1,0 +1,2 @@
+// Package vendored uses a module from its vendor directory.
+package vendored

@@ -1,0 +1,3 @@
+module example.com/wafer.fix/a
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/wafer.fix/b
+
+go 1.24
