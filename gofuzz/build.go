@@ -80,7 +80,8 @@ func direct(types []string) string {
 }
 
 // wrapCall is the source of the file holding t's f.Fuzz call with its
-// argument x as waferFuzzWrap(x), on the same lines.
+// argument x as waferFuzzWrap(x), on the same lines, and x's t.Skip calls
+// made cheap (fastSkips).
 func wrapCall(t *Test) ([]byte, error) {
 	src, err := os.ReadFile(t.call.file)
 	if err != nil {
@@ -92,7 +93,7 @@ func wrapCall(t *Test) ([]byte, error) {
 	var b bytes.Buffer
 	b.Write(src[:t.call.start])
 	b.WriteString("waferFuzzWrap(")
-	b.Write(src[t.call.start:t.call.end])
+	b.Write(fastSkips(src[t.call.start:t.call.end]))
 	b.WriteString(")")
 	b.Write(src[t.call.end:])
 	return b.Bytes(), nil

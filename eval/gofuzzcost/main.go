@@ -22,22 +22,39 @@
 // its seeds as warm-up (--warm-up-seeds) and a Go fuzz test none; this
 // program gives an arm only the warm-up named.
 //
-// It does not fuzz: the inputs are fixed, so both arms run the same
-// ones.
+// With -record N, the first arm runs a havoc campaign of N executions
+// (engine.Fuzz, seed 1, one worker, its INPUTS as seeds) first, and
+// every arm's inputs are the inputs that campaign ran instead of its
+// INPUTS files (mostly invalid, as a campaign's are); -prefix NAME=HEX
+// puts bytes before each of them for arm NAME (FuzzParse's mode byte).
+// With -loop, each round runs the inputs through the engine's loop as a
+// campaign's seeds (engine.Fuzz, one worker, Runs = the inputs), so the
+// per-run cost includes the engine's reading of the counters; it then
+// prints execs per CPU second and, per round, the ratio of each arm's to
+// the first arm's (median (min–max) over rounds). -cpuprofile writes
+// the rounds' CPU profile.
+//
+// It does not fuzz (but for -record): the inputs are fixed, so all arms
+// run the same ones.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/wafer-fuzz/wafer/campaign"
+	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/gofuzz"
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -47,6 +64,8 @@ import (
 
 type arm struct {
 	name   string
+	tgt    *runtime.Target
+	sm     *instrument.SiteMap
 	worker *runtime.Worker
 	inputs [][]byte
 	perRun []float64 // wall ns per run, one per round
@@ -55,15 +74,41 @@ type arm struct {
 }
 
 func main() {
-	rounds := flag.Int("rounds", 5, "rounds: every arm runs every input once per round")
+	var o options
+	flag.IntVar(&o.rounds, "rounds", 5, "rounds: every arm runs every input once per round")
+	flag.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the rounds (not the builds) to `file`")
+	flag.IntVar(&o.record, "record", 0, "run the inputs of a havoc campaign of `N` executions on the first arm instead of the INPUTS files")
+	flag.BoolVar(&o.loop, "loop", false, "run the inputs through the engine's loop (engine.Fuzz) instead of Worker.Run")
+	flag.Func("prefix", "`NAME=HEX`: bytes put before each recorded input for arm NAME", func(v string) error {
+		name, h, ok := strings.Cut(v, "=")
+		b, err := hex.DecodeString(h)
+		if !ok || err != nil {
+			return fmt.Errorf("expected NAME=HEX, got %q", v)
+		}
+		if o.prefix == nil {
+			o.prefix = map[string][]byte{}
+		}
+		o.prefix[name] = b
+		return nil
+	})
 	flag.Parse()
-	if err := run(context.Background(), *rounds, flag.Args()); err != nil {
+	if err := run(context.Background(), o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "gofuzzcost:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, rounds int, specs []string) error {
+// options are the command's flags.
+type options struct {
+	rounds  int
+	profile string            // CPU profile file, "" for none
+	record  int               // executions of the recorded campaign, 0 for none
+	loop    bool              // rounds through engine.Fuzz
+	prefix  map[string][]byte // by arm name, before each recorded input
+}
+
+func run(ctx context.Context, o options, specs []string) error {
+	rounds := o.rounds
 	if len(specs) == 0 {
 		return errors.New("expected arms NAME=TARGET@INPUTS[+WARMUP]")
 	}
@@ -73,8 +118,35 @@ func run(ctx context.Context, rounds int, specs []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
+		defer a.tgt.Close(ctx)
 		defer a.worker.Close(ctx)
 		arms = append(arms, a)
+	}
+	if o.record > 0 {
+		inputs, err := record(ctx, arms[0], o.record)
+		if err != nil {
+			return err
+		}
+		for _, a := range arms {
+			a.inputs = make([][]byte, len(inputs))
+			for i, in := range inputs {
+				a.inputs[i] = append(slices.Clip(o.prefix[a.name]), in...)
+			}
+		}
+	}
+	if o.profile != "" {
+		f, err := os.Create(o.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if o.loop {
+		return loop(ctx, arms, rounds)
 	}
 	for r := 0; r < rounds; r++ {
 		for _, a := range arms {
@@ -107,6 +179,52 @@ func run(ctx context.Context, rounds int, specs []string) error {
 		fmt.Printf("| %s | %d | %.1f (%.1f–%.1f) | %.1f (%.1f–%.1f) | %s | %s | %d |\n", a.name, len(a.inputs), s.Median/1e3, s.Min/1e3, s.Max/1e3,
 			c.Median/1e3, c.Min/1e3, c.Max/1e3,
 			mean(a.fuel[runtime.Valid]), mean(a.fuel[runtime.Invalid]), other)
+	}
+	return nil
+}
+
+// record returns the inputs of a havoc campaign of n executions on a
+// (seed 1, one worker, a's inputs as seeds).
+func record(ctx context.Context, a *arm, n int) ([][]byte, error) {
+	var inputs [][]byte
+	_, err := engine.Fuzz(ctx,
+		engine.Config{Search: engine.Search{Seed: 1, Runs: int64(n), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: a.sm.Conditionals()},
+		engine.Deps{NewExecutor: campaign.Executors(a.tgt), Seeds: a.inputs, TargetDict: a.sm.Dictionary, OnRun: func(_ uint64, _ int, in []byte) {
+			inputs = append(inputs, bytes.Clone(in))
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: recording %d executions: %w", a.name, n, err)
+	}
+	return inputs, nil
+}
+
+// loop runs every arm's inputs as the seeds of an engine.Fuzz campaign
+// that runs nothing else, arm after arm, rounds times, and prints execs
+// per CPU second and each round's ratio to the first arm's.
+func loop(ctx context.Context, arms []*arm, rounds int) error {
+	rate := make([][]float64, len(arms))
+	for r := 0; r < rounds; r++ {
+		for i, a := range arms {
+			cpu0, _ := cputime.Process()
+			sum, err := engine.Fuzz(ctx,
+				engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(a.inputs)), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: a.sm.Conditionals()},
+				engine.Deps{NewExecutor: campaign.Executors(a.tgt), Seeds: a.inputs, TargetDict: a.sm.Dictionary})
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
+			}
+			cpu1, _ := cputime.Process()
+			rate[i] = append(rate[i], float64(sum.Stats.Execs)/(cpu1-cpu0).Seconds())
+		}
+	}
+	fmt.Printf("| arm | inputs | execs per CPU second | / %s's in the same round |\n", arms[0].name)
+	fmt.Println("|---|---|---|---|")
+	for i, a := range arms {
+		ratio := make([]float64, rounds)
+		for r := range ratio {
+			ratio[r] = rate[i][r] / rate[0][r]
+		}
+		e, q := evalstats.Summarize(rate[i]), evalstats.Summarize(ratio)
+		fmt.Printf("| %s | %d | %.0f (%.0f–%.0f) | %.3f (%.3f–%.3f) |\n", a.name, len(a.inputs), e.Median, e.Min, e.Max, q.Median, q.Min, q.Max)
 	}
 	return nil
 }
@@ -154,11 +272,9 @@ func newArm(ctx context.Context, spec string) (*arm, error) {
 		return nil, err
 	}
 	if warm != "" {
-		b, err := os.ReadFile(warm)
-		if err != nil {
+		if cfg.WarmUp, err = readInputs(warm); err != nil {
 			return nil, err
 		}
-		cfg.WarmUp = [][]byte{b}
 	}
 	sum, err := instrument.Summarize(wasm)
 	if err != nil {
@@ -176,30 +292,50 @@ func newArm(ctx context.Context, spec string) (*arm, error) {
 	}
 	w, err := tgt.NewWorker(ctx)
 	if err != nil {
+		tgt.Close(ctx)
 		return nil, err
 	}
-	a := &arm{name: name, worker: w, fuel: map[runtime.Outcome][]uint64{}}
-	ents, err := os.ReadDir(inputs)
+	a := &arm{name: name, tgt: tgt, sm: p.SiteMap, worker: w, fuel: map[runtime.Outcome][]uint64{}}
+	if a.inputs, err = readInputs(inputs); err != nil {
+		w.Close(ctx)
+		tgt.Close(ctx)
+		return nil, err
+	}
+	return a, nil
+}
+
+// readInputs reads the file path, or every file of the directory path in
+// name order.
+func readInputs(path string) ([][]byte, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(ents))
+	if !st.IsDir() {
+		b, err := os.ReadFile(path)
+		return [][]byte{b}, err
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
 	for _, e := range ents {
 		if e.Type().IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
 	sort.Strings(names)
+	var out [][]byte
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(inputs, n))
+		b, err := os.ReadFile(filepath.Join(path, n))
 		if err != nil {
 			return nil, err
 		}
-		a.inputs = append(a.inputs, b)
+		out = append(out, b)
 	}
-	if len(a.inputs) == 0 {
-		return nil, fmt.Errorf("no inputs in %s", inputs)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no inputs in %s", path)
 	}
-	a.inputs = slices.Clip(a.inputs)
-	return a, nil
+	return slices.Clip(out), nil
 }
