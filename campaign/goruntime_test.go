@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"os"
+	"path"
 	"slices"
 	"testing"
 
@@ -45,5 +46,35 @@ func TestGoRuntimeSkip(t *testing.T) {
 	}
 	if user[:cap(user)][1] != "" {
 		t.Errorf("the Go runtime's pattern was written into the caller's Skip slice")
+	}
+}
+
+// TestGoTestSkip: GoTestSkip's patterns match package testing's
+// functions, the fuzzing machinery go test links, and the generated
+// file's functions at any package depth (methods and closures too), and
+// none of the code a fuzz test tests.
+func TestGoTestSkip(t *testing.T) {
+	matches := func(name string) bool {
+		for _, p := range GoTestSkip() {
+			if ok, err := path.Match(p, name); err != nil {
+				t.Fatalf("pattern %q: %v", p, err)
+			} else if ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, name := range []string{"testing.(*common).SkipNow", "testing.tRunner.func1", "testing/internal/testdeps.TestDeps.RunFuzzWorker",
+		"internal/fuzz.RunFuzzWorker", "p.waferFuzzStart", "example.com/m/p.waferFuzzWrap.func1.1",
+		"github.com/a/b/c/d/e/f/g/h/i/j_test.(*waferFuzzState).RunFuzzWorker", "example.com/p.waferFuzzSkipper.Skip"} {
+		if !matches(name) {
+			t.Errorf("%s: counted, want it skipped", name)
+		}
+	}
+	for _, name := range []string{"example.com/m/p.Parse", "example.com/m/p.FuzzParse.func1", "flag.Parse", "regexp.Compile",
+		"encoding/json.Unmarshal", "testingx.F", "github.com/x/testing.F", "reflect.Value.Call"} {
+		if matches(name) {
+			t.Errorf("%s: skipped, want it counted", name)
+		}
 	}
 }

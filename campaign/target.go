@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -403,10 +404,38 @@ const GoRuntimeSkip = "runtime.*"
 
 // skip is the Skip patterns a build of the module summarised by s uses:
 // o.Skip, and for a module Go's toolchain built (its "go:buildid"
-// section) GoRuntimeSkip unless o.GoRuntimeCounters.
+// section) GoRuntimeSkip unless o.GoRuntimeCounters, and for a Go fuzz
+// test's build also GoTestSkip's.
 func (o *TargetOptions) skip(s *instrument.Summary) []string {
 	if o.GoRuntimeCounters || !s.IsGo() {
 		return o.Skip
 	}
-	return append(slices.Clip(o.Skip), GoRuntimeSkip)
+	out := append(slices.Clip(o.Skip), GoRuntimeSkip)
+	if s.Exported(instrument.ExternFunc, goTestExport) {
+		out = append(out, GoTestSkip()...)
+	}
+	return out
+}
+
+// goTestExport is the export of package gofuzz's generated file that
+// marks a Go fuzz test's build (gofuzz.IsGoFuzzTest).
+const goTestExport = "wafer_go_describe"
+
+// GoTestSkip returns the Skip patterns of what a Go fuzz test's build
+// (package gofuzz) links to run the test rather than to be tested: package
+// testing and the fuzzing machinery go test links beside it, and the
+// generated file's functions (waferFuzz…, in the test's package at any
+// import path depth). Several of them run on every input (the T's
+// methods, the generated wrapper), the same way whatever the input:
+// counted, they were a third of FuzzJSON's sites and added hits to every
+// run's trace for the engine to read (docs/PERFORMANCE.md, "Go fuzz
+// tests"). Packages the user's code may import (flag, regexp) stay
+// counted.
+func GoTestSkip() []string {
+	out := []string{"testing.*", "testing/internal/testdeps.*", "internal/fuzz.*"}
+	for depth := 0; depth <= 12; depth++ {
+		dirs := strings.Repeat("*/", depth)
+		out = append(out, dirs+"*.waferFuzz*", dirs+`*.(\*waferFuzz*`)
+	}
+	return out
 }

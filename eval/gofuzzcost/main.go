@@ -34,6 +34,10 @@
 // the first arm's (median (min–max) over rounds). -cpuprofile writes
 // the rounds' CPU profile.
 //
+// Modules are built as a campaign builds them with the default options
+// (the Go runtime and, with -count-test-machinery off, a Go fuzz test's
+// campaign.GoTestSkip uncounted).
+//
 // It does not fuzz (but for -record): the inputs are fixed, so all arms
 // run the same ones.
 package main
@@ -91,6 +95,7 @@ func main() {
 		o.prefix[name] = b
 		return nil
 	})
+	flag.BoolVar(&o.countTest, "count-test-machinery", false, "give a Go fuzz test's testing package and generated file counters (campaign.GoTestSkip)")
 	flag.Parse()
 	if err := run(context.Background(), o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "gofuzzcost:", err)
@@ -105,6 +110,9 @@ type options struct {
 	record  int               // executions of the recorded campaign, 0 for none
 	loop    bool              // rounds through engine.Fuzz
 	prefix  map[string][]byte // by arm name, before each recorded input
+	// countTest counts a Go fuzz test's testing machinery
+	// (campaign.GoTestSkip's functions)
+	countTest bool
 }
 
 func run(ctx context.Context, o options, specs []string) error {
@@ -114,7 +122,7 @@ func run(ctx context.Context, o options, specs []string) error {
 	}
 	var arms []*arm
 	for _, s := range specs {
-		a, err := newArm(ctx, s)
+		a, err := newArm(ctx, s, o.countTest)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
@@ -240,7 +248,7 @@ func mean(xs []uint64) string {
 	return fmt.Sprintf("%.0f (%d)", sum/float64(len(xs)), len(xs))
 }
 
-func newArm(ctx context.Context, spec string) (*arm, error) {
+func newArm(ctx context.Context, spec string, countTest bool) (*arm, error) {
 	name, rest, ok := strings.Cut(spec, "=")
 	target, inputs, ok2 := strings.Cut(rest, "@")
 	if !ok || !ok2 {
@@ -281,7 +289,13 @@ func newArm(ctx context.Context, spec string) (*arm, error) {
 		return nil, err
 	}
 	steps := runtime.Preparation(sum, cfg)
-	steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(sum, cfg), StackCheck: true}
+	// as campaign's Target.compile builds it with the default options
+	skip := []string{campaign.GoRuntimeSkip}
+	if gofuzz.IsGoFuzzTest(wasm) && !countTest {
+		skip = append(skip, campaign.GoTestSkip()...)
+	}
+	steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(sum, cfg), Skip: skip, HeapGuard: true,
+		StackCheck: true, StackDepth: true, CallPairs: true}
 	p, err := instrument.Prepare(wasm, steps)
 	if err != nil {
 		return nil, err

@@ -85,11 +85,16 @@ func TestGoFuzzTestArgumentTypes(t *testing.T) {
 
 // f.Add values and testdata/fuzz files are the campaign's seeds: with
 // --runs 0 only they run, and FuzzNamed's testdata seed is its crash.
+// The seeds are the warm-up inputs too; one that fails is left out of
+// it, and its crash is found by its own run.
 func TestGoFuzzTestSeeds(t *testing.T) {
 	dir := goFuzzFixture(t)
 	r := wafer(t, dir, "fuzz", "./args:FuzzNamed", "--runs", "0", "-o", t.TempDir())
 	if r.code != exitCrash || !strings.Contains(r.stdout, "found crash: crash: go-test-fail") {
 		t.Errorf("FuzzNamed's testdata seed: exit %d, want its crash\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "1 of 1 seed inputs (f.Add values, testdata/fuzz files, then the given ones) run as warm-up") {
+		t.Errorf("FuzzNamed's seed is not its warm-up\nstderr:\n%s", r.stderr)
 	}
 	wasm, err := gofuzzWasm(t, dir, "./args", "FuzzAll")
 	if err != nil {
