@@ -22,10 +22,11 @@ import (
 var shimText string
 
 // shim is the generated test file that runs t as a wafer target: the
-// template with «Package», «Name» and «Wrapped» replaced.
-func shim(t *Test) []byte {
+// template with «Package», «Name», «Wrapped», «Fast» and «Direct»
+// replaced; fast runs the fuzz function on the export's goroutine.
+func shim(t *Test, fast bool) []byte {
 	wrapped := strconv.FormatBool(t.call.file != "")
-	return []byte(strings.NewReplacer("«Package»", t.Package, "«Name»", t.Name, "«Wrapped»", wrapped, "«Direct»", direct(t.paramTypes)).Replace(shimText))
+	return []byte(strings.NewReplacer("«Package»", t.Package, "«Name»", t.Name, "«Wrapped»", wrapped, "«Fast»", strconv.FormatBool(fast), "«Direct»", direct(t.paramTypes)).Replace(shimText))
 }
 
 // directDecode is the expression that takes one value of a fixed-size
@@ -133,7 +134,15 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src := shim(t)
+	// The wrapped file first: the generated one runs the fuzz function
+	// on the export's goroutine unless a skip may end that goroutine.
+	var wrapped []byte
+	if t.call.file != "" {
+		if wrapped, err = wrapCall(t); err != nil {
+			return "", err
+		}
+	}
+	src := shim(t, wrapped != nil && !otherSkips(t, wrapped))
 	key, err := buildKey(ctx, opts.Go, t, src)
 	if err != nil {
 		return "", err
@@ -158,16 +167,12 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		return "", err
 	}
 	replace := map[string]string{filepath.Join(t.Dir, "wafer_fuzz_"+t.Name+"_test.go"): gen}
-	if t.call.file != "" {
-		src, err := wrapCall(t)
-		if err != nil {
+	if wrapped != nil {
+		path := filepath.Join(tmp, "wrapped.go")
+		if err := os.WriteFile(path, wrapped, 0o644); err != nil {
 			return "", err
 		}
-		wrapped := filepath.Join(tmp, "wrapped.go")
-		if err := os.WriteFile(wrapped, src, 0o644); err != nil {
-			return "", err
-		}
-		replace[t.call.file] = wrapped
+		replace[t.call.file] = path
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {

@@ -18,9 +18,10 @@
 // built as wafer fuzz builds it), the
 // inputs every file of the directory INPUTS (as they are: a Go fuzz
 // test's inputs in wafer's tuple encoding), WARMUP a file run once before
-// the snapshot (Config.WarmUp). wafer fuzz gives a harness.Fuzz reactor
-// its seeds as warm-up (--warm-up-seeds) and a Go fuzz test none; this
-// program gives an arm only the warm-up named.
+// the snapshot (Config.WarmUp), or every file of a directory WARMUP.
+// wafer fuzz gives a harness.Fuzz reactor its seeds as warm-up
+// (--warm-up-seeds), and a Go fuzz test its f.Add values and testdata
+// files; this program gives an arm only the warm-up named.
 //
 // With -record N, the first arm runs a havoc campaign of N executions
 // (engine.Fuzz, seed 1, one worker, its INPUTS as seeds) first, and
