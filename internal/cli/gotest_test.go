@@ -117,7 +117,10 @@ func TestGoFuzzTestSeeds(t *testing.T) {
 
 // The outcomes go test -fuzz gives: t.Fatal, t.Error and a helper's
 // t.Fatalf fail (go-test-fail, with the test's message and line), a panic
-// is a go-panic at the panicking function, t.Skip is invalid.
+// is a go-panic at the panicking function, t.Skip is invalid, in the
+// fuzz function's body and in a closure it calls alike (the fuzz
+// function runs on the export's goroutine here: no other skip in the
+// package's test files).
 func TestGoFuzzTestOutcomes(t *testing.T) {
 	dir := goFuzzFixture(t)
 	in := t.TempDir()
@@ -126,13 +129,36 @@ func TestGoFuzzTestOutcomes(t *testing.T) {
 	}{
 		{"ok", "valid"},
 		{"skip", "invalid"},
+		{"inner", "invalid"},
 		{"fatal", `crash[^\n]*\n[^\n]*\n *failure: go-test-fail: behave_test.go:10: fatal here`},
 		{"error", `failure: go-test-fail: behave_test.go:12: error here: 5\n *stack:\n *example.com/wafer.fix/gofuzz/behave.FuzzBehave.func1 `},
-		{"sixsix", `failure: go-test-fail: behave_test.go:16: six bytes`},
+		{"sixsix", `failure: go-test-fail: behave_test.go:19: six bytes`},
 		{"panic", `failure: go-panic: assignment to entry in nil map\n *stack:\n *example.com/wafer.fix/gofuzz/behave.Parse `},
 	} {
 		f := corpusFile(t, in, tc.data, []byte(tc.data))
 		r := wafer(t, dir, "repro", "./behave:FuzzBehave", f)
+		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
+			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// A helper's t.SkipNow (which the build does not rewrite) keeps the
+// fuzz function on its T's goroutine: a skip there, and one in the fuzz
+// function's body, are invalid, and t.Fatal still fails.
+func TestGoFuzzTestSkipHelper(t *testing.T) {
+	dir := goFuzzFixture(t)
+	in := t.TempDir()
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{"ok", "valid"},
+		{"skip", "invalid"},
+		{"inner", "invalid"},
+		{"fatal", `failure: go-test-fail: skiphelp_test.go:13: fatal here`},
+	} {
+		f := corpusFile(t, in, tc.data, []byte(tc.data))
+		r := wafer(t, dir, "repro", "./skiphelp:FuzzSkipHelper", f)
 		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
 			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
 		}
