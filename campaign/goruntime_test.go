@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"os"
+	"path"
 	"slices"
 	"testing"
 
@@ -45,5 +46,36 @@ func TestGoRuntimeSkip(t *testing.T) {
 	}
 	if user[:cap(user)][1] != "" {
 		t.Errorf("the Go runtime's pattern was written into the caller's Skip slice")
+	}
+}
+
+// TestGoTestSkip: GoTestSkip's patterns match package testing's
+// functions, the fuzzing machinery go test links, and the generated
+// file's functions (methods and closures too), and none of the code a
+// fuzz test tests.
+func TestGoTestSkip(t *testing.T) {
+	matches := func(name string) bool {
+		for _, p := range GoTestSkip() {
+			if ok, err := path.Match(p, name); err != nil {
+				t.Fatalf("pattern %q: %v", p, err)
+			} else if ok {
+				return true
+			}
+		}
+		return false
+	}
+	// names as the name section spells them (GoTestSkip)
+	for _, name := range []string{"testing.__common_.SkipNow", "testing.tRunner.func1", "testing_internal_testdeps.TestDeps.RunFuzzWorker",
+		"internal_fuzz.RunFuzzWorker", "p.waferFuzzStart", "example.com_m_p.waferFuzzWrap.func1.1",
+		"github.com_a_b_c_d_e_f_g_h_i_j_test.__waferFuzzState_.RunFuzzWorker", "example.com_p.waferFuzzSkipper.Skip"} {
+		if !matches(name) {
+			t.Errorf("%s: counted, want it skipped", name)
+		}
+	}
+	for _, name := range []string{"example.com_m_p.Parse", "example.com_m_p.FuzzParse.func1", "flag.Parse", "regexp.Compile",
+		"encoding_json.Unmarshal", "testingx.F", "github.com_x_testing.F", "reflect.Value.Call", "example.com_m_p.__T_.Skip"} {
+		if matches(name) {
+			t.Errorf("%s: skipped, want it counted", name)
+		}
 	}
 }

@@ -403,10 +403,34 @@ const GoRuntimeSkip = "runtime.*"
 
 // skip is the Skip patterns a build of the module summarised by s uses:
 // o.Skip, and for a module Go's toolchain built (its "go:buildid"
-// section) GoRuntimeSkip unless o.GoRuntimeCounters.
+// section) GoRuntimeSkip unless o.GoRuntimeCounters, and for a Go fuzz
+// test's build also GoTestSkip's.
 func (o *TargetOptions) skip(s *instrument.Summary) []string {
 	if o.GoRuntimeCounters || !s.IsGo() {
 		return o.Skip
 	}
-	return append(slices.Clip(o.Skip), GoRuntimeSkip)
+	out := append(slices.Clip(o.Skip), GoRuntimeSkip)
+	if s.Exported(instrument.ExternFunc, goTestExport) {
+		out = append(out, GoTestSkip()...)
+	}
+	return out
+}
+
+// goTestExport is the export of package gofuzz's generated file that
+// marks a Go fuzz test's build (gofuzz.IsGoFuzzTest).
+const goTestExport = "wafer_go_describe"
+
+// GoTestSkip returns the Skip patterns of what a Go fuzz test's build
+// (package gofuzz) links to run the test rather than to be tested: package
+// testing and the fuzzing machinery go test links beside it, and the
+// generated file's functions (waferFuzz…, in the test's package). The
+// patterns match the name section's spelling, which Skip is matched
+// against: Go's wasm linker writes "/" as "_" and "(*T)" as "__T_"
+// ("example.com_p.__waferFuzzState_.RunFuzzWorker"). The T's methods
+// run on every input, the same way whatever the input: counted, they
+// add hits to every run's trace for the engine to read
+// (docs/PERFORMANCE.md, "Go fuzz tests"). Packages the user's code may
+// import (flag, regexp) stay counted.
+func GoTestSkip() []string {
+	return []string{"testing.*", "testing_internal_testdeps.*", "internal_fuzz.*", "*.waferFuzz*", "*.__waferFuzz*"}
 }

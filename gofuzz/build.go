@@ -29,18 +29,22 @@ const selectEnv = "WAFER_GO_FUZZ_TEST"
 
 // shim is the generated test file that runs t's package's fuzz tests
 // (t.tests) as a wafer target: the template with «Package», «Tests»,
-// «Wrapped», «Default», «Select» and «Direct» replaced. The fuzz test
-// selectEnv names runs, or def when it is unset.
-func shim(t *Test, def string) []byte {
-	var tests, wrapped strings.Builder
+// «Wrapped», «Fast», «Default», «Select» and «Direct» replaced. The fuzz
+// test selectEnv names runs, or def when it is unset; those fast names
+// run their fuzz function on the export's goroutine.
+func shim(t *Test, def string, fast map[string]bool) []byte {
+	var tests, wrapped, fastNames strings.Builder
 	for _, d := range t.tests {
 		fmt.Fprintf(&tests, "{Name: %q, Fn: %s}, ", d.name, d.name)
 		if d.call.file != "" {
 			fmt.Fprintf(&wrapped, "%q: true, ", d.name)
 		}
+		if fast[d.name] {
+			fmt.Fprintf(&fastNames, "%q: true, ", d.name)
+		}
 	}
 	return []byte(strings.NewReplacer("«Package»", t.Package, "«Tests»", tests.String(), "«Wrapped»", wrapped.String(),
-		"«Default»", def, "«Select»", selectEnv, "«Direct»", direct(t.tests)).Replace(shimText))
+		"«Fast»", fastNames.String(), "«Default»", def, "«Select»", selectEnv, "«Direct»", direct(t.tests)).Replace(shimText))
 }
 
 // directDecode is the expression that takes one value of a fixed-size
@@ -131,7 +135,7 @@ func wrapCalls(file string, decls []fuzzDecl) ([]byte, error) {
 		}
 		b.Write(src[at:c.start])
 		b.WriteString("waferFuzzWrap(")
-		b.Write(src[c.start:c.end])
+		b.Write(fastSkips(src[c.start:c.end]))
 		b.WriteString(")")
 		at = c.end
 	}
@@ -188,7 +192,22 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if opts.Standalone || len(t.tests) == 1 {
 		def = t.Name
 	}
-	src := shim(t, def)
+	// The wrapped files first: a fuzz function runs on the export's
+	// goroutine unless a skip may end that goroutine (otherSkips).
+	wrapped := map[string][]byte{} // by the file they replace
+	for _, d := range t.tests {
+		if d.call.file == "" || wrapped[d.call.file] != nil {
+			continue
+		}
+		if wrapped[d.call.file], err = wrapCalls(d.call.file, t.tests); err != nil {
+			return "", err
+		}
+	}
+	fast := map[string]bool{}
+	for _, d := range t.tests {
+		fast[d.name] = d.call.file != "" && !otherSkips(t.Dir, d.name, wrapped)
+	}
+	src := shim(t, def, fast)
 	key, err := buildKey(ctx, opts.Go, t, src)
 	if err != nil {
 		return "", err
@@ -221,15 +240,11 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		if d.call.file == "" || replace[d.call.file] != "" {
 			continue
 		}
-		src, err := wrapCalls(d.call.file, t.tests)
-		if err != nil {
+		path := filepath.Join(tmp, fmt.Sprintf("wrapped%d.go", i))
+		if err := os.WriteFile(path, wrapped[d.call.file], 0o644); err != nil {
 			return "", err
 		}
-		wrapped := filepath.Join(tmp, fmt.Sprintf("wrapped%d.go", i))
-		if err := os.WriteFile(wrapped, src, 0o644); err != nil {
-			return "", err
-		}
-		replace[d.call.file] = wrapped
+		replace[d.call.file] = path
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {

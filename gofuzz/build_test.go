@@ -51,7 +51,7 @@ func TestBuildKeyModules(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		return buildKey(t.Context(), "go", test, shim(test, ""))
+		return buildKey(t.Context(), "go", test, shim(test, "", nil))
 	}
 	mustKey := func(dir, pkg string) string {
 		t.Helper()

@@ -33,6 +33,12 @@
 // Decision: package testing's own worker mode instead of rewriting the
 // test's sources against a stand-in testing package (go-118-fuzz-build's
 // way): helpers that take a *testing.T, testing.TB interfaces and t.Run
-// keep working, at the cost of a goroutine and a channel round trip per
-// input.
+// keep working. The overlay rewrites only the f.Fuzz call (the fuzz
+// function wrapped) and, in the fuzz function's literal, t.Skip, t.Skipf
+// and t.SkipNow (fastSkips: a skip statement marks the input invalid and
+// returns, without t.Skip's stack walk for its log line). When no other
+// skip can be reached (otherSkips), the fuzz function then runs on the
+// export's goroutine, on the T of its first call, parked: an input costs
+// a direct call, not two goroutine switches; a failure ends that T on
+// its own goroutine, so testing reports it as go test does.
 package gofuzz

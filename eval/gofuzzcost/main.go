@@ -18,26 +18,48 @@
 // built as wafer fuzz builds it), the
 // inputs every file of the directory INPUTS (as they are: a Go fuzz
 // test's inputs in wafer's tuple encoding), WARMUP a file run once before
-// the snapshot (Config.WarmUp). wafer fuzz gives a harness.Fuzz reactor
-// its seeds as warm-up (--warm-up-seeds) and a Go fuzz test none; this
-// program gives an arm only the warm-up named.
+// the snapshot (Config.WarmUp), or every file of a directory WARMUP.
+// wafer fuzz gives a harness.Fuzz reactor its seeds as warm-up
+// (--warm-up-seeds), and a Go fuzz test its f.Add values and testdata
+// files; this program gives an arm only the warm-up named.
 //
-// It does not fuzz: the inputs are fixed, so both arms run the same
-// ones.
+// With -record N, the first arm runs a havoc campaign of N executions
+// (engine.Fuzz, seed 1, one worker, its INPUTS as seeds) first, and
+// every arm's inputs are the inputs that campaign ran instead of its
+// INPUTS files (mostly invalid, as a campaign's are); -prefix NAME=HEX
+// puts bytes before each of them for arm NAME (FuzzParse's mode byte).
+// With -loop, each round runs the inputs through the engine's loop as a
+// campaign's seeds (engine.Fuzz, one worker, Runs = the inputs), so the
+// per-run cost includes the engine's reading of the counters; it then
+// prints execs per CPU second and, per round, the ratio of each arm's to
+// the first arm's (median (min–max) over rounds). -cpuprofile writes
+// the rounds' CPU profile.
+//
+// Modules are built as a campaign builds them with the default options
+// (the Go runtime and, with -count-test-machinery off, a Go fuzz test's
+// campaign.GoTestSkip uncounted).
+//
+// It does not fuzz (but for -record): the inputs are fixed, so all arms
+// run the same ones.
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/wafer-fuzz/wafer/campaign"
+	"github.com/wafer-fuzz/wafer/engine"
 	"github.com/wafer-fuzz/wafer/evalstats"
 	"github.com/wafer-fuzz/wafer/gofuzz"
 	"github.com/wafer-fuzz/wafer/instrument"
@@ -47,6 +69,8 @@ import (
 
 type arm struct {
 	name   string
+	tgt    *runtime.Target
+	sm     *instrument.SiteMap
 	worker *runtime.Worker
 	inputs [][]byte
 	perRun []float64 // wall ns per run, one per round
@@ -55,26 +79,83 @@ type arm struct {
 }
 
 func main() {
-	rounds := flag.Int("rounds", 5, "rounds: every arm runs every input once per round")
+	var o options
+	flag.IntVar(&o.rounds, "rounds", 5, "rounds: every arm runs every input once per round")
+	flag.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the rounds (not the builds) to `file`")
+	flag.IntVar(&o.record, "record", 0, "run the inputs of a havoc campaign of `N` executions on the first arm instead of the INPUTS files")
+	flag.BoolVar(&o.loop, "loop", false, "run the inputs through the engine's loop (engine.Fuzz) instead of Worker.Run")
+	flag.Func("prefix", "`NAME=HEX`: bytes put before each recorded input for arm NAME", func(v string) error {
+		name, h, ok := strings.Cut(v, "=")
+		b, err := hex.DecodeString(h)
+		if !ok || err != nil {
+			return fmt.Errorf("expected NAME=HEX, got %q", v)
+		}
+		if o.prefix == nil {
+			o.prefix = map[string][]byte{}
+		}
+		o.prefix[name] = b
+		return nil
+	})
+	flag.BoolVar(&o.countTest, "count-test-machinery", false, "give a Go fuzz test's testing package and generated file counters (campaign.GoTestSkip)")
 	flag.Parse()
-	if err := run(context.Background(), *rounds, flag.Args()); err != nil {
+	if err := run(context.Background(), o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "gofuzzcost:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, rounds int, specs []string) error {
+// options are the command's flags.
+type options struct {
+	rounds  int
+	profile string            // CPU profile file, "" for none
+	record  int               // executions of the recorded campaign, 0 for none
+	loop    bool              // rounds through engine.Fuzz
+	prefix  map[string][]byte // by arm name, before each recorded input
+	// countTest counts a Go fuzz test's testing machinery
+	// (campaign.GoTestSkip's functions)
+	countTest bool
+}
+
+func run(ctx context.Context, o options, specs []string) error {
+	rounds := o.rounds
 	if len(specs) == 0 {
 		return errors.New("expected arms NAME=TARGET@INPUTS[+WARMUP]")
 	}
 	var arms []*arm
 	for _, s := range specs {
-		a, err := newArm(ctx, s)
+		a, err := newArm(ctx, s, o.countTest)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}
+		defer a.tgt.Close(ctx)
 		defer a.worker.Close(ctx)
 		arms = append(arms, a)
+	}
+	if o.record > 0 {
+		inputs, err := record(ctx, arms[0], o.record)
+		if err != nil {
+			return err
+		}
+		for _, a := range arms {
+			a.inputs = make([][]byte, len(inputs))
+			for i, in := range inputs {
+				a.inputs[i] = append(slices.Clip(o.prefix[a.name]), in...)
+			}
+		}
+	}
+	if o.profile != "" {
+		f, err := os.Create(o.profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if o.loop {
+		return loop(ctx, arms, rounds)
 	}
 	for r := 0; r < rounds; r++ {
 		for _, a := range arms {
@@ -111,6 +192,77 @@ func run(ctx context.Context, rounds int, specs []string) error {
 	return nil
 }
 
+// record returns the inputs of a havoc campaign of n executions on a
+// (seed 1, one worker, a's inputs as seeds).
+func record(ctx context.Context, a *arm, n int) ([][]byte, error) {
+	var inputs [][]byte
+	_, err := engine.Fuzz(ctx,
+		engine.Config{Search: engine.Search{Seed: 1, Runs: int64(n), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: a.sm.Conditionals()},
+		engine.Deps{NewExecutor: campaign.Executors(a.tgt), Seeds: a.inputs, TargetDict: a.sm.Dictionary, OnRun: func(_ uint64, _ int, in []byte) {
+			inputs = append(inputs, bytes.Clone(in))
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("%s: recording %d executions: %w", a.name, n, err)
+	}
+	return inputs, nil
+}
+
+// loop runs every arm's inputs as the seeds of an engine.Fuzz campaign
+// that runs nothing else, arm after arm, rounds times, and prints execs
+// per CPU second and each round's ratio to the first arm's.
+func loop(ctx context.Context, arms []*arm, rounds int) error {
+	rate := make([][]float64, len(arms))
+	// One executor per arm for all rounds, its instance made (and
+	// snapshotted, warmed up) before the first: a campaign pays that
+	// once, not per round.
+	execs := make([]kept, len(arms))
+	for i, a := range arms {
+		ex, err := campaign.Executors(a.tgt)(ctx, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+		if c, ok := ex.(interface{ Close(context.Context) error }); ok {
+			defer c.Close(ctx)
+		}
+		execs[i] = kept{ex.(engine.FuelExecutor)}
+		if _, err := ex.Run(ctx, a.inputs[0]); err != nil {
+			return fmt.Errorf("%s: %w", a.name, err)
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		for i, a := range arms {
+			ex := execs[i]
+			cpu0, _ := cputime.Process()
+			sum, err := engine.Fuzz(ctx,
+				engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(a.inputs)), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: a.sm.Conditionals()},
+				engine.Deps{NewExecutor: func(context.Context, int) (engine.Executor, error) { return ex, nil }, Seeds: a.inputs, TargetDict: a.sm.Dictionary})
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
+			}
+			cpu1, _ := cputime.Process()
+			rate[i] = append(rate[i], float64(sum.Stats.Execs)/(cpu1-cpu0).Seconds())
+		}
+	}
+	fmt.Printf("| arm | inputs | execs per CPU second | / %s's in the same round |\n", arms[0].name)
+	fmt.Println("|---|---|---|---|")
+	for i, a := range arms {
+		ratio := make([]float64, rounds)
+		for r := range ratio {
+			ratio[r] = rate[i][r] / rate[0][r]
+		}
+		e, q := evalstats.Summarize(rate[i]), evalstats.Summarize(ratio)
+		fmt.Printf("| %s | %d | %.0f (%.0f–%.0f) | %.3f (%.3f–%.3f) |\n", a.name, len(a.inputs), e.Median, e.Min, e.Max, q.Median, q.Min, q.Max)
+	}
+	return nil
+}
+
+// kept is an executor that the engine's Close leaves open, for the next
+// round.
+type kept struct{ engine.FuelExecutor }
+
+// Close implements the engine's executor closing: it does nothing.
+func (kept) Close(context.Context) error { return nil }
+
 func mean(xs []uint64) string {
 	if len(xs) == 0 {
 		return "–"
@@ -122,7 +274,7 @@ func mean(xs []uint64) string {
 	return fmt.Sprintf("%.0f (%d)", sum/float64(len(xs)), len(xs))
 }
 
-func newArm(ctx context.Context, spec string) (*arm, error) {
+func newArm(ctx context.Context, spec string, countTest bool) (*arm, error) {
 	name, rest, ok := strings.Cut(spec, "=")
 	target, inputs, ok2 := strings.Cut(rest, "@")
 	if !ok || !ok2 {
@@ -154,18 +306,22 @@ func newArm(ctx context.Context, spec string) (*arm, error) {
 		return nil, err
 	}
 	if warm != "" {
-		b, err := os.ReadFile(warm)
-		if err != nil {
+		if cfg.WarmUp, err = readInputs(warm); err != nil {
 			return nil, err
 		}
-		cfg.WarmUp = [][]byte{b}
 	}
 	sum, err := instrument.Summarize(wasm)
 	if err != nil {
 		return nil, err
 	}
 	steps := runtime.Preparation(sum, cfg)
-	steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(sum, cfg), StackCheck: true}
+	// as campaign's Target.compile builds it with the default options
+	skip := []string{campaign.GoRuntimeSkip}
+	if gofuzz.IsGoFuzzTest(wasm) && !countTest {
+		skip = append(skip, campaign.GoTestSkip()...)
+	}
+	steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(sum, cfg), Skip: skip, HeapGuard: true,
+		StackCheck: true, StackDepth: true, CallPairs: true}
 	p, err := instrument.Prepare(wasm, steps)
 	if err != nil {
 		return nil, err
@@ -176,30 +332,50 @@ func newArm(ctx context.Context, spec string) (*arm, error) {
 	}
 	w, err := tgt.NewWorker(ctx)
 	if err != nil {
+		tgt.Close(ctx)
 		return nil, err
 	}
-	a := &arm{name: name, worker: w, fuel: map[runtime.Outcome][]uint64{}}
-	ents, err := os.ReadDir(inputs)
+	a := &arm{name: name, tgt: tgt, sm: p.SiteMap, worker: w, fuel: map[runtime.Outcome][]uint64{}}
+	if a.inputs, err = readInputs(inputs); err != nil {
+		w.Close(ctx)
+		tgt.Close(ctx)
+		return nil, err
+	}
+	return a, nil
+}
+
+// readInputs reads the file path, or every file of the directory path in
+// name order.
+func readInputs(path string) ([][]byte, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(ents))
+	if !st.IsDir() {
+		b, err := os.ReadFile(path)
+		return [][]byte{b}, err
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
 	for _, e := range ents {
 		if e.Type().IsRegular() {
 			names = append(names, e.Name())
 		}
 	}
 	sort.Strings(names)
+	var out [][]byte
 	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(inputs, n))
+		b, err := os.ReadFile(filepath.Join(path, n))
 		if err != nil {
 			return nil, err
 		}
-		a.inputs = append(a.inputs, b)
+		out = append(out, b)
 	}
-	if len(a.inputs) == 0 {
-		return nil, fmt.Errorf("no inputs in %s", inputs)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no inputs in %s", path)
 	}
-	a.inputs = slices.Clip(a.inputs)
-	return a, nil
+	return slices.Clip(out), nil
 }

@@ -145,7 +145,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.StringVar(&f.generator, "generator", "", "structured input generator: "+strings.Join(generators.Names(), ", ")+" (default: raw bytes)")
 	f.grammar.register(fs)
 	fs.BoolVar(&f.opts.KeepGoing, "keep-going", false, "keep fuzzing after the first crash")
-	fs.BoolVar(&f.warmUpSeeds, "warm-up-seeds", true, fmt.Sprintf("on a Go reactor given no --warm-up, run the first %d seeds (%d KiB at most) as warm-up inputs before the snapshot, so runs start with the first-use state of the Go runtime and the program built (--warm-up-seeds=false: off)", campaign.MaxWarmUpSeeds, campaign.MaxWarmUpBytes>>10))
+	fs.BoolVar(&f.warmUpSeeds, "warm-up-seeds", true, fmt.Sprintf("on a Go reactor or Go fuzz test given no --warm-up, run the first %d seeds (%d KiB at most) as warm-up inputs before the snapshot, so runs start with the first-use state of the Go runtime and the program built (--warm-up-seeds=false: off)", campaign.MaxWarmUpSeeds, campaign.MaxWarmUpBytes>>10))
 	fs.BoolVar(&f.opts.NoShrink, "no-shrink", false, "save crashes as found, without minimising them at the end")
 	fs.BoolVar(&f.opts.Deterministic, "deterministic", false, "with several workers, run exactly the executions one seed implies, whatever the scheduling")
 	fs.StringArrayVar(&f.dict, "dict", nil, "AFL/libFuzzer dictionary `FILE` (repeatable)")
@@ -390,6 +390,21 @@ func (f *fuzzFlags) seedWarmUp(tg *campaign.Target, seeds []corpus.Seed) []strin
 	return paths
 }
 
+// goSeedWarmUp picks a Go fuzz test's seeds (goTest.seeds: its f.Add
+// values and testdata files in the tuple encoding, which no file holds)
+// that run as warm-up inputs, as seedWarmUp picks a Go reactor's: unless
+// --warm-up-seeds=false or --warm-up.
+func (f *fuzzFlags) goSeedWarmUp(tg *campaign.Target, seeds [][]byte) [][]byte {
+	if !f.warmUpSeeds || len(f.target.warmUp) > 0 {
+		return nil
+	}
+	var out [][]byte
+	for _, i := range tg.SeedWarmUp(seeds) {
+		out = append(out, seeds[i])
+	}
+	return out
+}
+
 func allFiles(paths []string) bool {
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -456,7 +471,17 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			return err
 		}
 	}
-	if paths := f.seedWarmUp(tg, seeds); len(paths) > 0 {
+	var goSeeds [][]byte
+	if gt != nil {
+		goSeeds = gt.seeds(c, seeds)
+		if warm := f.goSeedWarmUp(tg, goSeeds); len(warm) > 0 {
+			f.target.warmUpInputs = warm
+			if tg, err = f.target.loadTarget(ctx, target, wasm); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stderr, "INFO: %d of %d seed inputs (f.Add values, testdata/fuzz files, then the given ones) run as warm-up before the Go fuzz test's snapshot: runs start warm, and branches only a first use reaches are not counted (wafer cov replays cold; --warm-up-seeds=false: off)\n", len(warm), len(goSeeds))
+		}
+	} else if paths := f.seedWarmUp(tg, seeds); len(paths) > 0 {
 		f.target.warmUp = paths // in the repro commands too
 		if tg, err = f.target.loadTarget(ctx, target, wasm); err != nil {
 			return err
@@ -497,7 +522,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 		seedData[i] = s.Data
 	}
 	if gt != nil {
-		seedData = gt.seeds(c, seeds)
+		seedData = goSeeds
 		if !useGen && typedStrategies[f.opts.Strategy] {
 			gen, opts.ReadSeed = gt.generator(f.opts.MaxLen)
 			useGen = true

@@ -93,11 +93,16 @@ func TestGoFuzzTestArgumentTypes(t *testing.T) {
 
 // f.Add values and testdata/fuzz files are the campaign's seeds: with
 // --runs 0 only they run, and FuzzNamed's testdata seed is its crash.
+// The seeds are the warm-up inputs too; one that fails is left out of
+// it, and its crash is found by its own run.
 func TestGoFuzzTestSeeds(t *testing.T) {
 	dir := goFuzzFixture(t)
 	r := wafer(t, dir, "fuzz", "./args:FuzzNamed", "--runs", "0", "-o", t.TempDir())
 	if r.code != exitCrash || !strings.Contains(r.stdout, "found crash: crash: go-test-fail") {
 		t.Errorf("FuzzNamed's testdata seed: exit %d, want its crash\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "1 of 1 seed inputs (f.Add values, testdata/fuzz files, then the given ones) run as warm-up") {
+		t.Errorf("FuzzNamed's seed is not its warm-up\nstderr:\n%s", r.stderr)
 	}
 	wasm, err := gofuzzWasm(t, dir, "./args", "FuzzAll")
 	if err != nil {
@@ -120,7 +125,10 @@ func TestGoFuzzTestSeeds(t *testing.T) {
 
 // The outcomes go test -fuzz gives: t.Fatal, t.Error and a helper's
 // t.Fatalf fail (go-test-fail, with the test's message and line), a panic
-// is a go-panic at the panicking function, t.Skip is invalid.
+// is a go-panic at the panicking function, t.Skip is invalid, in the
+// fuzz function's body and in a closure it calls alike (the fuzz
+// function runs on the export's goroutine here: no other skip in the
+// package's test files).
 func TestGoFuzzTestOutcomes(t *testing.T) {
 	dir := goFuzzFixture(t)
 	in := t.TempDir()
@@ -129,13 +137,36 @@ func TestGoFuzzTestOutcomes(t *testing.T) {
 	}{
 		{"ok", "valid"},
 		{"skip", "invalid"},
+		{"inner", "invalid"},
 		{"fatal", `crash[^\n]*\n[^\n]*\n *failure: go-test-fail: behave_test.go:10: fatal here`},
 		{"error", `failure: go-test-fail: behave_test.go:12: error here: 5\n *stack:\n *example.com/wafer.fix/gofuzz/behave.FuzzBehave.func1 `},
-		{"sixsix", `failure: go-test-fail: behave_test.go:16: six bytes`},
+		{"sixsix", `failure: go-test-fail: behave_test.go:19: six bytes`},
 		{"panic", `failure: go-panic: assignment to entry in nil map\n *stack:\n *example.com/wafer.fix/gofuzz/behave.Parse `},
 	} {
 		f := corpusFile(t, in, tc.data, []byte(tc.data))
 		r := wafer(t, dir, "repro", "./behave:FuzzBehave", f)
+		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
+			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
+		}
+	}
+}
+
+// A helper's t.SkipNow (which the build does not rewrite) keeps the
+// fuzz function on its T's goroutine: a skip there, and one in the fuzz
+// function's body, are invalid, and t.Fatal still fails.
+func TestGoFuzzTestSkipHelper(t *testing.T) {
+	dir := goFuzzFixture(t)
+	in := t.TempDir()
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{"ok", "valid"},
+		{"skip", "invalid"},
+		{"inner", "invalid"},
+		{"fatal", `failure: go-test-fail: skiphelp_test.go:13: fatal here`},
+	} {
+		f := corpusFile(t, in, tc.data, []byte(tc.data))
+		r := wafer(t, dir, "repro", "./skiphelp:FuzzSkipHelper", f)
 		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
 			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
 		}

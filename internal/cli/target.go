@@ -42,6 +42,9 @@ type targetFlags struct {
 	valueProf   bool
 	// sys is what a Go fuzz test sees of the host (goTestFlags.resolve).
 	sys gofuzz.System
+	// warmUpInputs are warm-up inputs besides --warm-up's files: a Go
+	// fuzz test's seeds (fuzzFlags.goSeedWarmUp)
+	warmUpInputs [][]byte
 }
 
 // defaultHeapCheck is --heap-check's default (campaign.DefaultHeapCheck).
@@ -144,6 +147,7 @@ func (t *targetFlags) options(ctx context.Context) (campaign.TargetOptions, erro
 			o.WarmUp = append(o.WarmUp, s.Data)
 		}
 	}
+	o.WarmUp = append(o.WarmUp, t.warmUpInputs...)
 	return o, nil
 }
 

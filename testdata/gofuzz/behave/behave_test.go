@@ -12,6 +12,9 @@ func FuzzBehave(f *testing.F) {
 			t.Errorf("error here: %d", len(data))
 		case "skip":
 			t.Skip("skipped")
+		case "inner":
+			func() { t.Skipf("in a closure: %d", len(data)) }()
+			t.Fatal("not reached")
 		}
 		check(t, Parse(data))
 	})
