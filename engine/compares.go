@@ -316,7 +316,7 @@ func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 		if c := cmp.Compare(len(y.from), len(x.from)); c != 0 || baseStage {
 			return c
 		}
-		if c := cmp.Compare(x.nth, y.nth); c != 0 {
+		if c := cmp.Compare(x.nth, y.nth); c != 0 || !nearestFirst {
 			return c
 		}
 		if x.closer != y.closer {
