@@ -103,7 +103,7 @@ type replacement struct {
 	// closest): the entry got nearer to passing it.
 	closer bool
 	// dist is the number of bits the pair's operands differ in (capped
-	// at 255; closer ones first among equals).
+	// at 254; fewer first among equals).
 	dist uint8
 }
 
