@@ -102,9 +102,6 @@ type replacement struct {
 	// worker's comparer runs, or never with so few differing bits (see
 	// closest): the entry got nearer to passing it.
 	closer bool
-	// dist is the number of bits the pair's operands differ in (capped
-	// at 254; fewer first among equals).
-	dist uint8
 }
 
 // closest is a worker's record, per comparison site (Operands.Site), of
@@ -165,17 +162,15 @@ func distance(op *Operands) uint8 {
 // inputToState finds the operands of ops in input and returns the
 // replacements, exact ones before near ones, larger operands first, then
 // each replacement's first place before its later ones, then those of
-// comparisons that got closer than before (h; nil: none did) and those of
-// fewer differing bits, at most maxReplacements; it records ops'
-// distances in h. Integer operands are looked for as 2, 4 and
-// 8-byte values of either byte order, and as 3, 5, 6 or 7-byte ones when
-// one operand needs that many bytes;
-// comparisons of two values below 256 (a byte against a character) are
+// comparisons that got closer than before (h; nil: none did), at most
+// maxReplacements; it records ops' distances in h. Integer operands are
+// looked for as 2, 4 and 8-byte values of either byte order, and as 3, 5,
+// 6 or 7-byte ones when one operand needs that many bytes; comparisons of two values below 256 (a byte against a character) are
 // left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
 // narrower than 16 bits: in a text input each would match everywhere.
 func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 	var out []replacement
-	closer, dist := false, uint8(0) // what put adds
+	closer := false // what put adds
 	type key struct {
 		pos      int
 		from, to string
@@ -189,7 +184,7 @@ func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 		}
 		if k := (key{pos, string(from), string(to)}); !seen[k] {
 			seen[k] = true
-			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth), closer: closer, dist: dist})
+			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth), closer: closer})
 		}
 	}
 	add := func(from, to []byte) {
@@ -216,8 +211,7 @@ func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 	done := map[pair]bool{}
 	for i := range ops {
 		op := &ops[i]
-		dist = distance(op)
-		closer = h != nil && h.closer(op.Site, dist)
+		closer = h != nil && h.closer(op.Site, distance(op))
 		p := pair{op.Size, op.A, op.B, string(op.MemA), string(op.MemB)}
 		if done[p] {
 			continue
@@ -325,7 +319,7 @@ func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 			}
 			return 1
 		}
-		return cmp.Compare(x.dist, y.dist)
+		return 0
 	})
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
@@ -382,7 +376,7 @@ func joinHalves(input []byte, rs []replacement) []replacement {
 			seen[k] = true
 			pg := pairing{string(r.to), string(s.to)}
 			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near, nth: int32(ranks[pg]),
-				closer: r.closer || s.closer, dist: uint8(min(int(r.dist)+int(s.dist), 254))})
+				closer: r.closer || s.closer})
 			ranks[pg]++
 		}
 	}

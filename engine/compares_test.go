@@ -115,26 +115,23 @@ func TestInputToStateLimit(t *testing.T) {
 	}
 }
 
-// TestInputToStateNearestFirst: among replacements of one length and
+// TestInputToStateCloserFirst: among replacements of one length and
 // place rank, those of a comparison the entry got closer to passing than
-// the worker's earlier comparer runs come first, then those whose
-// operands differ in fewer bits.
-func TestInputToStateNearestFirst(t *testing.T) {
+// the worker's earlier comparer runs (or that they never logged) come
+// first, whatever the log's order.
+func TestInputToStateCloserFirst(t *testing.T) {
 	input := []byte("ABCD..WXYZ..QRST")
 	far := Operands{Size: 4, A: 0x44434241, B: 0xbbbcbdbe, Site: 0}  // "ABCD", 32 bits apart
 	near := Operands{Size: 4, A: 0x5a595857, B: 0x5a595856, Site: 1} // "WXYZ", 1 bit apart
-	mid := Operands{Size: 4, A: 0x54535251, B: 0x54535250 ^ 0xf0, Site: 2}
-	first := func(rs []replacement) string {
-		t.Helper()
-		if len(rs) == 0 {
-			t.Fatal("no replacements")
+	mid := Operands{Size: 4, A: 0x54535251, B: 0x545352a0, Site: 2}  // "QRST", 5 bits apart
+	order := func(rs []replacement) []string {
+		var out []string
+		for _, r := range rs {
+			if !r.near {
+				out = append(out, string(input[r.pos:r.pos+4]))
+			}
 		}
-		return string(input[rs[0].pos : rs[0].pos+4])
-	}
-
-	// No history: the fewest differing bits first, whatever the log's order.
-	if got := first(inputToState(input, []Operands{far, mid, near}, nil)); got != "WXYZ" {
-		t.Errorf("without history the first replacement is at %q, want the nearest comparison's (WXYZ)", got)
+		return out
 	}
 
 	var h closest
@@ -142,20 +139,17 @@ func TestInputToStateNearestFirst(t *testing.T) {
 	// Site 1 is no nearer than before, site 0 now is (31 bits, was 32),
 	// and site 2 was never logged: both go before site 1.
 	far.B ^= 1
-	rs := inputToState(input, []Operands{near, far, mid}, &h)
-	var order []string
-	for _, r := range rs {
-		if !r.near {
-			order = append(order, string(input[r.pos:r.pos+4]))
-		}
+	if got, want := order(inputToState(input, []Operands{near, far, mid}, &h)), []string{"ABCD", "QRST", "WXYZ"}; !slices.Equal(got, want) {
+		t.Errorf("places attacked in the order %q, want %q (the comparisons that got closer first)", got, want)
 	}
-	if want := []string{"QRST", "ABCD", "WXYZ"}; !slices.Equal(order, want) {
-		t.Errorf("places attacked in the order %q, want %q (the comparisons that got closer first, fewer bits first among them)", order, want)
+	// Site 2 as before (5 bits), site 0 closer again (30 bits).
+	far.B ^= 2
+	if got, want := order(inputToState(input, []Operands{mid, far}, &h)), []string{"ABCD", "QRST"}; !slices.Equal(got, want) {
+		t.Errorf("places attacked in the order %q, want %q", got, want)
 	}
-	// Logged again as they were: no comparison got closer, the distance decides.
-	rs = inputToState(input, []Operands{far, mid, near}, &h)
-	if got := first(rs); got != "WXYZ" {
-		t.Errorf("with no comparison closer the first replacement is at %q, want WXYZ", got)
+	// Without a record nothing is closer: the log's order.
+	if got, want := order(inputToState(input, []Operands{near, mid, far}, nil)), []string{"WXYZ", "QRST", "ABCD"}; !slices.Equal(got, want) {
+		t.Errorf("without a record: places attacked in the order %q, want the log's %q", got, want)
 	}
 }
 
