@@ -135,7 +135,7 @@ func (c *runtimeComparer) Compare(ctx context.Context, input []byte) ([]engine.O
 	}
 	var ops []engine.Operands
 	for x := range w.Comparisons() {
-		ops = append(ops, engine.Operands{Size: x.Size, A: x.A, B: x.B, MemA: bytes.Clone(x.MemA), MemB: bytes.Clone(x.MemB)})
+		ops = append(ops, engine.Operands{Size: x.Size, A: x.A, B: x.B, MemA: bytes.Clone(x.MemA), MemB: bytes.Clone(x.MemB), Site: x.Entry})
 	}
 	return ops, f, nil
 }

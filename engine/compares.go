@@ -55,6 +55,10 @@ type Operands struct {
 	A, B uint64
 	// MemA and MemB are the bytes a memcmp/strcmp compared.
 	MemA, MemB []byte
+	// Site names the comparison in the build (its log entry: one
+	// comparison instruction, a group of a switch's cases, or a
+	// comparison function for all its calls), the same in every run.
+	Site int
 }
 
 // Limits on an entry's replacements: a loop's comparison logs many pairs,
@@ -94,18 +98,79 @@ type replacement struct {
 	// 100102 needs 100101), as AFL++'s cmplog tries too. Tried after every
 	// exact replacement.
 	near bool
+	// closer: the operands' comparison had never been logged by the
+	// worker's comparer runs, or never with so few differing bits (see
+	// closest): the entry got nearer to passing it.
+	closer bool
+}
+
+// closest is a worker's record, per comparison site (Operands.Site), of
+// the fewest bits in which the operands its comparer runs logged there
+// differed, plus one (0: never logged). It is what the value profile
+// measures (instrument/valueprofile.go), taken from the log the stage
+// reads anyway, so it costs nothing outside stages and needs no
+// --value-profile. Each worker keeps its own: a one-worker campaign stays
+// a function of its seed.
+type closest []uint8
+
+// maxSite bounds the sites closest records (the log has at most 2^17
+// integer entries and one per comparison function).
+const maxSite = 1 << 18
+
+// closer reports whether d differing bits at site are fewer than any
+// recorded there, or site has no record.
+func (c closest) closer(site int, d uint8) bool {
+	if site < 0 || site >= len(c) {
+		return site >= 0 && site < maxSite
+	}
+	return c[site] == 0 || d < c[site]-1
+}
+
+// note records d differing bits at site.
+func (c *closest) note(site int, d uint8) {
+	if site < 0 || site >= maxSite {
+		return
+	}
+	if site >= len(*c) {
+		*c = append(*c, make([]uint8, site+1-len(*c))...)
+	}
+	if v := &(*c)[site]; *v == 0 || d < *v-1 {
+		*v = d + 1
+	}
+}
+
+// distance is the number of bits in which op's operands differ: integer
+// ones, or memory ones over their common length plus 8 per byte the
+// longer has more; at most 254.
+func distance(op *Operands) uint8 {
+	n := 0
+	if op.Size != 0 {
+		n = bits.OnesCount64(op.A ^ op.B)
+	} else {
+		a, b := op.MemA, op.MemB
+		if len(a) > len(b) {
+			a, b = b, a
+		}
+		n = 8 * (len(b) - len(a))
+		for i := range a {
+			n += bits.OnesCount8(a[i] ^ b[i])
+		}
+	}
+	return uint8(min(n, 254))
 }
 
 // inputToState finds the operands of ops in input and returns the
-// replacements, exact ones before near ones, larger operands first, at
-// most maxReplacements. Integer operands are looked for as 2, 4 and
-// 8-byte values of either byte order, and as 3, 5, 6 or 7-byte ones when
-// one operand needs that many bytes;
-// comparisons of two values below 256 (a byte against a character) are
+// replacements, exact ones before near ones, larger operands first, then
+// each replacement's first place before its later ones, then those of
+// comparisons that got closer than before (h; nil: none did), at most
+// maxReplacements; it records ops' distances in h. Integer operands are
+// looked for as 2, 4 and 8-byte values of either byte order, and as 3, 5,
+// 6 or 7-byte ones when one operand needs that many bytes; comparisons of two values below 256 (a byte against a character) are
 // left to havoc's byte operators, as AFL++'s cmplog ignores comparisons
 // narrower than 16 bits: in a text input each would match everywhere.
-func inputToState(input []byte, ops []Operands) []replacement {
+func inputToState(input []byte, ops []Operands, h *closest) []replacement {
 	var out []replacement
+	closer := false // what put adds
 	type key struct {
 		pos      int
 		from, to string
@@ -119,7 +184,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 		}
 		if k := (key{pos, string(from), string(to)}); !seen[k] {
 			seen[k] = true
-			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth)})
+			out = append(out, replacement{pos: int32(pos), from: bytes.Clone(from), to: bytes.Clone(to), near: near, le: le, nth: int32(nth), closer: closer})
 		}
 	}
 	add := func(from, to []byte) {
@@ -144,7 +209,9 @@ func inputToState(input []byte, ops []Operands) []replacement {
 		mb   string
 	}
 	done := map[pair]bool{}
-	for _, op := range ops {
+	for i := range ops {
+		op := &ops[i]
+		closer = h != nil && h.closer(op.Site, distance(op))
 		p := pair{op.Size, op.A, op.B, string(op.MemA), string(op.MemB)}
 		if done[p] {
 			continue
@@ -157,7 +224,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			for _, ft := range [2][2][]byte{{op.MemA, op.MemB}, {op.MemB, op.MemA}} {
 				n := len(out)
 				add(ft[0], ft[1])
-				if len(out) == n && len(ft[0]) >= minTransformed && !bytes.Equal(ft[0], ft[1]) {
+				if len(out) == n && len(ft[0]) >= minTransformed && !bytes.Equal(ft[0], ft[1]) && !baseStage {
 					for _, r := range transformed(input, ft[0], ft[1]) {
 						put(int(r.pos), r.from, r.to, int(r.nth))
 					}
@@ -206,7 +273,7 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			near = false
 			n := len(out)
 			swap(w, a, b, 0)
-			if len(out) == n && w == op.Size && w >= 4 {
+			if len(out) == n && w == op.Size && w >= 4 && !baseStage {
 				// neither operand in the input: through a transform,
 				// in either byte order
 				binary.LittleEndian.PutUint64(la[:], a)
@@ -225,7 +292,14 @@ func inputToState(input []byte, ops []Operands) []replacement {
 		}
 		near = false
 	}
-	out = append(out, joinHalves(input, out)...)
+	if h != nil {
+		for i := range ops {
+			h.note(ops[i].Site, distance(&ops[i]))
+		}
+	}
+	if !baseStage {
+		out = append(out, joinHalves(input, out)...)
+	}
 	slices.SortStableFunc(out, func(x, y replacement) int {
 		if x.near != y.near {
 			if y.near {
@@ -233,10 +307,19 @@ func inputToState(input []byte, ops []Operands) []replacement {
 			}
 			return 1
 		}
-		if c := cmp.Compare(len(y.from), len(x.from)); c != 0 {
+		if c := cmp.Compare(len(y.from), len(x.from)); c != 0 || baseStage {
 			return c
 		}
-		return cmp.Compare(x.nth, y.nth)
+		if c := cmp.Compare(x.nth, y.nth); c != 0 || !nearestFirst {
+			return c
+		}
+		if x.closer != y.closer {
+			if x.closer {
+				return -1
+			}
+			return 1
+		}
+		return 0
 	})
 	if len(out) > maxReplacements {
 		out = out[:maxReplacements]
@@ -292,7 +375,8 @@ func joinHalves(input []byte, rs []replacement) []replacement {
 			}
 			seen[k] = true
 			pg := pairing{string(r.to), string(s.to)}
-			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near, nth: int32(ranks[pg])})
+			out = append(out, replacement{pos: r.pos, from: bytes.Clone(input[r.pos : p+8]), to: slices.Concat(r.to, s.to), near: r.near || s.near, nth: int32(ranks[pg]),
+				closer: r.closer || s.closer})
 			ranks[pg]++
 		}
 	}

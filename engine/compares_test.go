@@ -77,7 +77,7 @@ func TestInputToState(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := applied([]byte(tc.input), inputToState([]byte(tc.input), tc.ops))
+			got := applied([]byte(tc.input), inputToState([]byte(tc.input), tc.ops, nil))
 			for _, w := range tc.want {
 				if !slices.Contains(got, w) {
 					t.Errorf("%q missing from %q", w, got)
@@ -101,7 +101,7 @@ func TestInputToStateLimit(t *testing.T) {
 	for v := range uint64(300) {
 		ops = append(ops, Operands{Size: 8, A: v % 9, B: v + 1000}, Operands{MemA: input[v : v+8], MemB: []byte("replaced")})
 	}
-	rs := inputToState(input, ops)
+	rs := inputToState(input, ops, nil)
 	if len(rs) != maxReplacements {
 		t.Fatalf("%d replacements, want the limit %d", len(rs), maxReplacements)
 	}
@@ -111,6 +111,61 @@ func TestInputToStateLimit(t *testing.T) {
 		}
 		if rs[i-1].near == rs[i].near && len(rs[i].from) > len(rs[i-1].from) {
 			t.Fatalf("replacement %d (%d bytes) after one of %d: larger operands must come first", i, len(rs[i].from), len(rs[i-1].from))
+		}
+	}
+}
+
+// TestInputToStateCloserFirst: among replacements of one length and
+// place rank, those of a comparison the entry got closer to passing than
+// the worker's earlier comparer runs (or that they never logged) come
+// first, whatever the log's order.
+func TestInputToStateCloserFirst(t *testing.T) {
+	input := []byte("ABCD..WXYZ..QRST")
+	far := Operands{Size: 4, A: 0x44434241, B: 0xbbbcbdbe, Site: 0}  // "ABCD", 32 bits apart
+	near := Operands{Size: 4, A: 0x5a595857, B: 0x5a595856, Site: 1} // "WXYZ", 1 bit apart
+	mid := Operands{Size: 4, A: 0x54535251, B: 0x545352a0, Site: 2}  // "QRST", 5 bits apart
+	order := func(rs []replacement) []string {
+		var out []string
+		for _, r := range rs {
+			if !r.near {
+				out = append(out, string(input[r.pos:r.pos+4]))
+			}
+		}
+		return out
+	}
+
+	var h closest
+	inputToState(input, []Operands{far, near}, &h) // sites 0 and 1 recorded
+	// Site 1 is no nearer than before, site 0 now is (31 bits, was 32),
+	// and site 2 was never logged: both go before site 1.
+	far.B ^= 1
+	if got, want := order(inputToState(input, []Operands{near, far, mid}, &h)), []string{"ABCD", "QRST", "WXYZ"}; !slices.Equal(got, want) {
+		t.Errorf("places attacked in the order %q, want %q (the comparisons that got closer first)", got, want)
+	}
+	// Site 2 as before (5 bits), site 0 closer again (30 bits).
+	far.B ^= 2
+	if got, want := order(inputToState(input, []Operands{mid, far}, &h)), []string{"ABCD", "QRST"}; !slices.Equal(got, want) {
+		t.Errorf("places attacked in the order %q, want %q", got, want)
+	}
+	// Without a record nothing is closer: the log's order.
+	if got, want := order(inputToState(input, []Operands{near, mid, far}, nil)), []string{"WXYZ", "QRST", "ABCD"}; !slices.Equal(got, want) {
+		t.Errorf("without a record: places attacked in the order %q, want the log's %q", got, want)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, tc := range []struct {
+		op   Operands
+		want uint8
+	}{
+		{Operands{Size: 4, A: 0xff, B: 0x0f}, 4},
+		{Operands{Size: 8, A: 0, B: ^uint64(0)}, 64},
+		{Operands{MemA: []byte("abc"), MemB: []byte("abd")}, 3},
+		{Operands{MemA: []byte("ab"), MemB: []byte("abcd")}, 16},
+		{Operands{MemA: make([]byte, 40), MemB: []byte{}}, 254},
+	} {
+		if got := distance(&tc.op); got != tc.want {
+			t.Errorf("distance(%+v) = %d, want %d", tc.op, got, tc.want)
 		}
 	}
 }
@@ -137,7 +192,7 @@ func FuzzInputToState(f *testing.F) {
 	f.Add([]byte("xxABCDyy"), uint64(0x44434241), uint64(0x52464157), []byte("dix"), []byte("divide"))
 	f.Fuzz(func(t *testing.T, input []byte, a, b uint64, ma, mb []byte) {
 		for _, size := range []int{4, 8} {
-			rs := inputToState(input, []Operands{{Size: size, A: a, B: b}, {MemA: ma, MemB: mb}})
+			rs := inputToState(input, []Operands{{Size: size, A: a, B: b}, {MemA: ma, MemB: mb}}, nil)
 			if len(rs) > maxReplacements {
 				t.Fatalf("%d replacements", len(rs))
 			}

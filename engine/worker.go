@@ -28,6 +28,11 @@ type worker struct {
 	sc    *scanner
 	rng   *pcgRand
 	buf   []byte
+
+	// closest: how near the comparer's runs have come to passing each
+	// comparison, for the order of stage replacements (compares.go)
+	closest closest
+
 	// arena holds the choices, trace and input of the batch's children
 	// sent to the coordinator, each a capped slice of it: one buffer per
 	// batch, not one allocation per child. A batch's arena is not written
@@ -533,7 +538,7 @@ func (w *worker) inputToState(ctx context.Context, e *Entry) ([]replacement, *Fa
 	if err != nil {
 		return nil, nil, fmt.Errorf("comparer: %w", err)
 	}
-	return inputToState(e.Input, ops), crash, nil
+	return inputToState(e.Input, ops, &w.closest), crash, nil
 }
 
 // pcgRand is the workers' Rand: math/rand/v2's PCG with IntN done here

@@ -71,6 +71,11 @@ type Comparison struct {
 	// MemA and MemB are the compared bytes of a memory comparison (a
 	// string's up to its NUL); they alias the view passed to Comparisons.
 	MemA, MemB []byte
+	// Entry is the log entry the pair came from, integer entries first:
+	// one comparison instruction, CompareSlots of a switch's cases, or one
+	// comparison function (every call of memcmp shares its entry). The
+	// same in every run of one build.
+	Entry int
 }
 
 // Comparisons yields the pairs logged in mem, the instance's memory (real
@@ -81,19 +86,19 @@ func (l Layout) Comparisons(mem []byte) iter.Seq[Comparison] {
 			return
 		}
 		off := int(l.CompareOffset)
-		for range l.Compares {
+		for k := range l.Compares {
 			e := mem[off : off+CompareEntryBytes]
 			off += CompareEntryBytes
 			n := min(binary.LittleEndian.Uint32(e), CompareSlots)
 			size := int(binary.LittleEndian.Uint32(e[4:]))
 			for s := range n {
 				p := e[8+16*s:]
-				if !yield(Comparison{Size: size, A: binary.LittleEndian.Uint64(p), B: binary.LittleEndian.Uint64(p[8:])}) {
+				if !yield(Comparison{Size: size, A: binary.LittleEndian.Uint64(p), B: binary.LittleEndian.Uint64(p[8:]), Entry: int(k)}) {
 					return
 				}
 			}
 		}
-		for range l.CompareMems {
+		for k := range l.CompareMems {
 			e := mem[off : off+CompareMemEntryBytes]
 			off += CompareMemEntryBytes
 			n := min(binary.LittleEndian.Uint32(e), CompareSlots)
@@ -106,7 +111,7 @@ func (l Layout) Comparisons(mem []byte) iter.Seq[Comparison] {
 				if kind == cmpMemString {
 					a, b = cString(a), cString(b)
 				}
-				if !yield(Comparison{MemA: a, MemB: b}) {
+				if !yield(Comparison{MemA: a, MemB: b, Entry: int(l.Compares + k)}) {
 					return
 				}
 			}

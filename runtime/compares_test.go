@@ -57,8 +57,19 @@ func TestComparisonsCommand(t *testing.T) {
 	logs := make([][]string, 2)
 	for i := range logs {
 		run(t, w, "hello")
+		last, entries := -1, 0
 		for c := range w.Comparisons() {
-			logs[i] = append(logs[i], fmt.Sprintf("%d %x %x %q %q", c.Size, c.A, c.B, c.MemA, c.MemB))
+			logs[i] = append(logs[i], fmt.Sprintf("%d %d %x %x %q %q", c.Entry, c.Size, c.A, c.B, c.MemA, c.MemB))
+			if c.Entry < last {
+				t.Fatalf("entry %d yielded after entry %d: entries come in log order", c.Entry, last)
+			}
+			if c.Entry > last {
+				entries++
+			}
+			last = c.Entry
+		}
+		if entries < 2 {
+			t.Errorf("every pair has entry %d: each comparison has its own", last)
 		}
 	}
 	if len(logs[0]) == 0 {

@@ -112,6 +112,7 @@ type fuzzFlags struct {
 	errorExitcode   int
 	timeoutExitcode int
 	printFinalStats int
+	useValueProfile int
 	ignored         []string
 }
 
@@ -119,7 +120,7 @@ type fuzzFlags struct {
 // runners keep working, but that change nothing here; each one used is
 // reported on stderr as INFO.
 var libfuzzerIgnored = []string{
-	"verbosity", "use_value_profile", "detect_leaks", "reload", "len_control",
+	"verbosity", "detect_leaks", "reload", "len_control",
 	"entropic", "ignore_timeouts", "ignore_ooms", "merge_control_file",
 	"report_slow_units", "shrink", "reduce_inputs",
 	"use_counters", "mutate_depth", "prefer_small", "only_ascii", "cross_over",
@@ -235,6 +236,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.ignoreCrashes, "ignore-crashes", 0, "libFuzzer's -ignore_crashes=1: --keep-going")
 	fs.IntVar(&f.errorExitcode, "error-exitcode", exitCrash, "exit status after a crash")
 	fs.IntVar(&f.timeoutExitcode, "timeout-exitcode", exitTimeout, "exit status after a hang or timeout")
+	fs.IntVar(&f.useValueProfile, "use-value-profile", 0, "libFuzzer's -use_value_profile=1: --value-profile (unless --value-profile is given)")
 	fs.IntVar(&f.printFinalStats, "print-final-stats", 1, "print libFuzzer's stat:: lines at exit (1: yes; wafer fuzz prints them only when the flag is given, libFuzzer-style runs unless it is 0)")
 	for _, name := range libfuzzerIgnored {
 		fs.String(name, "", "accepted for libFuzzer compatibility; no effect")
@@ -265,6 +267,12 @@ func (f *fuzzFlags) parse(args []string) error {
 	}
 	if f.ignoreCrashes != 0 {
 		f.opts.KeepGoing = true
+	}
+	if f.useValueProfile < 0 {
+		return usagef("-use_value_profile: expected 0 or more, got %d", f.useValueProfile)
+	}
+	if f.useValueProfile != 0 && !f.fs.Changed("value-profile") {
+		f.target.valueProf = true
 	}
 	if f.fs.NArg() < 1 {
 		return usagef("fuzz: missing TARGET.wasm (run 'wafer help fuzz')")

@@ -32,20 +32,20 @@ flags (one dash, name=value, as libFuzzer):
   -artifact_prefix=P -exact_artifact_path=F -dict=F -max_len=N -timeout=S
   -rss_limit_mb=N -minimize_crash=1 -merge=1 -close_fd_mask=N
   -error_exitcode=N -timeout_exitcode=N -print_final_stats=1
-  -ignore_crashes=1 -help=1
+  -ignore_crashes=1 -use_value_profile=1 -help=1
 -jobs=N and -fork=N run N workers of one campaign in this process (jobs:
 at most half the cores), not N processes; -ignore_crashes=1 keeps going
-after a crash (--keep-going). Hangs are found by fuel (deterministic,
---fuel); -timeout is applied only when running single inputs, not while
-fuzzing (a wall-clock deadline per input halves wazero's speed). -seed=0
-is a fixed seed, not a random one. Running FILEs runs each once whatever
--runs says (an input's runs are all the same), stops at the first that
-fails and writes its artifact, as libFuzzer does. Other libFuzzer flags
-(-use_value_profile, -detect_leaks, -ignore_timeouts, -merge_control_file,
-...) are accepted and ignored with an INFO line, unknown ones dropped
-with libFuzzer's WARNING, and a '--' argument is skipped (OSS-Fuzz runs
-'$FUZZER -- $FUZZER_ARGS ...'); wafer's own flags (see 'wafer help fuzz')
-work here too.
+after a crash (--keep-going); -use_value_profile=1 is --value-profile.
+Hangs are found by fuel (deterministic, --fuel); -timeout is applied only
+when running single inputs, not while fuzzing (a wall-clock deadline per
+input halves wazero's speed). -seed=0 is a fixed seed, not a random one.
+Running FILEs runs each once whatever -runs says (an input's runs are all
+the same), stops at the first that fails and writes its artifact, as
+libFuzzer does. Other libFuzzer flags (-detect_leaks, -ignore_timeouts,
+-merge_control_file, ...) are accepted and ignored with an INFO line,
+unknown ones dropped with libFuzzer's WARNING, and a '--' argument is
+skipped (OSS-Fuzz runs '$FUZZER -- $FUZZER_ARGS ...'); wafer's own flags
+(see 'wafer help fuzz') work here too.
 
 A finding is reported as libFuzzer reports it, for the runners' stack
 analysis: "==PID== ERROR: libFuzzer: deadly signal" (a Wasm trap), "fuzz
