@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -43,15 +44,11 @@ func TestParseTreeOps(t *testing.T) {
 // limits no sentence reaches.
 func treeGrammar(t *testing.T) (generators.Generator, *grammar.Grammar) {
 	t.Helper()
-	g, err := grammar.Parse("T.g4", []byte(`grammar T;
-prog : item+ EOF ;
-item : 'let' NAME '=' e ';' | 'print' e (',' e)* ';' ;
-e    : NUM | NAME | '(' e op e ')' | '-' e ;
-op   : '+' | '-' | '*' ;
-NAME : [a-z]+ ;
-NUM  : [0-9]+ ;
-WS   : [ \t]+ -> skip ;
-`))
+	src, err := os.ReadFile("../generators/grammar/testdata/T.g4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := grammar.Parse("T.g4", src)
 	if err != nil {
 		t.Fatal(err)
 	}

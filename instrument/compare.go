@@ -372,6 +372,15 @@ func (rw *rewriter) memCompare(h memHook) {
 		rw.emit(OpCall, uint64(rw.cmpFunc+3))
 		return
 	}
+	rw.memOperands(h)
+	rw.i32(int64(entry))
+	rw.emit(OpCall, uint64(rw.cmpFunc+2))
+}
+
+// memOperands pushes what the hooks of a byte comparison take: its two
+// pointers and two lengths as i32 (CompareMemBytes for a length the
+// function does not take), then its kind.
+func (rw *rewriter) memOperands(h memHook) {
 	get := func(local int) {
 		if local < 0 {
 			rw.i32(CompareMemBytes)
@@ -387,8 +396,6 @@ func (rw *rewriter) memCompare(h memHook) {
 	get(h.na)
 	get(h.nb)
 	rw.i32(int64(h.kind))
-	rw.i32(int64(entry))
-	rw.emit(OpCall, uint64(rw.cmpFunc+2))
 }
 
 // logSlot counts a pair in the log entry at local e (its first word), sets

@@ -124,21 +124,7 @@ func (rw *rewriter) valueMem(h memHook) {
 		}
 		return
 	}
-	get := func(local int) {
-		if local < 0 {
-			rw.i32(CompareMemBytes)
-			return
-		}
-		rw.emit(OpLocalGet, uint64(local))
-		if h.wide {
-			rw.emit(OpI32WrapI64, 0)
-		}
-	}
-	get(int(h.p))
-	get(int(h.q))
-	get(h.na)
-	get(h.nb)
-	rw.i32(int64(h.kind))
+	rw.memOperands(h)
 	rw.i32(int64(rw.nvp))
 	rw.nvp++
 	rw.emit(OpCall, uint64(rw.vpFunc+1))

@@ -488,11 +488,7 @@ func (r *run) chooseAlt(n *node) int {
 		}
 	}
 	if len(ok) == 0 {
-		for i, k := range n.kids {
-			if k.height <= room {
-				ok = append(ok, i)
-			}
-		}
+		ok = fitting(ok, n.kids, room)
 	}
 	if len(ok) == 0 {
 		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
@@ -511,6 +507,17 @@ func (r *run) unmade(k *node) bool {
 	}
 	_, ok := r.c.dist[r.stack[len(r.stack)-1]][k.rule.name]
 	return !ok
+}
+
+// fitting appends to ok the indexes of the kids that can end within room
+// levels.
+func fitting(ok []int, kids []*node, room int) []int {
+	for i, k := range kids {
+		if k.height <= room {
+			ok = append(ok, i)
+		}
+	}
+	return ok
 }
 
 func argmin(kids []*node, f func(*node) int) int {
@@ -877,11 +884,7 @@ func (r *run) lexAlt(n *node) int {
 		}
 	}
 	if len(ok) == 0 {
-		for i, k := range n.kids {
-			if k.height <= room {
-				ok = append(ok, i)
-			}
-		}
+		ok = fitting(ok, n.kids, room)
 	}
 	if len(ok) == 0 {
 		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))

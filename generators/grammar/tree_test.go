@@ -75,15 +75,7 @@ func spliceShare(t *testing.T, g *Grammar, opts Options, seed uint64, n int) (ok
 // With limits no sentence reaches, a rule's derivation does not depend on
 // where it is: a spliced subtree's text is in the result.
 func TestSpliceText(t *testing.T) {
-	g, err := Parse("T.g4", []byte(`grammar T;
-prog : item+ EOF ;
-item : 'let' NAME '=' e ';' | 'print' e (',' e)* ';' ;
-e    : NUM | NAME | '(' e op e ')' | '-' e ;
-op   : '+' | '-' | '*' ;
-NAME : [a-z]+ ;
-NUM  : [0-9]+ ;
-WS   : [ \t]+ -> skip ;
-`))
+	g, err := Parse("T.g4", mustRead(t, "testdata/T.g4"))
 	if err != nil {
 		t.Fatal(err)
 	}
