@@ -425,6 +425,12 @@ func (t *Target) engineDeps(ctx context.Context, logw io.Writer, opts *Options, 
 		}
 		deps.NewExecutor = sampledExecutors(b.tgt, checked, b.every, max(1, opts.Workers))
 	}
+	if opts.CorpusDir != "" {
+		// Other campaigns may share the directory: only stale temporaries go.
+		if err := (corpus.Flat{Path: opts.CorpusDir}).RemoveTemps(corpus.StaleTemp); err != nil {
+			return deps, fmt.Errorf("corpus %s: %w", opts.CorpusDir, err)
+		}
+	}
 	switch {
 	case out.dir != nil:
 		renames := frameRenames(b.sm)

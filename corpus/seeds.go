@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Seed is one input read by ReadSeeds.
@@ -150,9 +151,12 @@ type Flat struct {
 }
 
 // RemoveTemps removes the temporary files of writes into Path that were
-// killed half-way (this package's ".tmp-" files). A missing directory has
-// none.
-func (f Flat) RemoveTemps() error {
+// killed half-way (this package's ".tmp-" files) and were last modified
+// at least olderThan ago. Zero removes them all, for a directory only this
+// process writes; a directory other processes may be writing into (a
+// corpus shared by campaigns, as libFuzzer's -jobs share theirs) needs an
+// age no live write reaches (StaleTemp). A missing directory has none.
+func (f Flat) RemoveTemps(olderThan time.Duration) error {
 	fsys := f.FS
 	if fsys == nil {
 		fsys = OS{}
@@ -164,15 +168,29 @@ func (f Flat) RemoveTemps() error {
 	if err != nil {
 		return err
 	}
+	now := time.Now()
 	for _, de := range des {
-		if strings.HasPrefix(de.Name(), tmpPrefix) && !de.IsDir() {
-			if err := fsys.Remove(filepath.Join(f.Path, de.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
+		if !strings.HasPrefix(de.Name(), tmpPrefix) || de.IsDir() {
+			continue
+		}
+		if olderThan > 0 {
+			info, err := de.Info()
+			if err != nil || now.Sub(info.ModTime()) < olderThan {
+				continue // gone meanwhile, or perhaps another process's live write
 			}
+		}
+		if err := fsys.Remove(filepath.Join(f.Path, de.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	return nil
 }
+
+// StaleTemp is the age after which a temporary file in a shared flat
+// directory is taken for a killed write's: a write lasts as long as one
+// input's create, write, fsync and rename, milliseconds even on a loaded
+// disk, so an hour leaves a wide margin for a stopped process.
+const StaleTemp = time.Hour
 
 // Write saves data atomically as Path/prefix+SHA1(data) and returns the
 // full path. If that file exists already nothing is written.

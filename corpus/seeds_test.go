@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseGoCorpus(t *testing.T) {
@@ -117,5 +118,51 @@ func TestFlat(t *testing.T) {
 	seeds, skipped, err := ReadSeeds(ctx, nil, f.Path)
 	if err != nil || skipped != nil || len(seeds) != 2 {
 		t.Fatalf("read back: %v %v %v", seeds, skipped, err)
+	}
+}
+
+// TestFlatRemoveTemps: a shared directory loses only the temporaries old
+// enough to be a killed write's; zero age removes them all; inputs stay.
+func TestFlatRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	f := Flat{Path: dir}
+	write := func(name string, age time.Duration) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		when := time.Now().Add(-age)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".tmp-stale.1", 2*StaleTemp)
+	write(".tmp-live.2", 0)
+	write("old-input", 2*StaleTemp)
+	left := func() []string {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, de := range des {
+			names = append(names, de.Name())
+		}
+		return names
+	}
+	if err := f.RemoveTemps(StaleTemp); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(left(), " "); got != ".tmp-live.2 old-input" {
+		t.Fatalf("after RemoveTemps(StaleTemp): %s", got)
+	}
+	if err := f.RemoveTemps(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(left(), " "); got != "old-input" {
+		t.Fatalf("after RemoveTemps(0): %s", got)
+	}
+	if err := (Flat{Path: filepath.Join(dir, "missing")}).RemoveTemps(0); err != nil {
+		t.Fatalf("a missing directory: %v", err)
 	}
 }

@@ -751,10 +751,23 @@ func TestLibFuzzerCompat(t *testing.T) {
 	t.Run("runs=0", func(t *testing.T) {
 		corpusDir := copyDir(t, filepath.Join(tlv, "seeds"))
 		n := len(files(t, corpusDir))
+		// A killed write's temporary goes; one as young as a live write of
+		// another campaign sharing the directory stays.
+		stale, live := filepath.Join(corpusDir, ".tmp-stale.1"), filepath.Join(corpusDir, ".tmp-live.2")
+		os.WriteFile(stale, []byte("half"), 0o644)
+		os.WriteFile(live, []byte("half"), 0o644)
+		old := time.Now().Add(-2 * corpus.StaleTemp)
+		os.Chtimes(stale, old, old)
 		r := wafer(t, t.TempDir(), tlvWasm, corpusDir, "-runs=0")
 		notLanded(t, r)
 		if want := fmt.Sprintf("Done %d runs", n); r.code != 0 || !strings.Contains(r.stderr, want) {
 			t.Fatalf("expected exit 0 and %q, got %d:\n%s", want, r.code, r.stderr)
+		}
+		if _, err := os.Stat(stale); !os.IsNotExist(err) {
+			t.Errorf("a stale temporary file stayed in the corpus: %v", err)
+		}
+		if _, err := os.Stat(live); err != nil {
+			t.Errorf("a fresh temporary file was removed: %v", err)
 		}
 	})
 

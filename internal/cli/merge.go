@@ -99,7 +99,7 @@ func (c *cli) mergeDirs(ctx context.Context, out string, t *targetFlags, target 
 		return err
 	}
 	flat := corpus.Flat{Path: out}
-	if err := flat.RemoveTemps(); err != nil { // a killed merge's
+	if err := flat.RemoveTemps(0); err != nil { // a killed merge's
 		return fmt.Errorf("merge: %w", err)
 	}
 	for _, s := range res.Keep {
