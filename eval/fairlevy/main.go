@@ -53,13 +53,19 @@ var arms = []arm{
 		c.Havoc.StackPow2 = 7
 		c.FairFuzz.NoMask = true
 	}},
-	// levy's default; before issue 41 that was the paper's absolute
-	// quality, the levy lines of results*.jsonl but results-levy-quality.jsonl
-	{"levy", func(c *engine.Config) { c.Strategy = "levy" }},
+	// levy and levy-abs: the paper's absolute quality (levy's default
+	// before issue 41, the levy lines of results.jsonl); levy-rel: the
+	// relative quality, levy's default since
+	{"levy", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyAbsolute }},
 	{"levy-abs", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyAbsolute }},
 	{"levy-rel", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyRelative }},
-	// an ablation outside the contract: b = 1 (α's floor 0.54 instead of 0.095)
-	{"levy-b1", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.B1, c.Levy.B2 = 1, 1 }},
+	// an ablation outside the contract: b = 1 (α's floor 0.54 instead of
+	// 0.095), absolute quality
+	{"levy-b1", func(c *engine.Config) {
+		c.Strategy = "levy"
+		c.Levy.B1, c.Levy.B2 = 1, 1
+		c.Levy.Quality = engine.LevyAbsolute
+	}},
 	{"random", func(c *engine.Config) { c.Strategy = "random" }},
 }
 
