@@ -42,8 +42,8 @@ func ParseLevyQuality(s string) (LevyQuality, error) { return levyQualityNames.P
 // children of every flight) and sets α_i = 2/(1+e^(b_i − Ē)) for both
 // walks (LevyAbsolute; by default, LevyRelative, Ē is first divided by
 // the mean Ē of the recent batches and multiplied by b_i): a batch that
-// found much moves on in short steps, one that found nothing jumps far. The walks' states and the last child carry over to
-// the next batch. There is one flight per worker by default
+// found much moves on in short steps, one that found nothing jumps far.
+// The walks' states and the last child carry over to the next batch. There is one flight per worker by default
 // (LevyConfig.Flights): a worker then idles while its flight's batch goes
 // through the coordinator, and levy ran at 0.45–0.66x random's execs/s
 // (docs/EVALUATION.md); more flights fill those gaps. On tlv, czstd and
