@@ -83,6 +83,20 @@ const AllTreeOps = engine.AllTreeOps
 // splice, recurse, duplicate), "all" or "none".
 func ParseTreeOps(s string) (TreeOps, error) { return engine.ParseTreeOps(s) }
 
+// LevyQuality (LevyOptions.Quality) is the quality Lévy's α is computed
+// from: LevyRelative, the default, or the paper's LevyAbsolute
+// (docs/ALGORITHMS.md §4).
+type LevyQuality = engine.LevyQuality
+
+// The forms of LevyQuality.
+const (
+	LevyRelative = engine.LevyRelative
+	LevyAbsolute = engine.LevyAbsolute
+)
+
+// ParseLevyQuality reads "relative" or "absolute".
+func ParseLevyQuality(s string) (LevyQuality, error) { return engine.ParseLevyQuality(s) }
+
 // Options configure a campaign. The zero value works: raw-byte havoc from
 // the empty input, one worker, seed 0, until the first crash, nothing
 // written to disk.

@@ -332,6 +332,10 @@ type LevyConfig struct {
 	Unbounded bool
 	// B1 and B2 are b_1 and b_2 of α_i = 2/(1+e^(b_i − Ē)); zero means 3.
 	B1, B2 float64
+	// Quality is the quality α is computed from: the zero value,
+	// LevyRelative, is Ē relative to the campaign's recent batches;
+	// LevyAbsolute is the paper's Ē.
+	Quality LevyQuality
 	// Alpha0 is the starting α of both walks; zero means 1.
 	Alpha0 float64
 	// SegmentBits is m, the bits of a segment: 8, 16 or 32; zero means 8.

@@ -380,7 +380,7 @@ func TestLevyTailExponent(t *testing.T) {
 // the history before the batch, and the FIFO history forgets the oldest
 // test cases.
 func TestLevyAlpha(t *testing.T) {
-	l := NewLevy(StrategyOptions{Workers: 1, Levy: LevyConfig{History: 3, B1: 3, B2: 1}})
+	l := NewLevy(StrategyOptions{Workers: 1, Levy: LevyConfig{History: 3, B1: 3, B2: 1, Quality: LevyAbsolute}})
 	st := &State{Queue: []*Entry{{Choices: []byte("abcd")}}, Execs: 1, Cov: newCoverage(0)}
 	batch := func(sites ...[]uint32) (float64, float64, float64) {
 		_, _, p := l.Next(st)
@@ -415,6 +415,101 @@ func TestLevyAlpha(t *testing.T) {
 	// Ē large: α → 2
 	if a := levyAlpha(3, 50); a != 2 {
 		t.Fatalf("expected α 2 for a large quality, got %g", a)
+	}
+}
+
+// levyBatches feeds l batches of 64 children whose mean number of new
+// sites Ē is ks[i]/64 (child j of batch i has ks[i]/64 new sites, plus one
+// more for j < ks[i]%64) and returns the offset walk's α and Ē after each.
+func levyBatches(l *Levy, ks []int) (alphas, qualities []float64) {
+	// the seed executed site 0, as every child does
+	st := &State{Queue: []*Entry{{Choices: []byte("abcd"), Trace: []byte{1, 0, 0, 0}}}, Execs: 1, Cov: newCoverage(0)}
+	fresh := uint32(1)
+	for _, k := range ks {
+		_, _, p := l.Next(st)
+		j := &Job{Param: p.(Dependent).Param}
+		sites := make([][]uint32, 64)
+		for c := range sites {
+			sites[c] = []uint32{0}
+			for range k/64 + min(1, max(0, k%64-c)) {
+				sites[c] = append(sites[c], fresh)
+				fresh++
+			}
+		}
+		l.JobDone(st, j, &levyNote{x: []byte("abcd"), sites: sites})
+		a1, _, q := l.Alphas(0)
+		alphas, qualities = append(alphas, a1), append(qualities, q)
+	}
+	return alphas, qualities
+}
+
+// TestLevyRelative: with qualities as low as the examples' (most batches
+// find nothing, a few children a site or two), the paper's absolute α
+// never leaves its floor while the relative one (the default) does,
+// exactly on the batches that found something, above 1 for a batch
+// better than the recent mean and at the floor for one that found
+// nothing; multiplying every quality by 10 leaves the relative α
+// unchanged.
+func TestLevyRelative(t *testing.T) {
+	floor := levyAlpha(3, 0)
+	for seed := range uint64(5) {
+		r := &pcgRand{}
+		r.Seed(seed, 0)
+		ks := make([]int, 400)
+		for i := range ks {
+			if r.IntN(8) == 0 { // an eighth of the batches find 1-4 sites
+				ks[i] = 1 + r.IntN(4)
+			}
+		}
+		abs := NewLevy(StrategyOptions{Workers: 1, Levy: LevyConfig{Quality: LevyAbsolute}})
+		aa, _ := levyBatches(abs, ks)
+		for i, a := range aa {
+			if a > floor+0.01 {
+				t.Fatalf("seed %d batch %d: absolute α %g left its floor %g at Ē %g", seed, i, a, floor, float64(ks[i])/64)
+			}
+		}
+		if abs.FloorBatches != len(ks) {
+			t.Fatalf("seed %d: expected every batch at the floor, got %d of %d", seed, abs.FloorBatches, len(ks))
+		}
+		rel := NewLevy(StrategyOptions{Workers: 1})
+		ra, rq := levyBatches(rel, ks)
+		mean, off := 0.0, 0
+		for i, a := range ra {
+			// the recent mean, this batch included
+			mean += (rq[i] - mean) / float64(min(i+1, levyRecent))
+			switch {
+			case ks[i] == 0:
+				if math.Abs(a-floor) > 1e-12 {
+					t.Fatalf("seed %d batch %d: expected the floor %g after nothing new, got %g", seed, i, floor, a)
+				}
+			case rq[i] > mean*(1+1e-9) && a <= 1:
+				t.Fatalf("seed %d batch %d: Ē %g above the recent mean %g, expected α > 1, got %g", seed, i, rq[i], mean, a)
+			case rq[i] < mean*(1-1e-9) && a >= 1:
+				t.Fatalf("seed %d batch %d: Ē %g below the recent mean %g, expected α < 1, got %g", seed, i, rq[i], mean, a)
+			}
+			if a > floor+0.01 {
+				off++
+			}
+		}
+		novel := 0
+		for _, k := range ks {
+			if k > 0 {
+				novel++
+			}
+		}
+		if off != novel || rel.FloorBatches != len(ks)-novel || novel == 0 {
+			t.Fatalf("seed %d: expected α off its floor after the %d batches with new sites, got %d (FloorBatches %d)", seed, novel, off, rel.FloorBatches)
+		}
+		scaled := slices.Clone(ks)
+		for i := range scaled {
+			scaled[i] *= 10
+		}
+		sa, _ := levyBatches(NewLevy(StrategyOptions{Workers: 1}), scaled)
+		for i := range ra {
+			if math.Abs(sa[i]-ra[i]) > 1e-9 {
+				t.Fatalf("seed %d batch %d: expected the same relative α at 10x the quality, got %g and %g", seed, i, ra[i], sa[i])
+			}
+		}
 	}
 }
 
@@ -555,11 +650,11 @@ func (m *chainMutator) Done(j *Job) any {
 }
 
 // TestDependentRunsDeterministic: a strategy that waits for its dependent
-// jobs (a scripted one, fairfuzz and levy with two flights) runs the same
-// inputs with one worker and with two in deterministic mode, under
-// perturbed scheduling.
+// jobs (a scripted one, fairfuzz and levy with two flights, with either
+// quality) runs the same inputs with one worker and with two in
+// deterministic mode, under perturbed scheduling.
 func TestDependentRunsDeterministic(t *testing.T) {
-	for _, name := range []string{"chain", "fairfuzz", "levy"} {
+	for _, name := range []string{"chain", "fairfuzz", "levy", "levy-absolute"} {
 		t.Run(name, func(t *testing.T) {
 			var logs [2]execLog
 			var sums [2]*Summary
@@ -576,6 +671,9 @@ func TestDependentRunsDeterministic(t *testing.T) {
 					}
 				}
 				cfg := Config{Search: Search{Seed: 9, Runs: 8000, Workers: workers, Deterministic: true, KeepGoing: true, NoShrink: true, Strategy: name, Levy: LevyConfig{Flights: 2}, FairFuzz: FairFuzzConfig{PlainExecs: 300}}}
+				if name == "levy-absolute" {
+					cfg.Strategy, cfg.Levy.Quality = "levy", LevyAbsolute
+				}
 				deps := Deps{NewExecutor: target.executors(nil), OnRun: logs[i].onRun, Seeds: [][]byte{{3, 0, 1, 1, 2, 5, 3, 0xff}}}
 				var err error
 				switch name {

@@ -3,7 +3,31 @@ package engine
 import (
 	"math"
 	"slices"
+
+	"github.com/wafer-fuzz/wafer/internal/enumname"
 )
+
+// LevyQuality is the quality Lévy's α is computed from
+// (docs/ALGORITHMS.md §4).
+type LevyQuality uint8
+
+const (
+	// LevyRelative (the zero value, the default) rescales a batch's Ē by
+	// the campaign's recent mean Ē̄: α_i = 2/(1+e^(b_i·(1 − Ē/Ē̄))), so a
+	// batch as good as the recent ones gets α = 1 whatever the target's
+	// rate of discovery (ours).
+	LevyRelative LevyQuality = iota
+	// LevyAbsolute is the paper's α_i = 2/(1+e^(b_i − Ē)).
+	LevyAbsolute
+)
+
+var levyQualityNames = enumname.New[LevyQuality]("LevyQuality", "levy quality", "relative", "absolute")
+
+// String returns the form's name: relative or absolute.
+func (q LevyQuality) String() string { return levyQualityNames.String(q) }
+
+// ParseLevyQuality reads "relative" or "absolute".
+func ParseLevyQuality(s string) (LevyQuality, error) { return levyQualityNames.Parse(s) }
 
 // Levy is Lévy-flight fuzzing with self-adaptive diffusivity
 // (docs/ALGORITHMS.md §4, paper 003). A flight walks over one test case: an
@@ -16,14 +40,16 @@ import (
 // computes the batch quality Ē (the mean number of sites a child executed
 // that no test case of the history did, the history being the last k_max
 // children of every flight) and sets α_i = 2/(1+e^(b_i − Ē)) for both
-// walks: a batch that found much moves on in short steps, one that found
-// nothing jumps far. The walks' states and the last child carry over to
-// the next batch. There is one flight per worker by default
+// walks (LevyAbsolute; by default, LevyRelative, Ē is first divided by
+// the mean Ē of the recent batches and multiplied by b_i): a batch that
+// found much moves on in short steps, one that found nothing jumps far.
+// The walks' states and the last child carry over to the next batch. There is one flight per worker by default
 // (LevyConfig.Flights): a worker then idles while its flight's batch goes
 // through the coordinator, and levy ran at 0.45–0.66x random's execs/s
 // (docs/EVALUATION.md); more flights fill those gaps. On tlv, czstd and
-// cexpr α stayed within 0.01 of its floor 2/(1+e^b): a one-segment walk
-// rarely executes a site the last 4,096 children did not.
+// cexpr the paper's absolute α stayed within 0.01 of its floor
+// 2/(1+e^b): a one-segment walk rarely executes a site the last 4,096
+// children did not, hence the relative form.
 //
 // No queue scheduling: a flight only ever continues from its own last
 // child. Children that add coverage (a new branch or bucket, as havoc)
@@ -38,11 +64,23 @@ type Levy struct {
 	next    int // round-robin over idle flights
 	hist    levyHistory
 	seeded  bool // the seeds are in the history
+	// recent is Ē̄, the mean Ē of the recent batches of every flight
+	// (LevyRelative).
+	recent float64
 	// Batches counts the batches merged, NovelBatches those with Ē > 0,
-	// AlphaSum the sum of the offset walk's α after each (tests, stats).
-	Batches, NovelBatches int
-	AlphaSum              float64
+	// FloorBatches those after which the offset walk's α was within 0.01
+	// of its floor 2/(1+e^b_1), AlphaSum the sum of that α after each,
+	// AlphaHist its histogram in bins of width 0.01 (tests, stats).
+	Batches, NovelBatches, FloorBatches int
+	AlphaSum                            float64
+	AlphaHist                           [200]int
 }
+
+// levyRecent is the span in batches of Ē̄ (LevyRelative): the mean of
+// the batches so far up to that many, then an exponential moving
+// average with weight 1/levyRecent, as long as the default history
+// (4,096 children) is in batches of 64 (ours).
+const levyRecent = 64
 
 // NewLevy returns the levy strategy with o's knobs.
 func NewLevy(o StrategyOptions) *Levy {
@@ -160,9 +198,24 @@ func (l *Levy) JobDone(_ *State, j *Job, note any) {
 	}
 	e := float64(sum) / float64(len(n.sites))
 	f.quality = e
-	f.alpha1 = levyAlpha(l.cfg.B1, e)
-	f.alpha2 = levyAlpha(l.cfg.B2, e)
+	q1, q2 := e, e
+	if l.cfg.Quality == LevyRelative {
+		// Ē̄ includes this batch, so it is positive whenever Ē is, and
+		// Ē/Ē̄ is at most levyRecent
+		l.recent += (e - l.recent) / float64(min(l.Batches, levyRecent))
+		rel := 0.0
+		if e > 0 {
+			rel = e / l.recent
+		}
+		q1, q2 = l.cfg.B1*rel, l.cfg.B2*rel
+	}
+	f.alpha1 = levyAlpha(l.cfg.B1, q1)
+	f.alpha2 = levyAlpha(l.cfg.B2, q2)
 	l.AlphaSum += f.alpha1
+	l.AlphaHist[min(len(l.AlphaHist)-1, int(f.alpha1/2*float64(len(l.AlphaHist))))]++
+	if f.alpha1 <= levyAlpha(l.cfg.B1, 0)+0.01 {
+		l.FloorBatches++
+	}
 	if e > 0 {
 		l.NovelBatches++
 	}

@@ -127,7 +127,7 @@ func NewAuto(o StrategyOptions, names ...string) (Strategy, error) {
 		if name == "auto" {
 			return nil, fmt.Errorf("auto: an arm cannot be auto")
 		}
-		s, err := NewStrategy(name, o)
+		s, err := NewStrategy(name, armOptions(o, name, names))
 		if err != nil {
 			return nil, fmt.Errorf("auto: %w", err)
 		}
@@ -171,10 +171,22 @@ func checkArms(arms []*autoArm) (Strategy, error) {
 // queue (TestAutoArmsCompatible).
 func newAuto(o StrategyOptions) Strategy {
 	var arms []*autoArm
-	for _, name := range AutoArms(o.Raw) {
-		arms = append(arms, &autoArm{name: name, s: strategies[name](o)})
+	names := AutoArms(o.Raw)
+	for _, name := range names {
+		arms = append(arms, &autoArm{name: name, s: strategies[name](armOptions(o, name, names))})
 	}
 	return newAutoOf(arms)
+}
+
+// armOptions returns the options of arm name of a portfolio of names:
+// when the tree arm is among them it owns the tree mutations, and the
+// other arms (zest, bedivfuzz, spoton) draw none, so that the bandit
+// credits tree children to the tree arm alone.
+func armOptions(o StrategyOptions, name string, names []string) StrategyOptions {
+	if name != "tree" && slices.Contains(names, "tree") {
+		o.Generative.Tree.Share = -1
+	}
+	return o
 }
 
 func newAutoOf(arms []*autoArm) Strategy {

@@ -363,6 +363,12 @@ var strategies = map[string]func(StrategyOptions) Strategy{
 	"zest": func(o StrategyOptions) Strategy {
 		return &Zest{MeanMutations: o.Generative.MeanMutations, MeanLength: o.Generative.MeanLength, Tree: o.Generative.Tree}
 	},
+	"tree": func(o StrategyOptions) Strategy {
+		// Zest whose children are all tree mutations where one applies
+		t := o.Generative.Tree
+		t.Share = 1
+		return &Zest{MeanMutations: o.Generative.MeanMutations, MeanLength: o.Generative.MeanLength, Tree: t}
+	},
 	"havoc": func(o StrategyOptions) Strategy {
 		return &Havoc{Depth: o.Havoc.Depth, StackPow2: o.Havoc.StackPow2}
 	},

@@ -161,8 +161,9 @@ func TestTreeOff(t *testing.T) {
 }
 
 // A campaign with tree mutations is a function of its seed: with two
-// workers and Config.Deterministic, each strategy runs the very same
-// inputs on every campaign of a seed.
+// workers and Config.Deterministic, each strategy (the tree arm and a
+// portfolio with it included) runs the very same inputs on every campaign
+// of a seed.
 func TestTreeCampaignDeterministic(t *testing.T) {
 	gen, _ := treeGrammar(t)
 	tgt := &fakeTarget{sites: 64, run: func(in []byte, c fakeCov) (Outcome, *Failure) {
@@ -171,12 +172,15 @@ func TestTreeCampaignDeterministic(t *testing.T) {
 		}
 		return Valid, nil
 	}}
-	for _, strat := range []string{"zest", "bedivfuzz", "spoton"} {
+	for _, strat := range []string{"zest", "bedivfuzz", "spoton", "tree", "auto"} {
 		record := func() map[[2]uint64]string {
 			var mu sync.Mutex
 			runs := map[[2]uint64]string{}
 			cfg := Config{Search: Search{Strategy: strat, Runs: 1500, Workers: 2, Seed: 3, Deterministic: true,
 				Generative: GenerativeOptions{Tree: TreeOptions{Share: 0.5}}}}
+			if strat == "auto" {
+				cfg.AutoArms = []string{"zest", "bedivfuzz", "tree"}
+			}
 			deps := Deps{NewExecutor: tgt.executors(nil), Generator: FromGenerator(gen, generators.Options{}),
 				OnRun: func(job uint64, child int, in []byte) {
 					mu.Lock()
@@ -192,5 +196,66 @@ func TestTreeCampaignDeterministic(t *testing.T) {
 		if len(a) != 1500 || !maps.Equal(a, b) {
 			t.Errorf("%s: two campaigns of one seed differ (%d and %d runs)", strat, len(a), len(b))
 		}
+	}
+}
+
+// treeChildren counts the tree children among n children of st's mutator
+// (a Zest-layout strategy) from parent p.
+func treeChildren(st Strategy, p *Entry, n int) int {
+	m := st.NewMutator(0, &MutatorEnv{FreshLen: 64})
+	r := &pcgRand{}
+	r.Seed(5, 0)
+	trees := 0
+	for range n {
+		m.Mutate(nil, &Job{Parent: p, N: 1, Queue: []*Entry{p}}, r)
+		if m.(treeChilder).treeChild() != nil {
+			trees++
+		}
+	}
+	return trees
+}
+
+// The tree strategy makes every child a tree mutation where one applies
+// (with replace alone, always: it applies to any subtree), whatever
+// --tree-share says; in a portfolio with the tree arm, zest and bedivfuzz
+// draw no tree mutation (the tree arm owns them), without it zest draws
+// its share.
+func TestTreeArm(t *testing.T) {
+	gen, _ := treeGrammar(t)
+	_, seq := generators.Run(gen, generators.FromBytes([]byte("some choices to derive a tree from")), generators.Options{})
+	if seq.NumSubtrees() == 0 {
+		t.Fatal("expected subtrees in the parent")
+	}
+	p := &Entry{Choices: seq.Bytes(), Seq: seq}
+	replace := AllTreeOps &^ (1 << TreeReplace)
+	for _, share := range []float64{0, -1, 0.5} {
+		st, err := NewStrategy("tree", StrategyOptions{Generative: GenerativeOptions{Tree: TreeOptions{Share: share, Off: replace}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := treeChildren(st, p, 200); n != 200 {
+			t.Fatalf("tree share %g: %d of 200 children were tree mutations, expected all", share, n)
+		}
+	}
+	with, err := NewAuto(StrategyOptions{Generative: GenerativeOptions{Tree: TreeOptions{Off: replace}}}, "zest", "bedivfuzz", "tree")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := AsAuto(with)
+	if n := treeChildren(a.arms[0].s, p, 200); n != 0 {
+		t.Fatalf("zest beside the tree arm made %d tree children, expected none", n)
+	}
+	if b := a.arms[1].s.(*BeDivFuzz); newTreeMutator(b.Tree).share > 0 {
+		t.Fatalf("bedivfuzz beside the tree arm draws tree mutations (share %g)", newTreeMutator(b.Tree).share)
+	}
+	if n := treeChildren(a.arms[2].s, p, 200); n != 200 {
+		t.Fatalf("the tree arm made %d tree children of 200, expected all", n)
+	}
+	without, err := NewAuto(StrategyOptions{Generative: GenerativeOptions{Tree: TreeOptions{Off: replace}}}, "zest", "bedivfuzz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := treeChildren(AsAuto(without).arms[0].s, p, 200); n < 20 || n > 60 {
+		t.Fatalf("zest without the tree arm made %d tree children of 200, expected its share 0.2", n)
 	}
 }

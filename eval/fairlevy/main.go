@@ -53,9 +53,19 @@ var arms = []arm{
 		c.Havoc.StackPow2 = 7
 		c.FairFuzz.NoMask = true
 	}},
-	{"levy", func(c *engine.Config) { c.Strategy = "levy" }},
-	// an ablation outside the contract: b = 1 (α's floor 0.54 instead of 0.095)
-	{"levy-b1", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.B1, c.Levy.B2 = 1, 1 }},
+	// levy and levy-abs: the paper's absolute quality (levy's default
+	// before issue 41, the levy lines of results.jsonl); levy-rel: the
+	// relative quality, levy's default since
+	{"levy", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyAbsolute }},
+	{"levy-abs", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyAbsolute }},
+	{"levy-rel", func(c *engine.Config) { c.Strategy = "levy"; c.Levy.Quality = engine.LevyRelative }},
+	// an ablation outside the contract: b = 1 (α's floor 0.54 instead of
+	// 0.095), absolute quality
+	{"levy-b1", func(c *engine.Config) {
+		c.Strategy = "levy"
+		c.Levy.B1, c.Levy.B2 = 1, 1
+		c.Levy.Quality = engine.LevyAbsolute
+	}},
 	{"random", func(c *engine.Config) { c.Strategy = "random" }},
 }
 
@@ -73,8 +83,10 @@ type result struct {
 	TargetRuns, TargetHits int64
 	// LevyBatches, LevyNovel and LevyMeanAlpha: levy's batches, those
 	// with a positive quality Ē, and the offset walk's mean α.
-	LevyBatches, LevyNovel int
-	LevyMeanAlpha          float64
+	// LevyFloor is the batches after which α was within 0.01 of its
+	// floor, LevyMedianAlpha the median of α after each batch (to 0.01).
+	LevyBatches, LevyNovel, LevyFloor int
+	LevyMeanAlpha, LevyMedianAlpha    float64
 	// Curve is the coverage reported at each checkpoint (the first stats
 	// report at or after it).
 	Checkpoints []int64
@@ -273,6 +285,14 @@ func run(ctx context.Context, c campaign) (*result, error) {
 	}
 	if lv != nil && lv.Batches > 0 {
 		r.LevyBatches, r.LevyNovel, r.LevyMeanAlpha = lv.Batches, lv.NovelBatches, lv.AlphaSum/float64(lv.Batches)
+		r.LevyFloor = lv.FloorBatches
+		n := 0
+		for i, c := range lv.AlphaHist {
+			if n += c; 2*n >= lv.Batches {
+				r.LevyMedianAlpha = (float64(i) + 0.5) / 100
+				break
+			}
+		}
 	}
 	for _, frac := range []int64{100, 20, 10, 4, 2, 1} {
 		x := c.budget / frac
@@ -329,7 +349,12 @@ func printReport(w io.Writer, path string) error {
 			}
 			return out
 		}
-		base := sel("havoc")
+		// against havoc, or the first arm when there is none
+		baseName := "havoc"
+		if len(sel(baseName)) == 0 {
+			baseName = armNames[0]
+		}
+		base := sel(baseName)
 		if len(base) == 0 {
 			continue
 		}
@@ -352,8 +377,8 @@ func printReport(w io.Writer, path string) error {
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprint(w, "\nAt the end, against havoc (and fairfuzz against havoc-afl, the paper's baseline): Â12 > 0.5 means the arm tends to cover more.\n\n")
-		fmt.Fprintln(w, "| arm | coverage | Â12 vs havoc | p (MWU) | unique crashes | execs/s | targeted children hitting the target |")
+		fmt.Fprintf(w, "\nAt the end, against %s (and fairfuzz against havoc-afl, the paper's baseline): Â12 > 0.5 means the arm tends to cover more.\n\n", baseName)
+		fmt.Fprintf(w, "| arm | coverage | Â12 vs %s | p (MWU) | unique crashes | execs/s | targeted children hitting the target |\n", baseName)
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 		cov := func(r result) float64 { return float64(r.Coverage) }
 		for _, a := range armNames {
@@ -361,7 +386,7 @@ func printReport(w io.Writer, path string) error {
 			x := ints(g, cov)
 			y := ints(base, cov)
 			a12, p := "–", "–"
-			if a != "havoc" {
+			if a != baseName {
 				a12 = fmt.Sprintf("%.2f", evalstats.A12(x, y))
 				p = fmt.Sprintf("%.3f", evalstats.MannWhitney(x, y).P)
 			}
@@ -382,15 +407,23 @@ func printReport(w io.Writer, path string) error {
 				spread(ints(g, func(r result) float64 { return float64(r.Crashes) })),
 				spread(ints(g, func(r result) float64 { return math.Round(r.ExecsPerSec) })), hit)
 		}
-		for _, a := range []string{"levy", "levy-b1"} {
+		for _, a := range armNames {
 			g := sel(a)
-			if len(g) == 0 || g[0].LevyBatches == 0 {
+			if !strings.HasPrefix(a, "levy") || len(g) == 0 || g[0].LevyBatches == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s: %s batches of 64, %s of them with Ē > 0 (a child executing a site the history of the last 4,096 children lacked); the offset walk's mean α %s.\n", a,
+			fmt.Fprintf(w, "\n%s: %s batches of 64, %s of them with Ē > 0 (a child executing a site the history of the last 4,096 children lacked); the offset walk's mean α %s", a,
 				spread(ints(g, func(r result) float64 { return float64(r.LevyBatches) })),
 				spread(ints(g, func(r result) float64 { return float64(r.LevyNovel) })),
 				spread(ints(g, func(r result) float64 { return math.Round(1000*r.LevyMeanAlpha) / 1000 })))
+			if g[0].LevyMedianAlpha > 0 {
+				fmt.Fprintf(w, ", median α %s, %s %% of the batches at the floor",
+					spread(ints(g, func(r result) float64 { return r.LevyMedianAlpha })),
+					spread(ints(g, func(r result) float64 {
+						return math.Round(1000*float64(r.LevyFloor)/float64(r.LevyBatches)) / 10
+					})))
+			}
+			fmt.Fprintln(w, ".")
 		}
 	}
 	return nil

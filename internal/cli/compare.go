@@ -32,12 +32,15 @@ executions to the first crash and execs/s, with the Mann-Whitney U p-value
 and the Vargha-Delaney A12 of each strategy against the first; draws
 coverage over executions of every campaign into DIR/compare.svg. Each
 campaign's output directory stays, as DIR/STRATEGY-seedN, for wafer cov and
-wafer plot. With 3 seeds the exact test cannot go below p=0.1: use 10 or
-more seeds for significance.
+wafer plot. A strategy auto:ARM+ARM+... is the portfolio of those arms
+(--strategy auto --auto-arms ARM,ARM,...; its directories are named
+auto-ARM+ARM+...-seedN). With 3 seeds the exact test cannot go below
+p=0.1: use 10 or more seeds for significance.
 
 examples:
   wafer compare --strategies havoc,random --seeds 10 --runs 1000000 examples/tlv/tlv.wasm
   wafer compare --strategies havoc,zest --seeds 5 --max-total-time 60 -o cmp examples/cexpr/cexpr.wasm -i examples/cexpr/seeds
+  wafer compare --strategies zest,auto,auto:zest+spoton+tree --runs 20000 examples/gojson/gojson.wasm --grammar generators/grammars/JSON.g4
 `
 
 type compareFlags struct {
@@ -101,8 +104,14 @@ func (c *cli) compare(ctx context.Context, args []string) error {
 	}
 	strategies := strings.Split(f.strategies, ",")
 	for _, s := range strategies {
-		if !slices.Contains(campaign.Strategies(), s) {
-			return usagef("--strategies: expected names from %s, got %q", strings.Join(campaign.Strategies(), ", "), s)
+		name, arms, ok := strings.Cut(s, ":")
+		if !slices.Contains(campaign.Strategies(), name) || ok && name != "auto" {
+			return usagef("--strategies: expected names from %s, or auto:ARM+ARM+..., got %q", strings.Join(campaign.Strategies(), ", "), s)
+		}
+		for _, a := range strings.Split(arms, "+") {
+			if ok && (a == "auto" || !slices.Contains(campaign.Strategies(), a)) {
+				return usagef("--strategies: expected arms of auto from %s, got %q in %q", strings.Join(slices.DeleteFunc(campaign.Strategies(), func(s string) bool { return s == "auto" }), ", "), a, s)
+			}
 		}
 	}
 	if f.seeds < 1 {
@@ -134,7 +143,7 @@ func (c *cli) compare(ctx context.Context, args []string) error {
 	var series []plot.Series
 	for _, s := range strategies {
 		for seed := 1; seed <= f.seeds; seed++ {
-			dir := filepath.Join(f.out, fmt.Sprintf("%s-seed%d", s, seed))
+			dir := filepath.Join(f.out, fmt.Sprintf("%s-seed%d", strings.ReplaceAll(s, ":", "-"), seed))
 			if des, err := os.ReadDir(dir); err == nil && len(des) > 0 {
 				return fmt.Errorf("%s: exists and is not empty: a campaign there would resume; remove it or choose another -o", dir)
 			}
@@ -142,7 +151,11 @@ func (c *cli) compare(ctx context.Context, args []string) error {
 			if f.maxTime != 0 {
 				budget = []string{"--max-total-time", f.maxTime.String()}
 			}
-			run := append(append(slices.Clone(fuzzArgs), budget...), "--strategy", s, "--seed", strconv.Itoa(seed), "--keep-going", "-o", dir)
+			name, arms, ok := strings.Cut(s, ":")
+			run := append(append(slices.Clone(fuzzArgs), budget...), "--strategy", name, "--seed", strconv.Itoa(seed), "--keep-going", "-o", dir)
+			if ok {
+				run = append(run, "--auto-arms", strings.ReplaceAll(arms, "+", ","))
+			}
 			fmt.Fprintf(c.stderr, "compare: %s seed %d -> %s\n", s, seed, dir)
 			camp, err := c.compareCampaign(ctx, s, uint64(seed), dir, run)
 			if err != nil {

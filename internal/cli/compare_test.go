@@ -58,6 +58,36 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestComparePortfolio: an entry auto:ARM+ARM runs auto with those arms
+// (its fuzzer_stats name them), beside plain auto; malformed entries are
+// usage errors.
+func TestComparePortfolio(t *testing.T) {
+	tmp := t.TempDir()
+	target := filepath.Join(exampleDir(t, "tlv"), "tlv.wasm")
+	out := filepath.Join(tmp, "cmp")
+	r := wafer(t, tmp, "compare", "--strategies", "auto,auto:havoc+random", "--seeds", "1", "--runs", "3000", "-o", out, target, filepath.Join(exampleDir(t, "tlv"), "seeds"), "--use-cmp", "0")
+	if r.code != 0 {
+		t.Fatalf("compare: exit %d\n%s", r.code, r.stderr)
+	}
+	for dir, arms := range map[string][2]string{"auto-seed1": {"levy", "random"}, "auto-havoc+random-seed1": {"random", "levy"}} {
+		data, err := os.ReadFile(filepath.Join(out, dir, corpus.StatsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), "arm_"+arms[0]+"_execs") || strings.Contains(string(data), "arm_"+arms[1]+"_execs") {
+			t.Errorf("%s: expected arm %s and not %s in fuzzer_stats:\n%s", dir, arms[0], arms[1], data)
+		}
+	}
+	if !strings.Contains(r.stdout, "auto:havoc+random") {
+		t.Errorf("expected the portfolio's row in the table:\n%s", r.stdout)
+	}
+	for _, bad := range []string{"havoc:random", "auto:auto", "auto:havoc+nope", "auto:"} {
+		if r := wafer(t, tmp, "compare", "--strategies", "havoc,"+bad, "--runs", "10", "-o", filepath.Join(tmp, "x"), target); r.code != 2 || !strings.Contains(r.stderr, "--strategies") {
+			t.Errorf("%s: expected a usage error naming --strategies, got exit %d, %q", bad, r.code, r.stderr)
+		}
+	}
+}
+
 // TestPlotCommand draws a campaign to PNG and checks the image; a
 // directory without plot_data is one error line naming it.
 func TestPlotCommand(t *testing.T) {

@@ -166,6 +166,11 @@ func newFuzzFlags() *fuzzFlags {
 	fs.IntVar(&f.opts.Levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
 	fs.BoolVar(&f.opts.Levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")
 	fs.Float64Var(&f.opts.Levy.B1, "levy-b1", 3, "levy: b of the offset walk's α = 2/(1+e^(b−Ē))")
+	fs.Func("levy-quality", "levy: the quality α follows: relative (Ē over the recent batches' mean, α = 2/(1+e^(b·(1−Ē/Ē̄)))) or absolute (the paper's Ē) (default relative)", func(v string) error {
+		q, err := campaign.ParseLevyQuality(v)
+		f.opts.Levy.Quality = q
+		return err
+	})
 	fs.Float64Var(&f.opts.Levy.B2, "levy-b2", 3, "levy: b of the value walk's α")
 	fs.Float64Var(&f.opts.Levy.Alpha0, "levy-alpha0", 1, "levy: both walks' starting α")
 	fs.IntVar(&f.opts.Levy.SegmentBits, "levy-segment-bits", 8, "levy: segment size in bits: 8, 16 or 32")

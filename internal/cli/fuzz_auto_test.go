@@ -87,7 +87,7 @@ func TestFuzzAutoArmsUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"--auto-arms", "havoc,random"}, 2, `--auto-arms: expected --strategy auto, got ""`},
-		{[]string{"--strategy", "auto", "--auto-arms", "havoc,auto"}, 2, `--auto-arms: expected names from bedivfuzz, fairfuzz, havoc, levy, random, spoton, zest, got "auto"`},
+		{[]string{"--strategy", "auto", "--auto-arms", "havoc,auto"}, 2, `--auto-arms: expected names from bedivfuzz, fairfuzz, havoc, levy, random, spoton, tree, zest, got "auto"`},
 		{[]string{"--strategy", "auto", "--auto-arms", "bedivfuzz,spoton"}, 1, "auto: arms bedivfuzz and spoton lay out choice sequences differently"},
 	} {
 		args := append(append([]string{"fuzz", "--runs", "10", "--no-fsync", "-o", filepath.Join(tmp, "out")}, tc.args...), cexpr)

@@ -135,7 +135,7 @@ func (g *goTest) input(file []byte) ([]byte, error) {
 // typedStrategies are the strategies that search a Go fuzz test's
 // arguments through generators.Tuple (typed draws named after the
 // parameters); the others mutate their encoding.
-var typedStrategies = map[string]bool{"zest": true, "bedivfuzz": true, "spoton": true}
+var typedStrategies = map[string]bool{"zest": true, "tree": true, "bedivfuzz": true, "spoton": true}
 
 // generator returns the Tuple generator of the fuzz test's arguments and
 // its reader, for the typed strategies.
