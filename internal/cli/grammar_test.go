@@ -101,3 +101,48 @@ func TestGrammarSeeds(t *testing.T) {
 		t.Errorf("gen --generator --parse: %+v", p)
 	}
 }
+
+// TestGeneratorSeeds: --generator json reads its seeds back; those it
+// cannot make are named in one line and left out, never fatal.
+func TestGeneratorSeeds(t *testing.T) {
+	tmp := t.TempDir()
+	seeds := filepath.Join(tmp, "seeds")
+	if err := os.MkdirAll(seeds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{
+		"z-exact": `{"a":[1,true,"x"]}`,
+		"spaced":  `[ 1.5 , null ]`,
+		"long":    `"` + strings.Repeat("y", 30) + `"`,
+		"broken":  `{"a":`,
+	} {
+		if err := os.WriteFile(filepath.Join(seeds, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	r := wafer(t, tmp, "fuzz", "--generator", "json", "-i", seeds, "--runs", "0", "--no-fsync", "-o", out, filepath.Join(exampleDir(t, "gojson"), "gojson.wasm"))
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, tail(r.stderr))
+	}
+	for _, want := range []string{
+		"--generator json: 2 of 4 seed inputs read back into choice sequences (1 regenerate byte for byte, the others as the same value)",
+		"2 seed inputs the generator does not make are left out: broken, long (the first: ",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr: expected %q in\n%s", want, tail(r.stderr))
+		}
+	}
+	queue := map[string]bool{}
+	for _, name := range files(t, filepath.Join(out, "queue")) {
+		b, _ := os.ReadFile(filepath.Join(out, "queue", name))
+		queue[string(b)] = true
+	}
+	// the first seed run (in path order) is saved, as JSON writes it
+	for _, want := range []string{`[15.0e-1,null]`} {
+		if !queue[want] {
+			t.Errorf("%s is not in the queue: %v", want, queue)
+		}
+	}
+}
