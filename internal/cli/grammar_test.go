@@ -97,8 +97,8 @@ func TestGrammarSeeds(t *testing.T) {
 	if want := "1 of 2 files do not parse (the first: "; p.code != 1 || !strings.Contains(p.stderr, want) || !strings.Contains(p.stdout, "worse: does not parse: ") {
 		t.Errorf("gen --parse good worse: %+v", p)
 	}
-	if p := wafer(t, tmp, "gen", "--generator", "json", "--parse", "x"); p.code != 2 || !strings.Contains(p.stderr, "--parse needs --grammar") {
-		t.Errorf("gen --generator --parse: %+v", p)
+	if p := wafer(t, tmp, "gen", "--generator", "xml", "--parse", "x"); p.code != 2 || !strings.Contains(p.stderr, "--parse needs --grammar or a generator that reads inputs back (json), got --generator xml") {
+		t.Errorf("gen --generator xml --parse: %+v", p)
 	}
 }
 
@@ -138,6 +138,14 @@ func TestGeneratorSeeds(t *testing.T) {
 	for _, name := range files(t, filepath.Join(out, "queue")) {
 		b, _ := os.ReadFile(filepath.Join(out, "queue", name))
 		queue[string(b)] = true
+	}
+	p := wafer(t, tmp, "gen", "--generator", "json", "--parse", filepath.Join(seeds, "z-exact"), "--parse", filepath.Join(seeds, "spaced"))
+	if want := "spaced: read back (9 choices); its choice sequence regenerates the same value as\n[15.0e-1,null]\n"; p.code != 0 || !strings.Contains(p.stdout, want) || !strings.Contains(p.stdout, "z-exact: read back (") {
+		t.Errorf("gen --generator json --parse: %+v, want %q", p, want)
+	}
+	p = wafer(t, tmp, "gen", "--generator", "json", "--parse", filepath.Join(seeds, "broken"))
+	if want := "broken: json: offset 5: expected a value, got end of input"; p.code != 1 || !strings.Contains(p.stderr, want) {
+		t.Errorf("gen --generator json --parse broken: %+v, want exit 1 and %q", p, want)
 	}
 	// the first seed run (in path order) is saved, as JSON writes it
 	for _, want := range []string{`[15.0e-1,null]`} {
