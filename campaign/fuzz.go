@@ -114,11 +114,12 @@ type Options struct {
 	// sequences: with ReadSeed, each seed it reads back, otherwise none.
 	Seeds [][]byte
 	// ReadSeed, with a Generator, returns the choice sequence from which
-	// the generator makes a seed (a generator's inverse, such as
-	// generators.ReadTuple). Seeds it cannot read are left out, and
-	// counted in one line of Log. Nil: seeds are not used with a
+	// the generator makes a seed (a generator's inverse: generators.ReadJSON
+	// for generators.JSON, generators.LookupReader for a built-in one by
+	// name, a grammar's Seeds.ReadSeed). Seeds it cannot read are left
+	// out, and counted in one line of Log. Nil: seeds are not used with a
 	// Generator.
-	ReadSeed func(seed []byte, opts generators.Options) (*generators.Sequence, error)
+	ReadSeed generators.SeedReader
 	// SeedsOnly runs the seeds (and a resumed queue) and nothing more, as
 	// libFuzzer's -runs=0; the empty input when there is none.
 	SeedsOnly bool

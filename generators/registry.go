@@ -6,13 +6,14 @@ import "slices"
 var registry = []struct {
 	name string
 	gen  Generator
+	read SeedReader // nil: the generator cannot read its inputs back
 }{
-	{"expr", Expr},
-	{"json", JSON},
-	{"png", PNG},
-	{"raw", Raw},
-	{"sql", SQL},
-	{"xml", XML},
+	{"expr", Expr, nil},
+	{"json", JSON, ReadJSON},
+	{"png", PNG, nil},
+	{"raw", Raw, nil},
+	{"sql", SQL, nil},
+	{"xml", XML, nil},
 }
 
 // Lookup returns the built-in generator called name ("raw", "json", "xml",
@@ -21,6 +22,18 @@ func Lookup(name string) (Generator, bool) {
 	for _, e := range registry {
 		if e.name == name {
 			return e.gen, true
+		}
+	}
+	return nil, false
+}
+
+// LookupReader returns the SeedReader of the built-in generator called
+// name ("json": ReadJSON) and true, or nil and false for a generator that
+// cannot read its inputs back.
+func LookupReader(name string) (SeedReader, bool) {
+	for _, e := range registry {
+		if e.name == name && e.read != nil {
+			return e.read, true
 		}
 	}
 	return nil, false

@@ -3,7 +3,8 @@
 // TARGET__CONFIG__SEED.json) as Markdown tables: per target and
 // configuration the median [min–max] of each metric over the seeds, and
 // against a baseline configuration the Vargha-Delaney Â12 and the two-sided
-// Mann-Whitney U p-value (exact, from every split of the pooled values).
+// Mann-Whitney U p-value (package evalstats: exact from every split of the
+// pooled values while there are few, else the normal approximation).
 //
 //	go run ./eval/evaltable -base zest DIR
 //
@@ -23,6 +24,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wafer-fuzz/wafer/evalstats"
 )
 
 // metric is one column: its JSON field and heading.
@@ -230,44 +233,7 @@ func a12(x, y []float64) float64 {
 	return s / float64(len(x)*len(y))
 }
 
-// uStat is the Mann-Whitney U of x (ties counting half).
-func uStat(x, y []float64) float64 { return a12(x, y) * float64(len(x)*len(y)) }
-
-// mannWhitneyP is the exact two-sided p-value of the U test: the share of
-// all splits of the pooled values into groups of x's and y's sizes whose U
-// is at least as far from its mean as the observed one.
-func mannWhitneyP(x, y []float64) float64 {
-	pool := append(slices.Clone(x), y...)
-	n, k := len(pool), len(x)
-	mean := float64(k*len(y)) / 2
-	obs := math.Abs(uStat(x, y) - mean)
-	var hit, total int
-	pick := make([]bool, n)
-	var rec func(i, left int)
-	rec = func(i, left int) {
-		if left == 0 {
-			var a, b []float64
-			for j, v := range pool {
-				if pick[j] {
-					a = append(a, v)
-				} else {
-					b = append(b, v)
-				}
-			}
-			total++
-			if math.Abs(uStat(a, b)-mean) >= obs-1e-9 {
-				hit++
-			}
-			return
-		}
-		if n-i < left {
-			return
-		}
-		pick[i] = true
-		rec(i+1, left-1)
-		pick[i] = false
-		rec(i+1, left)
-	}
-	rec(0, k)
-	return float64(hit) / float64(total)
-}
+// mannWhitneyP is the two-sided p-value of the U test (evalstats: exact
+// from every split of the pooled values up to evalstats.MaxExactSplits
+// splits, the normal approximation above, e.g. 20 seeds a side).
+func mannWhitneyP(x, y []float64) float64 { return evalstats.MannWhitney(x, y).P }

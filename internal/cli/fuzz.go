@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -546,6 +547,10 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 			return err
 		}
 	}
+	if read, ok := generators.LookupReader(f.generator); ok && useGen && f.grammar.path == "" && gt == nil && len(seeds) > 0 {
+		opts.ReadSeed = read
+		seedData = c.generatorSeeds(genFlag, gen, read, seeds, generators.Options{DictProb: opts.DictProb, IntBias: opts.IntBias})
+	}
 	if useGen && opts.ReadSeed != nil {
 		opts.Generator, opts.Seeds = gen, seedData
 	} else if useGen {
@@ -798,6 +803,37 @@ func (c *cli) grammarSeeds(f *fuzzFlags, seeds []corpus.Seed, data [][]byte) (ge
 			grammar.DefaultMaxDepth, grammar.DefaultMaxSize, grammar.DefaultMaxRepeat, grammar.DefaultMaxTokenRepeat)
 	}
 	return ss.Generator, ss.ReadSeed, ss.Parsed, nil
+}
+
+// generatorSeeds reads the seeds back with a built-in generator's reader
+// (--generator json): those it reads, in one line with how many
+// regenerate byte for byte, and the others named in one more.
+func (c *cli) generatorSeeds(flag string, gen generators.Generator, read generators.SeedReader, seeds []corpus.Seed, gopts generators.Options) [][]byte {
+	var ok [][]byte
+	var failed []string
+	var firstErr error
+	same := 0
+	for _, s := range seeds {
+		q, err := read(s.Data, gopts)
+		if err != nil {
+			failed = append(failed, filepath.Base(s.Path))
+			firstErr = cmp.Or(firstErr, fmt.Errorf("%s: %w", s.Path, err))
+			continue
+		}
+		if out, _ := generators.Run(gen, q, gopts); bytes.Equal(out, s.Data) {
+			same++
+		}
+		ok = append(ok, s.Data)
+	}
+	fmt.Fprintf(c.stderr, "INFO: %s: %d of %d seed inputs read back into choice sequences (%d regenerate byte for byte, the others as the same value)\n", flag, len(ok), len(seeds), same)
+	if n := len(failed); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(" and %d more", n-3)
+		}
+		fmt.Fprintf(c.stderr, "INFO: %d seed inputs the generator does not make are left out: %s%s (the first: %v)\n", n, strings.Join(failed[:min(n, 3)], ", "), more, firstErr)
+	}
+	return ok
 }
 
 // load reads the grammar of --grammar.

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +20,7 @@ import (
 
 const genHelp = `usage: wafer gen (--grammar G.g4 [--grammar-start RULE] | --generator NAME) [-n N] [--seed S] [-o DIR]
        wafer gen --grammar G.g4 [--grammar-start RULE] --parse FILE...
+       wafer gen --generator json --parse FILE...
 
 Writes N sentences of a grammar or a built-in generator, to look at what a
 campaign would run before spending one on it. With -n 1 (the default) and
@@ -32,7 +35,10 @@ its tree (parser rules by name, tokens by type and text, indented), and
 how closely the choice sequence read from it regenerates it (the same
 bytes, the same tokens with other spacing, the same token types). A file
 that does not parse is an error naming its line and column and what the
-grammar expects there; the exit status is then 1.
+grammar expects there; the exit status is then 1. A built-in generator
+that reads its inputs back (json) does the same without a tree: it prints
+whether the file reads back, and the bytes its choice sequence makes when
+they are not the file's (the same value, written the generator's way).
 
 examples:
   wafer gen --grammar generators/grammars/SQLite.g4
@@ -58,7 +64,7 @@ func newGenFlags() *genFlags {
 	f.fs.IntVarP(&f.n, "n", "n", 1, "the number of sentences")
 	f.fs.Uint64Var(&f.seed, "seed", 1, "the PRNG seed")
 	f.fs.StringVarP(&f.out, "output", "o", "", "the `DIR` to write one file per sentence to (needed with -n > 1)")
-	f.fs.StringArrayVar(&f.parse, "parse", nil, "parse `FILE` with --grammar and print its tree (repeatable)")
+	f.fs.StringArrayVar(&f.parse, "parse", nil, "parse `FILE` with --grammar and print its tree, or read it back with --generator json (repeatable)")
 	return f
 }
 
@@ -78,7 +84,12 @@ func (c *cli) gen(ctx context.Context, args []string) error {
 	case f.grammar.path != "" && f.generator != "":
 		return usagef("gen: --grammar and --generator: expected one of them, got both")
 	case len(f.parse) > 0 && f.grammar.path == "":
-		return usagef("gen: --parse needs --grammar (a built-in generator does not read inputs back)")
+		read, ok := generators.LookupReader(f.generator)
+		if !ok {
+			return usagef("gen: --parse needs --grammar or a generator that reads inputs back (json), got --generator %s", f.generator)
+		}
+		gen, _ := generators.Lookup(f.generator)
+		return c.genReadBack(f, gen, read)
 	case len(f.parse) > 0:
 		return c.genParse(f)
 	case f.n < 1:
@@ -160,6 +171,44 @@ func (c *cli) genParse(f *genFlags) error {
 	if bad > 0 {
 		if len(f.parse) > 1 {
 			return fmt.Errorf("%d of %d files do not parse (the first: %w)", bad, len(f.parse), first)
+		}
+		return first
+	}
+	return nil
+}
+
+// genReadBack prints, for each --parse file, whether the generator's
+// reader reads it back and what its choice sequence then makes; the
+// first file it cannot read is the error (after the others are
+// printed).
+func (c *cli) genReadBack(f *genFlags, gen generators.Generator, read generators.SeedReader) error {
+	var first error
+	bad := 0
+	for _, p := range f.parse {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("gen: --parse: %w", fileError(p, err))
+		}
+		seq, err := read(data, generators.Options{})
+		if err != nil {
+			err = fmt.Errorf("%s: %w", p, err)
+			if len(f.parse) > 1 {
+				fmt.Fprintf(c.stdout, "%s: not read back: %v\n", p, err)
+			}
+			bad++
+			first = cmp.Or(first, err)
+			continue
+		}
+		out, _ := generators.Run(gen, seq, generators.Options{})
+		if bytes.Equal(out, data) {
+			fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same bytes\n", p, seq.NumChoices())
+			continue
+		}
+		fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same value as\n%s\n", p, seq.NumChoices(), out)
+	}
+	if bad > 0 {
+		if len(f.parse) > 1 {
+			return fmt.Errorf("%d of %d files not read back (the first: %w)", bad, len(f.parse), first)
 		}
 		return first
 	}

@@ -97,7 +97,60 @@ func TestGrammarSeeds(t *testing.T) {
 	if want := "1 of 2 files do not parse (the first: "; p.code != 1 || !strings.Contains(p.stderr, want) || !strings.Contains(p.stdout, "worse: does not parse: ") {
 		t.Errorf("gen --parse good worse: %+v", p)
 	}
-	if p := wafer(t, tmp, "gen", "--generator", "json", "--parse", "x"); p.code != 2 || !strings.Contains(p.stderr, "--parse needs --grammar") {
-		t.Errorf("gen --generator --parse: %+v", p)
+	if p := wafer(t, tmp, "gen", "--generator", "xml", "--parse", "x"); p.code != 2 || !strings.Contains(p.stderr, "--parse needs --grammar or a generator that reads inputs back (json), got --generator xml") {
+		t.Errorf("gen --generator xml --parse: %+v", p)
+	}
+}
+
+// TestGeneratorSeeds: --generator json reads its seeds back; those it
+// cannot make are named in one line and left out, never fatal.
+func TestGeneratorSeeds(t *testing.T) {
+	tmp := t.TempDir()
+	seeds := filepath.Join(tmp, "seeds")
+	if err := os.MkdirAll(seeds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]string{
+		"z-exact": `{"a":[1,true,"x"]}`,
+		"spaced":  `[ 1.5 , null ]`,
+		"long":    `"` + strings.Repeat("y", 30) + `"`,
+		"broken":  `{"a":`,
+	} {
+		if err := os.WriteFile(filepath.Join(seeds, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(tmp, "out")
+	r := wafer(t, tmp, "fuzz", "--generator", "json", "-i", seeds, "--runs", "0", "--no-fsync", "-o", out, filepath.Join(exampleDir(t, "gojson"), "gojson.wasm"))
+	notLanded(t, r)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, tail(r.stderr))
+	}
+	for _, want := range []string{
+		"--generator json: 2 of 4 seed inputs read back into choice sequences (1 regenerate byte for byte, the others as the same value)",
+		"2 seed inputs the generator does not make are left out: broken, long (the first: ",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr: expected %q in\n%s", want, tail(r.stderr))
+		}
+	}
+	queue := map[string]bool{}
+	for _, name := range files(t, filepath.Join(out, "queue")) {
+		b, _ := os.ReadFile(filepath.Join(out, "queue", name))
+		queue[string(b)] = true
+	}
+	p := wafer(t, tmp, "gen", "--generator", "json", "--parse", filepath.Join(seeds, "z-exact"), "--parse", filepath.Join(seeds, "spaced"))
+	if want := "spaced: read back (9 choices); its choice sequence regenerates the same value as\n[15.0e-1,null]\n"; p.code != 0 || !strings.Contains(p.stdout, want) || !strings.Contains(p.stdout, "z-exact: read back (") {
+		t.Errorf("gen --generator json --parse: %+v, want %q", p, want)
+	}
+	p = wafer(t, tmp, "gen", "--generator", "json", "--parse", filepath.Join(seeds, "broken"))
+	if want := "broken: json: offset 5: expected a value, got end of input"; p.code != 1 || !strings.Contains(p.stderr, want) {
+		t.Errorf("gen --generator json --parse broken: %+v, want exit 1 and %q", p, want)
+	}
+	// the first seed run (in path order) is saved, as JSON writes it
+	for _, want := range []string{`[15.0e-1,null]`} {
+		if !queue[want] {
+			t.Errorf("%s is not in the queue: %v", want, queue)
+		}
 	}
 }
