@@ -14,7 +14,8 @@ var testMachinery = map[string]bool{"testing": true, "testing/internal/testdeps"
 // the packages of a test binary (pkgs, `go list -deps -test`) that the
 // package importPath's code and its test files' code (internal and
 // external test package) do not reach, by imports, without passing
-// through package testing, testing/internal/testdeps or internal/fuzz:
+// through package testing, testing/internal/testdeps or internal/fuzz
+// (their functions and their types' generated equality functions):
 // runtime/pprof, regexp, compress/flate and the rest testing links,
 // whose branches the fuzz function cannot reach but through testing's
 // own calls. A package the user's code imports stays counted, also when
@@ -62,11 +63,16 @@ func uncounted(pkgs []listed, importPath string) []string {
 			continue
 		}
 		seen[pre] = true
-		out = append(out, pre+"*")
+		out = append(out, pre+"*", typeEq+pre+"*")
 	}
 	slices.Sort(out)
 	return out
 }
+
+// typeEq starts the name-section names of the equality functions the
+// compiler generates for a package's types ("type:.eq.regexp.onePassInst"
+// spelt "type_.eq.regexp.onePassInst").
+const typeEq = "type_.eq."
 
 // plainPath is an import path of `go list -test` without its test
 // variant's suffix ("p [p.test]" is p).
