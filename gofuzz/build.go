@@ -209,7 +209,7 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		fast[d.name] = d.call.file != "" && !otherSkips(t.Dir, d.name, wrapped)
 	}
 	src := shim(t, def, fast)
-	key, pkgs, err := buildKey(ctx, opts.Go, t, src)
+	key, skip, err := buildKey(ctx, opts.Go, t, src)
 	if err != nil {
 		return "", err
 	}
@@ -263,7 +263,7 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
-	b = instrument.AppendCustom(b, instrument.UncountedSection, []byte(strings.Join(uncounted(pkgs, t.ImportPath), "\n")))
+	b = instrument.AppendCustom(b, instrument.UncountedSection, []byte(strings.Join(skip, "\n")))
 	if err := atomicfile.Write(wasm, b); err != nil {
 		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
@@ -304,9 +304,9 @@ type listed struct {
 // keyed by version), the main module and workspace, experiments.
 var keyEnv = []string{"GOVERSION", "GOFLAGS", "GOMODCACHE", "GOMOD", "GOWORK", "GOEXPERIMENT", "GOWASM"}
 
-// buildKey is the cache key of t's build (see Build) and the packages
-// of its test binary (without the generated file's imports).
-func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, []listed, error) {
+// buildKey is the cache key of t's build (see Build) and the Skip
+// patterns of its UncountedSection (uncounted), which the key covers.
+func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, []string, error) {
 	envOut, err := goCommand(ctx, goCmd, t.WorkDir, append([]string{"env"}, keyEnv...)...)
 	if err != nil {
 		return "", nil, fmt.Errorf("go env: %w", err)
@@ -396,5 +396,7 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, [
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32], pkgs, nil
+	skip := uncounted(pkgs, t.ImportPath)
+	fmt.Fprintf(h, "uncounted %q\x00", skip)
+	return hex.EncodeToString(h.Sum(nil))[:32], skip, nil
 }
