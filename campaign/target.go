@@ -433,7 +433,8 @@ const goTestExport = "wafer_go_describe"
 // run on every input, the same way whatever the input: counted, they
 // add hits to every run's trace for the engine to read
 // (docs/PERFORMANCE.md, "Go fuzz tests"). Packages the user's code may
-// import (flag, regexp) stay counted.
+// import (flag, regexp) are not named here: the build names those its
+// code does not reach (Summary.Uncounted).
 func GoTestSkip() []string {
 	return []string{"testing.*", "testing_internal_testdeps.*", "internal_fuzz.*", "*.waferFuzz*", "*.__waferFuzz*"}
 }
