@@ -10,7 +10,8 @@ import (
 )
 
 // TestGoRuntimeSkip: a Go module's builds skip the runtime's functions
-// unless GoRuntimeCounters is set; a C module's builds keep the user's
+// unless GoRuntimeCounters is set, and a Go fuzz test's also what it
+// does not reach (Summary.Uncounted); a C module's builds keep the user's
 // Skip patterns only, and the user's patterns are never lost or aliased.
 func TestGoRuntimeSkip(t *testing.T) {
 	goWasm, err := os.ReadFile("../examples/gojson/gojson.wasm")
@@ -43,6 +44,23 @@ func TestGoRuntimeSkip(t *testing.T) {
 		if got := tc.opts.skip(s); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: skip patterns %q, want %q", tc.name, got, tc.want)
 		}
+	}
+	// a Go fuzz test's build adds GoTestSkip and its UncountedSection's
+	// patterns, another Go module's section is not read
+	goTest := &instrument.Summary{Customs: []string{"go:buildid"}, Exports: []instrument.Export{{Name: goTestExport, Kind: instrument.ExternFunc}}, Uncounted: []string{"regexp.*"}}
+	want := append(append([]string{"main.*", GoRuntimeSkip}, GoTestSkip()...), "regexp.*")
+	if got := (&TargetOptions{Skip: user}).skip(goTest); !slices.Equal(got, want) {
+		t.Errorf("Go fuzz test: skip patterns %q, want %q", got, want)
+	}
+	if got := (&TargetOptions{GoRuntimeCounters: true}).skip(goTest); got != nil {
+		t.Errorf("Go fuzz test with --instrument-go-runtime: skip patterns %q, want none", got)
+	}
+	s, err := instrument.Summarize(instrument.AppendCustom(slices.Clone(goWasm), instrument.UncountedSection, []byte("regexp.*")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (&TargetOptions{}).skip(s); !slices.Equal(got, []string{GoRuntimeSkip}) {
+		t.Errorf("Go reactor with an uncounted section: skip patterns %q, want only %q", got, GoRuntimeSkip)
 	}
 	if user[:cap(user)][1] != "" {
 		t.Errorf("the Go runtime's pattern was written into the caller's Skip slice")

@@ -404,7 +404,9 @@ const GoRuntimeSkip = "runtime.*"
 // skip is the Skip patterns a build of the module summarised by s uses:
 // o.Skip, and for a module Go's toolchain built (its "go:buildid"
 // section) GoRuntimeSkip unless o.GoRuntimeCounters, and for a Go fuzz
-// test's build also GoTestSkip's.
+// test's build also GoTestSkip's and the module's own
+// (Summary.Uncounted: the packages the test's code does not reach, which
+// package gofuzz names at build time).
 func (o *TargetOptions) skip(s *instrument.Summary) []string {
 	if o.GoRuntimeCounters || !s.IsGo() {
 		return o.Skip
@@ -412,6 +414,7 @@ func (o *TargetOptions) skip(s *instrument.Summary) []string {
 	out := append(slices.Clip(o.Skip), GoRuntimeSkip)
 	if s.Exported(instrument.ExternFunc, goTestExport) {
 		out = append(out, GoTestSkip()...)
+		out = append(out, s.Uncounted...)
 	}
 	return out
 }
@@ -430,7 +433,8 @@ const goTestExport = "wafer_go_describe"
 // run on every input, the same way whatever the input: counted, they
 // add hits to every run's trace for the engine to read
 // (docs/PERFORMANCE.md, "Go fuzz tests"). Packages the user's code may
-// import (flag, regexp) stay counted.
+// import (flag, regexp) are not named here: the build names those its
+// code does not reach (Summary.Uncounted).
 func GoTestSkip() []string {
 	return []string{"testing.*", "testing_internal_testdeps.*", "internal_fuzz.*", "*.waferFuzz*", "*.__waferFuzz*"}
 }

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wafer-fuzz/wafer/instrument"
 	"github.com/wafer-fuzz/wafer/internal/atomicfile"
 )
 
@@ -208,7 +209,7 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		fast[d.name] = d.call.file != "" && !otherSkips(t.Dir, d.name, wrapped)
 	}
 	src := shim(t, def, fast)
-	key, err := buildKey(ctx, opts.Go, t, src)
+	key, skip, err := buildKey(ctx, opts.Go, t, src)
 	if err != nil {
 		return "", err
 	}
@@ -262,6 +263,7 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
+	b = instrument.AppendCustom(b, instrument.UncountedSection, []byte(strings.Join(skip, "\n")))
 	if err := atomicfile.Write(wasm, b); err != nil {
 		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
@@ -288,12 +290,13 @@ const harnessPath = "github.com/wafer-fuzz/wafer/harness"
 
 // listed is the part of `go list -deps -test -json` buildKey reads.
 type listed struct {
-	ImportPath, Dir string
-	Standard        bool
-	Module          *struct{ Path, Version, Dir, GoMod string }
+	ImportPath, Dir, Name string
+	Standard              bool
+	Module                *struct{ Path, Version, Dir, GoMod string }
 	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, SFiles, EmbedFiles,
 	IgnoredGoFiles []string
-	Error *struct{ Err string }
+	Imports []string // as resolved (test variants with their suffix)
+	Error   *struct{ Err string }
 }
 
 // keyEnv are the go command's settings that change a build besides its
@@ -301,11 +304,12 @@ type listed struct {
 // keyed by version), the main module and workspace, experiments.
 var keyEnv = []string{"GOVERSION", "GOFLAGS", "GOMODCACHE", "GOMOD", "GOWORK", "GOEXPERIMENT", "GOWASM"}
 
-// buildKey is the cache key of t's build (see Build).
-func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, error) {
+// buildKey is the cache key of t's build (see Build) and the Skip
+// patterns of its UncountedSection (uncounted), which the key covers.
+func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, []string, error) {
 	envOut, err := goCommand(ctx, goCmd, t.WorkDir, append([]string{"env"}, keyEnv...)...)
 	if err != nil {
-		return "", fmt.Errorf("go env: %w", err)
+		return "", nil, fmt.Errorf("go env: %w", err)
 	}
 	env := map[string]string{}
 	if ls := strings.Split(strings.TrimSuffix(string(envOut), "\n"), "\n"); len(ls) == len(keyEnv) {
@@ -314,12 +318,12 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 		}
 	}
 	modcache := env["GOMODCACHE"]
-	out, err := goCommand(ctx, goCmd, t.WorkDir, "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,SFiles,EmbedFiles,IgnoredGoFiles,Error", t.Pattern)
+	out, err := goCommand(ctx, goCmd, t.WorkDir, "list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Name,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,SFiles,EmbedFiles,IgnoredGoFiles,Imports,Error", t.Pattern)
 	if err != nil {
-		return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
+		return "", nil, fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "wafer gofuzz v3\x00%s\x00%s\x00", envOut, t.Pattern)
+	fmt.Fprintf(h, "wafer gofuzz v4\x00%s\x00%s\x00", envOut, t.Pattern)
 	h.Write(src)
 	// The files that configure the build (the go.work, go.mod files and
 	// the vendor directory's modules.txt: language versions, godebug
@@ -344,25 +348,27 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 			continue
 		}
 		if err := errors.Join(config(f), config(filepath.Join(filepath.Dir(f), "vendor", "modules.txt"))); err != nil {
-			return "", fmt.Errorf("%s: %w", t.Pattern, err)
+			return "", nil, fmt.Errorf("%s: %w", t.Pattern, err)
 		}
 	}
+	var pkgs []listed
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var p listed
 		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return "", fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
+			return "", nil, fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 		}
 		if p.Error != nil {
-			return "", fmt.Errorf("%s: %s", p.ImportPath, strings.Join(strings.Fields(p.Error.Err), " "))
+			return "", nil, fmt.Errorf("%s: %s", p.ImportPath, strings.Join(strings.Fields(p.Error.Err), " "))
 		}
+		pkgs = append(pkgs, p)
 		if p.Standard {
 			continue
 		}
 		if p.ImportPath == harnessPath {
-			return "", fmt.Errorf("%s: imports %s, whose exports (malloc, LLVMFuzzerTestOneInput) make a reactor target of its own: fuzz that target's .wasm, or keep %s in a package that does not import it", t.Pattern, harnessPath, t.Name)
+			return "", nil, fmt.Errorf("%s: imports %s, whose exports (malloc, LLVMFuzzerTestOneInput) make a reactor target of its own: fuzz that target's .wasm, or keep %s in a package that does not import it", t.Pattern, harnessPath, t.Name)
 		}
 		fmt.Fprintf(h, "pkg %s %s\x00", p.ImportPath, p.Dir)
 		if m := p.Module; m != nil && modcache != "" && m.Version != "" && strings.HasPrefix(p.Dir, modcache+string(filepath.Separator)) {
@@ -370,7 +376,7 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 		}
 		if m := p.Module; m != nil {
 			if err := config(m.GoMod); err != nil {
-				return "", fmt.Errorf("%s: %w", p.ImportPath, err)
+				return "", nil, fmt.Errorf("%s: %w", p.ImportPath, err)
 			}
 		}
 		for _, files := range [][]string{p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles, p.SFiles, p.EmbedFiles, p.IgnoredGoFiles} {
@@ -383,12 +389,14 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, e
 				}
 				b, err := os.ReadFile(f)
 				if err != nil {
-					return "", fmt.Errorf("%s: %w", p.ImportPath, err)
+					return "", nil, fmt.Errorf("%s: %w", p.ImportPath, err)
 				}
 				sum := sha256.Sum256(b)
 				fmt.Fprintf(h, "file %s %x\x00", name, sum)
 			}
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32], nil
+	skip := uncounted(pkgs, t.ImportPath)
+	fmt.Fprintf(h, "uncounted %q\x00", skip)
+	return hex.EncodeToString(h.Sum(nil))[:32], skip, nil
 }

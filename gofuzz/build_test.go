@@ -4,8 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wafer-fuzz/wafer/instrument"
 )
 
 // modulesFixture copies testdata/gomods (modules with a replace
@@ -36,7 +39,8 @@ func TestBuildKeyModules(t *testing.T) {
 		if err != nil {
 			return "", err
 		}
-		return buildKey(t.Context(), "go", test, shim(test, "", nil))
+		k, _, err := buildKey(t.Context(), "go", test, shim(test, "", nil))
+		return k, err
 	}
 	mustKey := func(dir, pkg string) string {
 		t.Helper()
@@ -131,6 +135,7 @@ func TestBuildServesPackage(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %d fields", name, d, err, fields)
 		}
 	}
+	checkUncounted(t, wasm)
 	want := "a build of several fuzz tests (FuzzAll, FuzzNamed): WAFER_GO_FUZZ_TEST names the one to run"
 	if _, err := Describe(t.Context(), wasm, System{}, nil); err == nil || err.Error() != want {
 		t.Errorf("without %s: %v, want %q", selectEnv, err, want)
@@ -149,5 +154,37 @@ func TestBuildServesPackage(t *testing.T) {
 	}
 	if d, err := Describe(t.Context(), wasm, System{}, nil); err != nil || len(d.Fields) != 3 {
 		t.Errorf("standalone FuzzNamed: %+v, %v; want its 3 fields", d, err)
+	}
+}
+
+// checkUncounted: the build names, in its UncountedSection, regexp (which
+// only testing imports) and not fmt (which args.go imports), and the
+// patterns match functions of the build: with them, regexp's (and its
+// types' equality functions) have no counters and fmt's have.
+func checkUncounted(t *testing.T, wasm []byte) {
+	t.Helper()
+	sum, err := instrument.Summarize(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(sum.Uncounted, "regexp.*") || slices.Contains(sum.Uncounted, "fmt.*") {
+		t.Errorf("uncounted %q: want regexp.* and not fmt.*", sum.Uncounted)
+	}
+	sites := func(skip []string) map[string]int {
+		t.Helper()
+		p, err := instrument.Prepare(wasm, instrument.Build{Instrument: &instrument.Options{Skip: skip}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, s := range p.SiteMap.Sites {
+			pkg, _, _ := strings.Cut(strings.TrimPrefix(p.SiteMap.Funcs[s.Func].Name, "type:.eq."), ".")
+			n[pkg]++
+		}
+		return n
+	}
+	all, skipped := sites(nil), sites(sum.Uncounted)
+	if all["regexp"] == 0 || skipped["regexp"] != 0 || skipped["fmt"] == 0 {
+		t.Errorf("regexp's sites %d, with the build's uncounted %d; fmt's %d; want some, none, some", all["regexp"], skipped["regexp"], skipped["fmt"])
 	}
 }

@@ -27,6 +27,13 @@
 // by ReadCorpusFile (package corpus parses them, this checks the values'
 // types against the fuzz function's) and written by WriteCorpusFile.
 //
+// Build also names, in the module's instrument.UncountedSection, the
+// packages of the test binary that the package's code and its tests'
+// reach only through testing and its fuzzing machinery (runtime/pprof,
+// regexp, ...: go list's import graph); package campaign leaves them
+// uncounted (docs/PERFORMANCE.md, "Go fuzz tests: only what the test's
+// code reaches is counted").
+//
 // It does not fuzz (package campaign does) and does not change the
 // user's files; Build's cache lives in the user's cache directory.
 //

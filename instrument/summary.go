@@ -18,6 +18,9 @@ type Summary struct {
 	Data []Data
 	// Customs are the names of the custom sections, in file order.
 	Customs []string
+	// Uncounted are the Skip patterns of the module's UncountedSection
+	// (of the first, if several); nil without one.
+	Uncounted []string
 }
 
 // Summarize decodes wasm as Decode does, except that function bodies are
@@ -41,8 +44,12 @@ func (m *Module) summary() *Summary {
 		s.Data[i].Offset = Expr{Instrs: slices.Clone(s.Data[i].Offset.Instrs), Pool: slices.Clone(s.Data[i].Offset.Pool)}
 	}
 	s.Customs = make([]string, len(m.Customs))
+	seen := false
 	for i, c := range m.Customs {
 		s.Customs[i] = c.Name
+		if c.Name == UncountedSection && !seen {
+			s.Uncounted, seen = uncounted(c.Data()), true
+		}
 	}
 	return s
 }

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -175,4 +176,33 @@ func BenchmarkSummarize(b *testing.B) {
 			}
 		}
 	})
+}
+
+// An UncountedSection that AppendCustom adds to a module (the first, if
+// several) is read into Summary.Uncounted, one pattern a line, blank
+// lines dropped; the module still decodes, with the section kept.
+func TestSummaryUncounted(t *testing.T) {
+	wasm, err := os.ReadFile("../examples/gojson/gojson.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Summarize(wasm); err != nil || s.Uncounted != nil {
+		t.Fatalf("without the section: %v, %q; want nil", err, s.Uncounted)
+	}
+	w := AppendCustom(bytes.Clone(wasm), UncountedSection, []byte("regexp.*\n\n flag.* \n"))
+	w = AppendCustom(w, UncountedSection, []byte("fmt.*"))
+	s, err := Summarize(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"regexp.*", "flag.*"}; !reflect.DeepEqual(s.Uncounted, want) {
+		t.Errorf("Uncounted = %q, want %q", s.Uncounted, want)
+	}
+	m, err := Decode(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Customs[len(m.Customs)-2]; c.Name != UncountedSection || string(c.Data()) != "regexp.*\n\n flag.* \n" {
+		t.Errorf("decoded custom section %q: %q", c.Name, c.Data())
+	}
 }

@@ -37,7 +37,7 @@
 //
 // Modules are built as a campaign builds them with the default options
 // (the Go runtime and, with -count-test-machinery off, a Go fuzz test's
-// campaign.GoTestSkip uncounted).
+// campaign.GoTestSkip and the build's Summary.Uncounted uncounted).
 //
 // It does not fuzz (but for -record): the inputs are fixed, so all arms
 // run the same ones.
@@ -96,7 +96,7 @@ func main() {
 		o.prefix[name] = b
 		return nil
 	})
-	flag.BoolVar(&o.countTest, "count-test-machinery", false, "give a Go fuzz test's testing package and generated file counters (campaign.GoTestSkip)")
+	flag.BoolVar(&o.countTest, "count-test-machinery", false, "give a Go fuzz test's testing package and generated file counters (campaign.GoTestSkip, Summary.Uncounted)")
 	flag.Parse()
 	if err := run(context.Background(), o, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "gofuzzcost:", err)
@@ -319,6 +319,7 @@ func newArm(ctx context.Context, spec string, countTest bool) (*arm, error) {
 	skip := []string{campaign.GoRuntimeSkip}
 	if gofuzz.IsGoFuzzTest(wasm) && !countTest {
 		skip = append(skip, campaign.GoTestSkip()...)
+		skip = append(skip, sum.Uncounted...)
 	}
 	steps.Instrument = &instrument.Options{Fuel: true, DirtyPages: runtime.RestoresMemory(sum, cfg), Skip: skip, HeapGuard: true,
 		StackCheck: true, StackDepth: true, CallPairs: true}

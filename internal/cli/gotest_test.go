@@ -136,6 +136,19 @@ func TestGoFuzzTestOutcomes(t *testing.T) {
 	}
 }
 
+// The warm-up before the snapshot leaves the heap room to grow to the
+// collector's goal: testdata/gofuzz/heaproom's 16 MiB of pointer globals
+// put its goal far past a fixed 4 MiB, and its fuzz test fails when
+// allocating half of the room grows the heap (a run that grows memory
+// costs a new instance).
+func TestGoFuzzTestHeapRoom(t *testing.T) {
+	dir := goFuzzFixture(t)
+	f := corpusFile(t, t.TempDir(), "in", []byte("x"))
+	if r := wafer(t, dir, "repro", "./heaproom:FuzzHeapRoom", f); r.code != 0 || !strings.Contains(r.stdout, ": valid") {
+		t.Errorf("repro: exit %d, want valid:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // A helper's t.SkipNow (which the build does not rewrite) keeps the
 // fuzz function on its T's goroutine: a skip there, and one in the fuzz
 // function's body, are invalid, and t.Fatal still fails.
