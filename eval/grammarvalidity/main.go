@@ -115,6 +115,7 @@ func main() {
 	out := flag.String("o", "", "write results.md and the sentences' misses to this directory (default: stdout only)")
 	only := flag.String("only", "", "comma-separated grammar names to run (default: all)")
 	wide := flag.Float64("wide-chars", 0, "grammar.Options.WideChars (0: the default; negative: printable characters only)")
+	keep := flag.String("keep", "", "write each grammar's sentences and the judge's verdicts (verdicts.tsv) under this directory, for reading the misses")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "grammarvalidity: -root is required")
@@ -135,7 +136,7 @@ func main() {
 		if *only != "" && !strings.Contains(","+*only+",", ","+f.name+",") {
 			continue
 		}
-		res := run(f, *root, *n, *seed, *wide, tmp)
+		res := run(f, *root, *n, *seed, *wide, tmp, *keep)
 		results = append(results, res)
 		fmt.Fprintf(os.Stderr, "%s: %s\n", f.name, summary(res))
 	}
@@ -167,7 +168,7 @@ func summary(r *result) string {
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 
 // run generates and judges the sentences of one grammar.
-func run(f format, root string, n int, seed uint64, wide float64, tmp string) *result {
+func run(f format, root string, n int, seed uint64, wide float64, tmp, keep string) *result {
 	res := &result{f: f, byMsg: map[string]int{}, example: map[string][]byte{}}
 	g, err := grammar.Load(filepath.Join(root, f.grammar))
 	if err != nil {
@@ -202,6 +203,12 @@ func run(f format, root string, n int, seed uint64, wide float64, tmp string) *r
 		return res
 	}
 	res.n = n
+	if keep != "" {
+		if err := keepAll(filepath.Join(keep, f.name), sentences, verdicts); err != nil {
+			res.loadErr = err
+			return res
+		}
+	}
 	for i, v := range verdicts {
 		switch {
 		case v.msg == "":
@@ -220,6 +227,27 @@ func run(f format, root string, n int, seed uint64, wide float64, tmp string) *r
 		}
 	}
 	return res
+}
+
+// keepAll writes sentence i to dir/sNNNNNN and its verdict to
+// dir/verdicts.tsv, one line each: the index and the message ("ok" when
+// accepted).
+func keepAll(dir string, sentences [][]byte, verdicts []verdict) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var tsv bytes.Buffer
+	for i, s := range sentences {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%06d", i)), s, 0o644); err != nil {
+			return err
+		}
+		msg := verdicts[i].msg
+		if msg == "" {
+			msg = "ok"
+		}
+		fmt.Fprintf(&tsv, "%d\t%s\n", i, strings.ReplaceAll(msg, "\n", " "))
+	}
+	return os.WriteFile(filepath.Join(dir, "verdicts.tsv"), tsv.Bytes(), 0o644)
 }
 
 var (
