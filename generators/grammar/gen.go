@@ -896,7 +896,9 @@ func (r *run) lexAlt(n *node) int {
 
 // char draws a character of set: from its printable part (printable
 // ASCII when it has some, else graphic Unicode), or, in a wide token,
-// from all of it half of the time (surrogates excluded).
+// from its graphic Unicode part a quarter of the time and from all of it
+// (surrogates excluded) another quarter: most code points are
+// unassigned, and a letter of another script is what a name holds.
 func (r *run) char(n *node, avoid rune) rune {
 	w := r.o.lexWant()
 	var enc [4]byte
@@ -908,7 +910,13 @@ func (r *run) char(n *node, avoid rune) rune {
 	if len(pick) == 0 {
 		pick = n.print
 	}
-	if len(pick) == 0 || r.wide && b[0] >= 128 {
+	switch {
+	case r.wide && b[0] >= 192:
+		pick = n.valid
+	case r.wide && b[0] >= 128 && len(n.print) > 0:
+		pick = n.print
+	}
+	if len(pick) == 0 {
 		pick = n.valid
 	}
 	if len(pick) == 0 {
