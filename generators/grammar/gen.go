@@ -44,7 +44,9 @@ type Options struct {
 	// the whole range its character sets, ~ and . allow; otherwise they
 	// come from the printable part (printable ASCII when the set has some,
 	// else graphic Unicode). 0 means DefaultWideChars; a negative value
-	// means never.
+	// means never. The default, 1/64, leaves most sentences of a
+	// name-heavy format without a character beyond ASCII (at 1/16 half of
+	// the XML and Java sentences of grammars-v4 had one).
 	WideChars float64
 }
 
@@ -54,7 +56,7 @@ const (
 	DefaultMaxSize        = 200
 	DefaultMaxRepeat      = 4
 	DefaultMaxTokenRepeat = 8
-	DefaultWideChars      = 1.0 / 16
+	DefaultWideChars      = 1.0 / 64
 	maxMore               = 16 // more pieces of one token
 	maxTokenTries         = 8  // derivations of a token until the lexer reads it back as made
 	maxLexDepth           = 12 // fragment nesting inside one token
