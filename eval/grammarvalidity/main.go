@@ -77,6 +77,8 @@ var formats = []format{
 	{"JSON", "json/JSON.g4", "", "go-json", has("cannot unmarshal number")},
 	{"XML", "xml/XMLParser.g4", "", "py-xml", has("mismatched tag", "duplicate attribute", "undefined entity", "reference to invalid character number")},
 	{"SQLite", "sql/sqlite/SQLiteParser.g4", "", "py-sqlite", has("semantic: ")},
+	// TOML: judge.py reports a date or time out of RFC 3339's ranges
+	// (5.6's comments, 5.7) as "out of range"
 	{"TOML", "toml/TomlParser.g4", "", "py-toml", has("Cannot overwrite", "Cannot declare", "not a Unicode scalar", "out of range", "Invalid date", "Invalid time", "day is out of range", "must be in")},
 	{"CSV", "csv/CSV.g4", "", "go-csv", has()},
 	// Go: \U beyond Unicode (a value range, as TOML's); the rest the Go
@@ -87,8 +89,13 @@ var formats = []format{
 	{"JavaScript", "javascript/javascript/JavaScriptParser.g4", "", "node", has("already been declared", "Illegal", "outside", "only valid in", "strict mode", "Duplicate", "Undefined label", "not defined", "reserved word", "Delete of an unqualified", "Unexpected eval or arguments", "Octal", "Getter must not", "Setter must have", "Rest parameter", "Invalid left-hand side", "Invalid destructuring", "Classes may not have", "super", "new.target", "Private field", "Invalid regular expression", "Unexpected reserved word", "Unexpected strict mode", "has already been exported", "Invalid shorthand property initializer", "Cannot use")},
 	{"Java", "java/java/JavaParser.g4", "", "javac", has("is a restricted identifier", "not allowed here", "reserved", "repeated modifier", "illegal combination", "is not a restricted", "are not allowed")},
 	{"Python", "python/python3/Python3Parser.g4", "file_input", "py-python", has("cannot mix bytes and nonbytes")},
-	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding")},
-	{"C", "c/CParser.g4", "", "clang", has("undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label")},
+	// WAT: the composition conditions of modules (WebAssembly 2.0
+	// §6.6.13: imports before definitions, one start function) and
+	// memarg's align = 2^n (§6.5.5), side conditions beside the grammar
+	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding", "multiple start sections", "alignment must be power-of-two")},
+	// C: also string literals of different encoding prefixes
+	// concatenated, which C11 6.4.5p5 leaves to the implementation
+	{"C", "c/CParser.g4", "", "clang", has("unsupported non-standard concatenation", "undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label")},
 }
 
 type verdict struct {
