@@ -34,11 +34,41 @@ def sqlite(text):
                 first_semantic = "semantic: " + m
     return first_semantic or "ok"
 
+import re
+
+# TOML's dates and times are RFC 3339's, whose field ranges (month 01-12,
+# day 01-31, hour 00-23, minute 00-59, second 00-60, RFC 3339 5.6's
+# comments and 5.7) stand beside its ABNF, not in it; TomlLexer's rules
+# take any two digits.
+TOML_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+TOML_TIME = re.compile(r"(?<![\d.])(\d{2}):(\d{2}):(\d{2})")
+TOML_OFFSET = re.compile(r"(\d{2}:\d{2}:\d{2}(?:\.\d+)?)([+-])(\d{2}):(\d{2})")
+
+def toml_in_range(text):
+    def date(m):
+        return "%s-%02d-%02d" % (m.group(1), min(max(int(m.group(2)), 1), 12), min(max(int(m.group(3)), 1), 28))
+    def time(m):
+        return "%02d:%02d:%02d" % (min(int(m.group(1)), 23), min(int(m.group(2)), 59), min(int(m.group(3)), 59))
+    def offset(m):
+        return "%s%s%02d:%02d" % (m.group(1), m.group(2), min(int(m.group(3)), 23), min(int(m.group(4)), 59))
+    return TOML_OFFSET.sub(offset, TOML_TIME.sub(time, TOML_DATE.sub(date, text)))
+
 def toml(text):
     import tomllib
     try:
         tomllib.loads(text)
         return "ok"
+    except Exception as e:
+        msg = str(e)
+    # tomllib reads a date or time out of range as other tokens and
+    # reports a syntax error: judge the text with the fields brought into
+    # range, and report the range when that is all that was wrong
+    fixed = toml_in_range(text)
+    if fixed == text:
+        return msg
+    try:
+        tomllib.loads(fixed)
+        return "date or time out of range (RFC 3339 5.7)"
     except Exception as e:
         return str(e)
 

@@ -77,6 +77,8 @@ var formats = []format{
 	{"JSON", "json/JSON.g4", "", "go-json", has("cannot unmarshal number")},
 	{"XML", "xml/XMLParser.g4", "", "py-xml", has("mismatched tag", "duplicate attribute", "undefined entity", "reference to invalid character number")},
 	{"SQLite", "sql/sqlite/SQLiteParser.g4", "", "py-sqlite", has("semantic: ")},
+	// TOML: judge.py reports a date or time out of RFC 3339's ranges
+	// (5.6's comments, 5.7) as "out of range"
 	{"TOML", "toml/TomlParser.g4", "", "py-toml", has("Cannot overwrite", "Cannot declare", "not a Unicode scalar", "out of range", "Invalid date", "Invalid time", "day is out of range", "must be in")},
 	{"CSV", "csv/CSV.g4", "", "go-csv", has()},
 	// Go: \U beyond Unicode (a value range, as TOML's); the rest the Go
@@ -87,8 +89,13 @@ var formats = []format{
 	{"JavaScript", "javascript/javascript/JavaScriptParser.g4", "", "node", has("already been declared", "Illegal", "outside", "only valid in", "strict mode", "Duplicate", "Undefined label", "not defined", "reserved word", "Delete of an unqualified", "Unexpected eval or arguments", "Octal", "Getter must not", "Setter must have", "Rest parameter", "Invalid left-hand side", "Invalid destructuring", "Classes may not have", "super", "new.target", "Private field", "Invalid regular expression", "Unexpected reserved word", "Unexpected strict mode", "has already been exported", "Invalid shorthand property initializer", "Cannot use")},
 	{"Java", "java/java/JavaParser.g4", "", "javac", has("is a restricted identifier", "not allowed here", "reserved", "repeated modifier", "illegal combination", "is not a restricted", "are not allowed")},
 	{"Python", "python/python3/Python3Parser.g4", "file_input", "py-python", has("cannot mix bytes and nonbytes")},
-	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding")},
-	{"C", "c/CParser.g4", "", "clang", has("undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label")},
+	// WAT: the composition conditions of modules (WebAssembly 2.0
+	// §6.6.13: imports before definitions, one start function) and
+	// memarg's align = 2^n (§6.5.5), side conditions beside the grammar
+	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding", "multiple start sections", "alignment must be power-of-two")},
+	// C: also string literals of different encoding prefixes
+	// concatenated, which C11 6.4.5p5 leaves to the implementation
+	{"C", "c/CParser.g4", "", "clang", has("unsupported non-standard concatenation", "undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label")},
 }
 
 type verdict struct {
@@ -115,6 +122,7 @@ func main() {
 	out := flag.String("o", "", "write results.md and the sentences' misses to this directory (default: stdout only)")
 	only := flag.String("only", "", "comma-separated grammar names to run (default: all)")
 	wide := flag.Float64("wide-chars", 0, "grammar.Options.WideChars (0: the default; negative: printable characters only)")
+	keep := flag.String("keep", "", "write each grammar's sentences and the judge's verdicts (verdicts.tsv) under this directory, for reading the misses")
 	flag.Parse()
 	if *root == "" {
 		fmt.Fprintln(os.Stderr, "grammarvalidity: -root is required")
@@ -135,7 +143,7 @@ func main() {
 		if *only != "" && !strings.Contains(","+*only+",", ","+f.name+",") {
 			continue
 		}
-		res := run(f, *root, *n, *seed, *wide, tmp)
+		res := run(f, *root, *n, *seed, *wide, tmp, *keep)
 		results = append(results, res)
 		fmt.Fprintf(os.Stderr, "%s: %s\n", f.name, summary(res))
 	}
@@ -167,7 +175,7 @@ func summary(r *result) string {
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 
 // run generates and judges the sentences of one grammar.
-func run(f format, root string, n int, seed uint64, wide float64, tmp string) *result {
+func run(f format, root string, n int, seed uint64, wide float64, tmp, keep string) *result {
 	res := &result{f: f, byMsg: map[string]int{}, example: map[string][]byte{}}
 	g, err := grammar.Load(filepath.Join(root, f.grammar))
 	if err != nil {
@@ -202,6 +210,12 @@ func run(f format, root string, n int, seed uint64, wide float64, tmp string) *r
 		return res
 	}
 	res.n = n
+	if keep != "" {
+		if err := keepAll(filepath.Join(keep, f.name), sentences, verdicts); err != nil {
+			res.loadErr = err
+			return res
+		}
+	}
 	for i, v := range verdicts {
 		switch {
 		case v.msg == "":
@@ -220,6 +234,27 @@ func run(f format, root string, n int, seed uint64, wide float64, tmp string) *r
 		}
 	}
 	return res
+}
+
+// keepAll writes sentence i to dir/sNNNNNN and its verdict to
+// dir/verdicts.tsv, one line each: the index and the message ("ok" when
+// accepted).
+func keepAll(dir string, sentences [][]byte, verdicts []verdict) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var tsv bytes.Buffer
+	for i, s := range sentences {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%06d", i)), s, 0o644); err != nil {
+			return err
+		}
+		msg := verdicts[i].msg
+		if msg == "" {
+			msg = "ok"
+		}
+		fmt.Fprintf(&tsv, "%d\t%s\n", i, strings.ReplaceAll(msg, "\n", " "))
+	}
+	return os.WriteFile(filepath.Join(dir, "verdicts.tsv"), tsv.Bytes(), 0o644)
 }
 
 var (

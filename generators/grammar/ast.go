@@ -46,6 +46,9 @@ type node struct {
 	// gated: an alternative holding a semantic predicate or EOF at its
 	// top level: it holds only where code or the input's end says so
 	gated bool
+	// pred: an alternative holding a semantic predicate at its top level
+	// (gated too)
+	pred bool
 }
 
 // rule is one parser or lexer rule.

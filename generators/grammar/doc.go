@@ -36,7 +36,10 @@
 //     is one of them, each entry going to the rule ANTLR's lexer would give
 //     it;
 //   - characters come from the printable part of a set, and, in a share
-//     of tokens (Options.WideChars), from all of it;
+//     of tokens (Options.WideChars), also from its graphic Unicode part
+//     and from all of it; a set UTF-8 cannot write (surrogates) is never
+//     taken, nor, where the rule has another way, a lexer alternative
+//     behind a predicate;
 //   - heights and sizes computed per rule keep every sentence finite
 //     (MaxDepth, MaxSize).
 //

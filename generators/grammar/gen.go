@@ -44,7 +44,9 @@ type Options struct {
 	// the whole range its character sets, ~ and . allow; otherwise they
 	// come from the printable part (printable ASCII when the set has some,
 	// else graphic Unicode). 0 means DefaultWideChars; a negative value
-	// means never.
+	// means never. The default, 1/64, leaves most sentences of a
+	// name-heavy format without a character beyond ASCII (at 1/16 half of
+	// the XML and Java sentences of grammars-v4 had one).
 	WideChars float64
 }
 
@@ -54,7 +56,7 @@ const (
 	DefaultMaxSize        = 200
 	DefaultMaxRepeat      = 4
 	DefaultMaxTokenRepeat = 8
-	DefaultWideChars      = 1.0 / 16
+	DefaultWideChars      = 1.0 / 64
 	maxMore               = 16 // more pieces of one token
 	maxTokenTries         = 8  // derivations of a token until the lexer reads it back as made
 	maxLexDepth           = 12 // fragment nesting inside one token
@@ -896,7 +898,9 @@ func (r *run) lexAlt(n *node) int {
 
 // char draws a character of set: from its printable part (printable
 // ASCII when it has some, else graphic Unicode), or, in a wide token,
-// from all of it half of the time (surrogates excluded).
+// from its graphic Unicode part a quarter of the time and from all of it
+// (surrogates excluded) another quarter: most code points are
+// unassigned, and a letter of another script is what a name holds.
 func (r *run) char(n *node, avoid rune) rune {
 	w := r.o.lexWant()
 	var enc [4]byte
@@ -908,7 +912,13 @@ func (r *run) char(n *node, avoid rune) rune {
 	if len(pick) == 0 {
 		pick = n.print
 	}
-	if len(pick) == 0 || r.wide && b[0] >= 128 {
+	switch {
+	case r.wide && b[0] >= 192:
+		pick = n.valid
+	case r.wide && b[0] >= 128 && len(n.print) > 0:
+		pick = n.print
+	}
+	if len(pick) == 0 {
 		pick = n.valid
 	}
 	if len(pick) == 0 {

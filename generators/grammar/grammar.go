@@ -303,6 +303,11 @@ func measureNode(n *node, lexer bool) (int, int) {
 		}
 	case nSet:
 		s = 1
+		if len(n.valid) == 0 {
+			// only surrogates, which UTF-8 cannot encode: ANTLR's lexer,
+			// reading code points, never matches it
+			h, s = inf, inf
+		}
 	case nAnyTok:
 		s = 1
 		if len(n.tokens) == 0 {

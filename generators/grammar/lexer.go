@@ -409,8 +409,17 @@ func (b *nfaBuilder) build(n *node) (int32, int32) {
 		}
 		return in, cur
 	case nAlt:
+		// An alternative behind a predicate is read only when all are
+		// (the generator takes it only then, see lexAlt): the predicate
+		// is taken to fail where the rule has another way, as
+		// Python3Lexer's NEWLINE : {this.atStartOfInput()}? SPACES | ...
+		// does everywhere but at the input's start.
+		open := slices.ContainsFunc(n.kids, func(k *node) bool { return !k.pred })
 		out := b.state()
 		for _, k := range n.kids {
+			if open && k.pred {
+				continue
+			}
 			ki, ko := b.build(k)
 			b.eps(in, ki)
 			b.eps(ko, out)

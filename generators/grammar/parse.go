@@ -380,7 +380,7 @@ func (p *parser) alternative(top bool) (*node, []lexCmd) {
 	var cmds []lexCmd
 	outer := p.pred
 	p.pred = false
-	gated := false
+	gated, pred := false, false
 	for {
 		t := p.peek()
 		if t.kind == tEOF || t.kind == tPunct && (t.text == "|" || t.text == ";" || t.text == ")") {
@@ -404,14 +404,16 @@ func (p *parser) alternative(top bool) (*node, []lexCmd) {
 			gated = gated || e.kind == nEOF
 		}
 		gated = gated || p.pred
+		pred = pred || p.pred
 		p.pred = false
 	}
 	p.pred = outer
 	if len(seq.kids) == 1 {
 		seq.kids[0].gated = seq.kids[0].gated || gated
+		seq.kids[0].pred = seq.kids[0].pred || pred
 		return seq.kids[0], cmds
 	}
-	seq.gated = gated
+	seq.gated, seq.pred = gated, pred
 	return seq, cmds
 }
 

@@ -557,6 +557,12 @@ func (o *oracle) charBytes(n *node, wide bool, c int) [4]byte {
 	}
 	sel := byte(0)
 	i := pick.index(rune(c))
+	if len(pick) == 0 {
+		i = n.valid.index(rune(c))
+	}
+	if i < 0 && wide && len(n.print) > 0 {
+		sel, i = 128, n.print.index(rune(c))
+	}
 	if i < 0 && wide {
 		sel, i = 255, n.valid.index(rune(c))
 	}

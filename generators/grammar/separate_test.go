@@ -2,8 +2,11 @@ package grammar
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wafer-fuzz/wafer/generators"
 )
@@ -97,5 +100,91 @@ WS : ' '+ -> skip ;
 	}
 	if !nested {
 		t.Error("no block nested two deep")
+	}
+}
+
+// TestPredicatedLexerAlternative: the lexer reads an alternative behind a
+// predicate only when its rule has no other (Python3Lexer's NEWLINE :
+// {this.atStartOfInput()}? SPACES | '\n' SPACES?), so a space between two
+// names is a skipped separator, not that rule's token: the sentences read
+// back as made, and two names are kept apart by a space (not written as
+// one name for want of a separator).
+func TestPredicatedLexerAlternative(t *testing.T) {
+	g, err := Parse("t.g4", []byte("grammar G; s : (ID | NL)+ ; NL : ({this.p()}? ' '+ | '\\n' ' '*) ; ID : [a-z]+ ; WS : ' '+ -> skip ;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := g.compile(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(44, 5))
+	spaced := false
+	for range 200 {
+		out, err := retokenize(c, randomSeq(r), generators.Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", out, err)
+		}
+		spaced = spaced || twoNames.Match(out)
+	}
+	if !spaced {
+		t.Error("no two names apart in any sentence")
+	}
+}
+
+var twoNames = regexp.MustCompile(`[a-z] +[a-z]`)
+
+// TestUnencodableSets: a lexer alternative of surrogates only (JavaLexer's
+// [\uD800-\uDBFF] [\uDC00-\uDFFF], for UTF-16 input) is never generated:
+// UTF-8 cannot encode it and ANTLR's lexer, reading code points, never
+// matches it.
+func TestUnencodableSets(t *testing.T) {
+	g, err := Parse("t.g4", []byte("grammar G; s : ID+ ; ID : ([a-z] | [\\uD800-\\uDBFF] [\\uDC00-\\uDFFF])+ ; WS : ' ' -> skip ;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := g.Generator(Options{WideChars: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(44, 3))
+	for range 200 {
+		b, _ := generators.Run(gen, randomSeq(r), generators.Options{})
+		if !utf8.Valid(b) || strings.ContainsRune(string(b), utf8.RuneError) {
+			t.Fatalf("%q: a surrogate written", b)
+		}
+	}
+}
+
+// TestWideCharacters: a wide token's characters beyond printable ASCII are
+// mostly graphic (a letter of another script, a symbol), though most code
+// points of the whole range are not: a quarter of its draws come from the
+// set's graphic part. (Drawing from the whole range alone gave three
+// others for one graphic.)
+func TestWideCharacters(t *testing.T) {
+	g, err := Parse("t.g4", []byte("grammar G; s : ID+ ; ID : ~[ ]+ ; WS : ' ' -> skip ;"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := g.Generator(Options{WideChars: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(44, 4))
+	var graphic, other int
+	for range 300 {
+		b, _ := generators.Run(gen, randomSeq(r), generators.Options{})
+		for _, c := range string(b) {
+			switch {
+			case c < 0x80:
+			case unicode.IsGraphic(c):
+				graphic++
+			default:
+				other++
+			}
+		}
+	}
+	if graphic+other < 100 || graphic <= other {
+		t.Errorf("%d graphic and %d other characters beyond ASCII, expected more graphic", graphic, other)
 	}
 }
