@@ -61,6 +61,7 @@ const (
 	maxTokenTries         = 8  // derivations of a token until the lexer reads it back as made
 	maxLexDepth           = 12 // fragment nesting inside one token
 	maxLexSize            = 64 // characters of one token before shortest derivations
+	runawayDepth          = 64 // parser rules past MaxDepth before gates are ignored
 	dictShare             = 64 // of 256: a token with matching dictionary entries takes one
 )
 
@@ -474,6 +475,12 @@ func (r *run) gen(n *node) {
 func (r *run) chooseAlt(n *node) int {
 	w := r.want(wAlt)
 	if r.minimal() {
+		if r.depth > r.c.opts.MaxDepth+runawayDepth {
+			// Putting gated alternatives last can lead round a cycle
+			// whose only way out is gated (HyperTalk.g4); the minimal
+			// size alone always ends.
+			return r.forced(w, argmin(n.kids, func(k *node) int { return k.size }))
+		}
 		return r.forced(w, argmin(n.kids, func(k *node) int {
 			if k.gated || r.unmade(k) {
 				return k.size + 1<<20
