@@ -761,11 +761,18 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 type grammarFlags struct {
 	path  string
 	start string
+	wide  float64
 }
 
 func (g *grammarFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&g.path, "grammar", "", "generate inputs from the ANTLR 4 grammar `FILE` (.g4; its imports and tokenVocab from the same directory), like --generator")
 	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
+	fs.Float64Var(&g.wide, "grammar-wide-chars", 0, "the share `P` of tokens whose characters come from the whole range their sets allow, not only the printable part (0: 1/64; negative: never)")
+}
+
+// options are the grammar generator's options the flags set.
+func (g *grammarFlags) options() grammar.Options {
+	return grammar.Options{Start: g.start, WideChars: g.wide}
 }
 
 // grammarSeeds parses the seeds with --grammar: the generator with its
@@ -781,7 +788,7 @@ func (c *cli) grammarSeeds(f *fuzzFlags, seeds []corpus.Seed, data [][]byte) (ge
 		names[i] = s.Path
 	}
 	start := time.Now()
-	ss, err := gr.ReadSeeds(grammar.Options{Start: f.grammar.start}, names, data)
+	ss, err := gr.ReadSeeds(f.grammar.options(), names, data)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--grammar %s: %w", f.grammar.path, err)
 	}
@@ -851,7 +858,7 @@ func (g *grammarFlags) seedReader() (*grammar.SeedReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	sr, err := gr.NewSeedReader(grammar.Options{Start: g.start})
+	sr, err := gr.NewSeedReader(g.options())
 	if err != nil {
 		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
 	}
@@ -867,7 +874,7 @@ func (g *grammarFlags) generator() (gen generators.Generator, ok bool, err error
 	if err != nil {
 		return nil, false, err
 	}
-	gen, err = gr.Generator(grammar.Options{Start: g.start})
+	gen, err = gr.Generator(g.options())
 	if err != nil {
 		return nil, false, fmt.Errorf("--grammar %s: %w", g.path, err)
 	}

@@ -157,7 +157,7 @@ func (c *cli) genParse(f *genFlags) error {
 		}
 		// The generator's limits as a campaign would raise them for
 		// this seed.
-		fr, err := sr.WithOptions(sr.Fit(grammar.Options{Start: f.grammar.start}, []*grammar.Tree{tree}, 0))
+		fr, err := sr.WithOptions(sr.Fit(f.grammar.options(), []*grammar.Tree{tree}, 0))
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,28 @@ func TestGen(t *testing.T) {
 	if same == len(a) || len(distinct) < 10 {
 		t.Errorf("seeds 5 and 6 agree on %d of %d sentences; %d distinct", same, len(a), len(distinct))
 	}
+	// --grammar-wide-chars: names from the whole of ~[ <>] on every token
+	// (1), or only from its printable part (negative).
+	names := filepath.Join(dir, "Names.g4")
+	if err := os.WriteFile(names, []byte("grammar Names;\ns : (N ' ')+ ;\nN : ~[ <>]+ ;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wafer(t, dir, "gen", "--grammar", names, "-n", "20", "--seed", "1", "--grammar-wide-chars", "1", "-o", "wide")
+	wafer(t, dir, "gen", "--grammar", names, "-n", "20", "--seed", "1", "--grammar-wide-chars", "-1", "-o", "narrow")
+	nonASCII := func(texts []string) (n int) {
+		for _, s := range texts {
+			n += len(s) - len(strings.Map(func(r rune) rune {
+				if r < 0x80 {
+					return r
+				}
+				return -1
+			}, s))
+		}
+		return n
+	}
+	if w, n := nonASCII(read(filepath.Join(dir, "wide"))), nonASCII(read(filepath.Join(dir, "narrow"))); w == 0 || n != 0 {
+		t.Errorf("--grammar-wide-chars: %d bytes beyond ASCII at 1 (want some), %d at -1 (want none)", w, n)
+	}
 	if r := wafer(t, dir, "gen", "--generator", "json", "--seed", "2"); r.code != 0 || r.stdout == "" {
 		t.Errorf("--generator json: %+v", r)
 	}
