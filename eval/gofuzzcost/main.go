@@ -161,14 +161,20 @@ func run(ctx context.Context, o options, specs []string) error {
 		for _, a := range arms {
 			start := time.Now()
 			cpu0, _ := cputime.Process()
-			for _, in := range a.inputs {
-				res, err := a.worker.Run(ctx, in)
-				if err != nil {
-					return fmt.Errorf("%s: %w", a.name, err)
+			var err error
+			pprof.Do(ctx, pprof.Labels("arm", a.name), func(ctx context.Context) {
+				for _, in := range a.inputs {
+					var res runtime.Result
+					if res, err = a.worker.Run(ctx, in); err != nil {
+						return
+					}
+					if r == 0 {
+						a.fuel[res.Outcome] = append(a.fuel[res.Outcome], res.Fuel)
+					}
 				}
-				if r == 0 {
-					a.fuel[res.Outcome] = append(a.fuel[res.Outcome], res.Fuel)
-				}
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
 			}
 			a.perRun = append(a.perRun, float64(time.Since(start).Nanoseconds())/float64(len(a.inputs)))
 			cpu1, _ := cputime.Process()
