@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +187,19 @@ func checkUncounted(t *testing.T, wasm []byte) {
 	all, skipped := sites(nil), sites(sum.Uncounted)
 	if all["regexp"] == 0 || skipped["regexp"] != 0 || skipped["fmt"] == 0 {
 		t.Errorf("regexp's sites %d, with the build's uncounted %d; fmt's %d; want some, none, some", all["regexp"], skipped["regexp"], skipped["fmt"])
+	}
+}
+
+// The generated file reads the T's failed flag after each input
+// (waferFuzzFailedFlag) instead of calling t.Failed, whose read lock
+// writes to the T, and calls t.Failed only when testing has no such
+// field: this test tells when a Go release renames it.
+func TestTestingFailedFlag(t *testing.T) {
+	f := reflect.ValueOf(t).Elem().FieldByName("failed")
+	if !f.IsValid() || f.Kind() != reflect.Bool || !f.CanAddr() {
+		t.Fatalf("testing.T's field failed: %v; the generated file would call t.Failed after every input", f)
+	}
+	if f.Bool() {
+		t.Errorf("failed is set on a T that has not failed")
 	}
 }

@@ -161,14 +161,20 @@ func run(ctx context.Context, o options, specs []string) error {
 		for _, a := range arms {
 			start := time.Now()
 			cpu0, _ := cputime.Process()
-			for _, in := range a.inputs {
-				res, err := a.worker.Run(ctx, in)
-				if err != nil {
-					return fmt.Errorf("%s: %w", a.name, err)
+			var err error
+			pprof.Do(ctx, pprof.Labels("arm", a.name), func(ctx context.Context) {
+				for _, in := range a.inputs {
+					var res runtime.Result
+					if res, err = a.worker.Run(ctx, in); err != nil {
+						return
+					}
+					if r == 0 {
+						a.fuel[res.Outcome] = append(a.fuel[res.Outcome], res.Fuel)
+					}
 				}
-				if r == 0 {
-					a.fuel[res.Outcome] = append(a.fuel[res.Outcome], res.Fuel)
-				}
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.name, err)
 			}
 			a.perRun = append(a.perRun, float64(time.Since(start).Nanoseconds())/float64(len(a.inputs)))
 			cpu1, _ := cputime.Process()
@@ -216,7 +222,11 @@ func loop(ctx context.Context, arms []*arm, rounds int) error {
 	// snapshotted, warmed up) before the first: a campaign pays that
 	// once, not per round.
 	execs := make([]kept, len(arms))
+	// The conditional sites too: a campaign works them out once
+	// (campaign's engine.Config), and their cost grows with the map.
+	conds := make([][]int32, len(arms))
 	for i, a := range arms {
+		conds[i] = a.sm.Conditionals()
 		ex, err := campaign.Executors(a.tgt)(ctx, 0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.name, err)
@@ -233,9 +243,14 @@ func loop(ctx context.Context, arms []*arm, rounds int) error {
 		for i, a := range arms {
 			ex := execs[i]
 			cpu0, _ := cputime.Process()
-			sum, err := engine.Fuzz(ctx,
-				engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(a.inputs)), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: a.sm.Conditionals()},
-				engine.Deps{NewExecutor: func(context.Context, int) (engine.Executor, error) { return ex, nil }, Seeds: a.inputs, TargetDict: a.sm.Dictionary})
+			var sum *engine.Summary
+			var err error
+			// labelled by arm: go tool pprof -tagfocus arm=NAME
+			pprof.Do(ctx, pprof.Labels("arm", a.name), func(ctx context.Context) {
+				sum, err = engine.Fuzz(ctx,
+					engine.Config{Search: engine.Search{Seed: 1, Runs: int64(len(a.inputs)), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: conds[i]},
+					engine.Deps{NewExecutor: func(context.Context, int) (engine.Executor, error) { return ex, nil }, Seeds: a.inputs, TargetDict: a.sm.Dictionary})
+			})
 			if err != nil {
 				return fmt.Errorf("%s: %w", a.name, err)
 			}
