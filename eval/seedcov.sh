@@ -36,21 +36,7 @@ RUNS_gostdin=${RUNS_gostdin:-2000}
 TIME=${TIME:-}
 mkdir -p "$OUT"
 go build -o "$OUT/wafer" .
-run() { # target arm seed runs flags...
-	t=$1 arm=$2 s=$3 n=$4
-	shift 4
-	f="$OUT/${t}__${arm}__$s.json"
-	[ -s "$f" ] && return 0
-	d=$(mktemp -d)
-	budget="--runs $n"
-	[ -n "$TIME" ] && budget="--max-total-time $TIME"
-	# shellcheck disable=SC2086
-	"$OUT/wafer" fuzz "$@" $budget --seed "$s" -j 1 \
-		--keep-going --no-shrink --no-fsync -o "$d/out" "examples/$t/$t.wasm" 2>"$d/log" || true
-	grep '"final":true' "$d/log" | tail -1 >"$f.tmp"
-	if [ -s "$f.tmp" ]; then mv "$f.tmp" "$f"; else echo "no final stats: $t $arm $s" >&2; tail -3 "$d/log" >&2; rm -f "$f.tmp"; fi
-	rm -rf "$d"
-}
+. eval/campaign.sh
 for s in $SEEDS; do
 	for t in $TARGETS; do
 		seeds=examples/$t/seeds harness= warm=
@@ -73,7 +59,10 @@ for s in $SEEDS; do
 			*) echo "unknown arm $arm" >&2; exit 2 ;;
 			esac
 			# shellcheck disable=SC2086
-			run "$t" "$arm" "$s" "$n" $harness "$@" &
+			budget="--runs $n"
+			[ -n "$TIME" ] && budget="--max-total-time $TIME"
+			# shellcheck disable=SC2086
+			campaign "$t" "$arm" "$s" "$budget" $harness "$@" &
 			i=$((i + 1))
 			[ $((i % 2)) -eq 0 ] && wait
 		done

@@ -23,18 +23,7 @@ RUNS_cexpr=${RUNS_cexpr:-30000}
 ARMS_FLAGS_tree=${ARMS_FLAGS_tree:-}
 mkdir -p "$OUT"
 go build -o "$OUT/wafer" .
-run() { # target arm seed runs flags...
-	t=$1 arm=$2 s=$3 n=$4
-	shift 4
-	f="$OUT/${t}__${arm}__$s.json"
-	[ -s "$f" ] && return 0
-	d=$(mktemp -d)
-	"$OUT/wafer" fuzz "$@" --runs "$n" --seed "$s" -j 1 \
-		--keep-going --no-shrink --no-fsync -o "$d/out" "examples/$t/$t.wasm" 2>"$d/log" || true
-	grep '"final":true' "$d/log" | tail -1 >"$f.tmp"
-	if [ -s "$f.tmp" ]; then mv "$f.tmp" "$f"; else echo "no final stats: $t $arm $s" >&2; tail -3 "$d/log" >&2; rm -f "$f.tmp"; fi
-	rm -rf "$d"
-}
+. eval/campaign.sh
 for s in $SEEDS; do
 	for t in $TARGETS; do
 		case $t in
@@ -44,9 +33,9 @@ for s in $SEEDS; do
 		*) echo "unknown target $t" >&2; exit 2 ;;
 		esac
 		# shellcheck disable=SC2086
-		run "$t" tree "$s" "$n" --grammar "$g" $extra $ARMS_FLAGS_tree &
+		campaign "$t" tree "$s" "--runs $n" --grammar "$g" $extra $ARMS_FLAGS_tree &
 		# shellcheck disable=SC2086
-		run "$t" notree "$s" "$n" --grammar "$g" $extra --tree-share 0 &
+		campaign "$t" notree "$s" "--runs $n" --grammar "$g" $extra --tree-share 0 &
 		wait
 	done
 done
