@@ -16,11 +16,12 @@ import (
 	"github.com/wafer-fuzz/wafer/plot"
 )
 
-const covHelp = `usage: wafer cov [-o DIR] [--lcov FILE] [--source-root DIR]... TARGET.wasm CORPUS_DIR|FILE...
+const covHelp = `usage: wafer cov [-o DIR] [--lcov FILE] [--source-root DIR]... TARGET.wasm|PKG:FuzzXxx CORPUS_DIR|FILE...
 
 Replays a corpus (a campaign's output directory, whose queue/ is read, a
 libFuzzer corpus directory, or input files) on TARGET.wasm instrumented as
-'wafer fuzz' builds it, and writes a coverage report: DIR/index.html
+'wafer fuzz' builds it, or on a Go package's fuzz test as 'wafer fuzz
+PKG:FuzzXxx' builds and runs it, and writes a coverage report: DIR/index.html
 lists the source files and functions by uncovered branch arms, with a page
 per source file marking every line covered, partly covered (an arm of its
 branch never taken, named on the page) or not covered, and a page per
@@ -46,6 +47,7 @@ type covFlags struct {
 	lcov        string
 	sourceRoots []string
 	target      targetFlags
+	goTest      goTestFlags
 }
 
 func newCovFlags() *covFlags {
@@ -54,6 +56,7 @@ func newCovFlags() *covFlags {
 	f.fs.StringVar(&f.lcov, "lcov", "", "also write an lcov tracefile to `FILE` (genhtml, Codecov, editors' coverage gutters)")
 	f.fs.StringArrayVar(&f.sourceRoots, "source-root", nil, "look for source files under `DIR` when their DWARF paths do not exist (repeatable)")
 	f.target.register(f.fs)
+	f.goTest.register(f.fs, false)
 	return f
 }
 
@@ -69,6 +72,14 @@ func (c *cli) cov(ctx context.Context, args []string) error {
 		return usagef("cov: expected TARGET.wasm and at least one CORPUS_DIR, got %d arguments (run 'wafer help cov')", f.fs.NArg())
 	}
 	target, dirs := f.fs.Arg(0), f.fs.Args()[1:]
+	name := filepath.Base(target)
+	// PKG:FuzzXxx: the build a campaign of it ran (the same cache), with
+	// the files near the package the test may read.
+	if test, built, err := f.goTest.resolve(ctx, c, target, &f.target); err != nil {
+		return err
+	} else if test != nil {
+		target, name = built, test.ImportPath+":"+test.Name
+	}
 	wasm, err := readModule(target)
 	if err != nil {
 		return err
@@ -97,7 +108,7 @@ func (c *cli) cov(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := covreport.Options{Target: filepath.Base(target), SourceRoots: f.sourceRoots}
+	opts := covreport.Options{Target: name, SourceRoots: f.sourceRoots}
 	// The campaigns among the corpus directories: their plot on the
 	// summary page.
 	var series []plot.Series

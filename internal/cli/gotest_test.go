@@ -243,8 +243,16 @@ func TestReadmeGoFuzzTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a Go fuzz test for wasip1 (-short)")
 	}
-	r := wafer(t, repoRoot, "fuzz", "--runs", "3000", "--go-testdata=false", "-o", t.TempDir(), "./examples/gotest:FuzzJSON")
+	out := t.TempDir()
+	r := wafer(t, repoRoot, "fuzz", "--runs", "3000", "--go-testdata=false", "-o", out, "./examples/gotest:FuzzJSON")
 	if r.code != 0 || !strings.Contains(r.stdout, "gotest:FuzzJSON: 3000 executions") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	// cov takes the same PKG:FuzzXxx: the campaign's build, which reads
+	// ../gojson/seeds/object.json before f.Fuzz, replays the queue
+	// without a crash.
+	r = wafer(t, repoRoot, "cov", "-o", filepath.Join(t.TempDir(), "cov"), "./examples/gotest:FuzzJSON", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "examples/gotest:FuzzJSON: ") || !strings.Contains(r.stdout, " (0 crash, 0 hang)") {
+		t.Errorf("cov: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
