@@ -137,23 +137,10 @@ func (c *cli) genParse(f *genFlags) error {
 	if err != nil {
 		return err
 	}
-	var first error
-	bad := 0
-	for _, p := range f.parse {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return fmt.Errorf("gen: --parse: %w", fileError(p, err))
-		}
+	return c.eachParseFile(f, "does not parse", "do not parse", func(p string, data []byte) error {
 		tree, err := sr.Parse(p, data)
 		if err != nil {
-			if len(f.parse) > 1 {
-				fmt.Fprintf(c.stdout, "%s: does not parse: %v\n", p, err)
-			}
-			bad++
-			if first == nil {
-				first = err
-			}
-			continue
+			return rejected{err}
 		}
 		// The generator's limits as a campaign would raise them for
 		// this seed.
@@ -167,14 +154,8 @@ func (c *cli) genParse(f *genFlags) error {
 			how = "does not regenerate: " + err.Error()
 		}
 		fmt.Fprintf(c.stdout, "%s: parses (%d tokens); its choice sequence %s\n%s", p, tree.Tokens(), how, tree)
-	}
-	if bad > 0 {
-		if len(f.parse) > 1 {
-			return fmt.Errorf("%d of %d files do not parse (the first: %w)", bad, len(f.parse), first)
-		}
-		return first
-	}
-	return nil
+		return nil
+	})
 }
 
 // genReadBack prints, for each --parse file, whether the generator's
@@ -182,6 +163,33 @@ func (c *cli) genParse(f *genFlags) error {
 // first file it cannot read is the error (after the others are
 // printed).
 func (c *cli) genReadBack(f *genFlags, gen generators.Generator, read generators.SeedReader) error {
+	return c.eachParseFile(f, "not read back", "not read back", func(p string, data []byte) error {
+		seq, err := read(data, generators.Options{})
+		if err != nil {
+			return rejected{fmt.Errorf("%s: %w", p, err)}
+		}
+		out, _ := generators.Run(gen, seq, generators.Options{})
+		if bytes.Equal(out, data) {
+			fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same bytes\n", p, seq.NumChoices())
+		} else {
+			fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same value as\n%s\n", p, seq.NumChoices(), out)
+		}
+		return nil
+	})
+}
+
+// rejected is the error of a --parse file the grammar or reader refuses:
+// eachParseFile goes on with the next file.
+type rejected struct{ err error }
+
+func (r rejected) Error() string { return r.err.Error() }
+func (r rejected) Unwrap() error { return r.err }
+
+// eachParseFile runs read on each --parse file. A file read rejects is
+// printed as failed (one: "does not parse"; many: "do not parse") when
+// there are several, and counted; the first rejection is the error after
+// all are done. Any other error stops.
+func (c *cli) eachParseFile(f *genFlags, one, many string, read func(path string, data []byte) error) error {
 	var first error
 	bad := 0
 	for _, p := range f.parse {
@@ -189,26 +197,23 @@ func (c *cli) genReadBack(f *genFlags, gen generators.Generator, read generators
 		if err != nil {
 			return fmt.Errorf("gen: --parse: %w", fileError(p, err))
 		}
-		seq, err := read(data, generators.Options{})
-		if err != nil {
-			err = fmt.Errorf("%s: %w", p, err)
-			if len(f.parse) > 1 {
-				fmt.Fprintf(c.stdout, "%s: not read back: %v\n", p, err)
+		err = read(p, data)
+		var rej rejected
+		if !errors.As(err, &rej) {
+			if err != nil {
+				return err
 			}
-			bad++
-			first = cmp.Or(first, err)
 			continue
 		}
-		out, _ := generators.Run(gen, seq, generators.Options{})
-		if bytes.Equal(out, data) {
-			fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same bytes\n", p, seq.NumChoices())
-			continue
+		if len(f.parse) > 1 {
+			fmt.Fprintf(c.stdout, "%s: %s: %v\n", p, one, rej.err)
 		}
-		fmt.Fprintf(c.stdout, "%s: read back (%d choices); its choice sequence regenerates the same value as\n%s\n", p, seq.NumChoices(), out)
+		bad++
+		first = cmp.Or(first, rej.err)
 	}
 	if bad > 0 {
 		if len(f.parse) > 1 {
-			return fmt.Errorf("%d of %d files not read back (the first: %w)", bad, len(f.parse), first)
+			return fmt.Errorf("%d of %d files %s (the first: %w)", bad, len(f.parse), many, first)
 		}
 		return first
 	}
