@@ -115,11 +115,7 @@ func TestGoFuzzTestSeeds(t *testing.T) {
 // function runs on the export's goroutine here: no other skip in the
 // package's test files).
 func TestGoFuzzTestOutcomes(t *testing.T) {
-	dir := goFuzzFixture(t)
-	in := t.TempDir()
-	for _, tc := range []struct {
-		data, want string
-	}{
+	reproOutcomes(t, "./behave:FuzzBehave", [][2]string{
 		{"ok", "valid"},
 		{"skip", "invalid"},
 		{"inner", "invalid"},
@@ -127,11 +123,21 @@ func TestGoFuzzTestOutcomes(t *testing.T) {
 		{"error", `failure: go-test-fail: behave_test.go:12: error here: 5\n *stack:\n *example.com/wafer.fix/gofuzz/behave.FuzzBehave.func1 `},
 		{"sixsix", `failure: go-test-fail: behave_test.go:19: six bytes`},
 		{"panic", `failure: go-panic: assignment to entry in nil map\n *stack:\n *example.com/wafer.fix/gofuzz/behave.Parse `},
-	} {
-		f := corpusFile(t, in, tc.data, []byte(tc.data))
-		r := wafer(t, dir, "repro", "./behave:FuzzBehave", f)
-		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
-			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
+	})
+}
+
+// reproOutcomes runs wafer repro on the fixture module's Go fuzz test
+// spec with each case's input (its first string) and wants the second, a
+// regular expression, in the output.
+func reproOutcomes(t *testing.T, spec string, cases [][2]string) {
+	t.Helper()
+	dir := goFuzzFixture(t)
+	in := t.TempDir()
+	for _, tc := range cases {
+		f := corpusFile(t, in, tc[0], []byte(tc[0]))
+		r := wafer(t, dir, "repro", spec, f)
+		if !regexp.MustCompile(tc[1]).MatchString(r.stdout) {
+			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc[0], tc[1], r.stdout, r.stderr)
 		}
 	}
 }
@@ -153,22 +159,12 @@ func TestGoFuzzTestHeapRoom(t *testing.T) {
 // fuzz function on its T's goroutine: a skip there, and one in the fuzz
 // function's body, are invalid, and t.Fatal still fails.
 func TestGoFuzzTestSkipHelper(t *testing.T) {
-	dir := goFuzzFixture(t)
-	in := t.TempDir()
-	for _, tc := range []struct {
-		data, want string
-	}{
+	reproOutcomes(t, "./skiphelp:FuzzSkipHelper", [][2]string{
 		{"ok", "valid"},
 		{"skip", "invalid"},
 		{"inner", "invalid"},
 		{"fatal", `failure: go-test-fail: skiphelp_test.go:13: fatal here`},
-	} {
-		f := corpusFile(t, in, tc.data, []byte(tc.data))
-		r := wafer(t, dir, "repro", "./skiphelp:FuzzSkipHelper", f)
-		if !regexp.MustCompile(tc.want).MatchString(r.stdout) {
-			t.Errorf("%q: want %q in\n%s\nstderr:\n%s", tc.data, tc.want, r.stdout, r.stderr)
-		}
-	}
+	})
 }
 
 // A campaign finds the test's failures, writes each crash into the
