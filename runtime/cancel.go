@@ -36,6 +36,9 @@ type callState struct {
 	cur  uint64          // the running call's generation
 	ctx  context.Context // the watched ctx
 	stop func() bool     // unregisters the watcher of ctx
+	// pokes counts the watchers' stores into the fuel global, so that a
+	// test can wait for one instead of for time to pass.
+	pokes atomic.Uint64
 }
 
 const (
@@ -88,6 +91,7 @@ func (w *Worker) pokeFuel(gen uint64) {
 		switch {
 		case c.word.CompareAndSwap(gen<<2|callRunning, gen<<2|callPoking):
 			w.fuel.(api.MutableGlobal).Set(0)
+			c.pokes.Add(1)
 			c.word.Store(gen<<2 | callRunning)
 		case c.word.Load() != gen<<2|callRunning:
 			return

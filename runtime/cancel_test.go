@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	goruntime "runtime"
 	"testing"
 )
 
@@ -10,7 +11,10 @@ import (
 // stops at the next fuel check and returns ctx's error, although the
 // module runs without wazero's context checks: hostile's 'A' allocates 1
 // MiB at a time until memory reaches the cap (a crash, which a run not
-// stopped ends with, its fuel being far from spent). The worker runs the
+// stopped ends with, its fuel being far from spent). The call starts once
+// the watcher has set the fuel to 0, not after some time: how soon a
+// goroutine is scheduled is up to the machine (under -race on a loaded
+// CI machine the run reached 515 pages first). The worker runs the
 // next input as usual, and a run under a ctx that is not canceled is not
 // stopped by the old ctx's watcher.
 func TestCancelInFlight(t *testing.T) {
@@ -21,6 +25,9 @@ func TestCancelInFlight(t *testing.T) {
 	w.beforeCall = func() {
 		calls++
 		cancel() // in flight: marked, past every check before the call
+		for w.calls.pokes.Load() == 0 {
+			goruntime.Gosched()
+		}
 	}
 	r, err := w.RunFuel(ctx, []byte("A"), 0)
 	if !errors.Is(err, context.Canceled) {
