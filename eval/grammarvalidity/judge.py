@@ -80,6 +80,10 @@ def xml(data):
         return "ok"
     except xml.parsers.expat.ExpatError as e:
         return xml.parsers.expat.ErrorString(e.code)
+    except LookupError as e:
+        # encoding="..." names no codec Python has: a value the grammar
+        # (any string) cannot restrict
+        return "unknown encoding: " + str(e).split(": ", 1)[-1]
 
 def python(text):
     import ast

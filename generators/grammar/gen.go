@@ -48,6 +48,11 @@ type Options struct {
 	// name-heavy format without a character beyond ASCII (at 1/16 half of
 	// the XML and Java sentences of grammars-v4 had one).
 	WideChars float64
+	// Profile, when not nil, is a sample's profile of this grammar
+	// (SeedReader.Learn): alternatives and repetition counts are drawn
+	// with its frequencies and token texts taken from its texts as from a
+	// dictionary. nil: uniform draws.
+	Profile *Profile
 }
 
 // Default limits (see Options).
@@ -136,6 +141,9 @@ func (g *Grammar) compile(opts Options) (*gen, error) {
 		c.wide = int(min(w, 1) * 65536)
 	}
 	c.index()
+	if p := opts.Profile; p != nil && p.g != g {
+		return nil, fmt.Errorf("grammar %s: a profile learned with grammar %s", g.name, p.g.name)
+	}
 	switch {
 	case opts.Start != "":
 		r, ok := g.byName[opts.Start]
@@ -302,6 +310,8 @@ type run struct {
 	prevPieces []*lexAlt
 	rec        *[]genToken // the tokens made, when recorded (tests)
 	scratch    []byte
+	wbuf       []int   // weights of a profiled draw
+	rules      []*rule // the parser rules being expanded, outermost first
 	// inside a token
 	lexDepth int
 	lexSize  int
@@ -391,6 +401,10 @@ func (r *run) gen(n *node) {
 			// A pick among literals ('+' | '-') fills one leaf: a value
 			// draw. Always one draw, so it shifts no later index.
 			w := r.want(wAlt)
+			if counts, ok := r.profileAlts(n); ok {
+				r.literal(n.kids[r.pickWV(r.weights(counts, len(n.kids)), w)].text)
+				return
+			}
 			b := r.drawV(byte(w), byte(w>>8))
 			r.literal(n.kids[r.forced(w, (int(b[0])|int(b[1])<<8)%len(n.kids))].text)
 			return
@@ -409,7 +423,9 @@ func (r *run) gen(n *node) {
 		// draws of one do not shift those of the next.
 		w := r.want(wCount)
 		count := lo
-		if hi > lo {
+		if counts, ok := r.profileReps(n); ok && hi > lo {
+			count += r.pickW(r.weights(counts, hi-lo+1), w-lo) // lo is n.min
+		} else if hi > lo {
 			count += r.pickS(hi-lo+1, w-lo)
 		}
 		count = r.forced(w, count)
@@ -422,7 +438,9 @@ func (r *run) gen(n *node) {
 		r.s.Enter(n.rule.name)
 		r.depth++
 		r.units++
+		r.rules = append(r.rules, n.rule)
 		r.gen(n.rule.body)
+		r.rules = r.rules[:len(r.rules)-1]
 		r.depth--
 		r.s.Leave()
 	case nLit:
@@ -501,6 +519,18 @@ func (r *run) chooseAlt(n *node) int {
 	}
 	if len(ok) == 0 {
 		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
+	}
+	if counts, has := r.profileAlts(n); has {
+		ws := r.wbuf[:0]
+		for _, i := range ok {
+			c := 0
+			if i < len(counts) {
+				c = counts[i]
+			}
+			ws = append(ws, c+1)
+		}
+		r.wbuf = ws
+		return ok[r.pickW(ws, slices.Index(ok, w))]
 	}
 	return ok[r.pickS(len(ok), slices.Index(ok, w))]
 }
@@ -670,6 +700,15 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 		}
 		if r.o != nil && a != want {
 			r.o.fail("token %s: the generator cannot take the seed's lexer rule", typ)
+		}
+		if step == 0 && a.act.kind == aEmit {
+			if text, ok := r.learnedText(a); ok {
+				after, err := applyOps(stack, a.act.ops)
+				if err != nil {
+					after = stack
+				}
+				return text, []*lexAlt{a}, after
+			}
 		}
 		if step == 0 && a.act.kind == aEmit && r.dict != nil {
 			if ents := r.dict.entries[a.id]; len(ents) > 0 {

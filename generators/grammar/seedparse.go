@@ -774,6 +774,10 @@ type Seeds struct {
 	// ReadSeed returns the choice sequence from which Generator makes a
 	// parsed seed; an error when it regenerates other tokens.
 	ReadSeed func(seed []byte, opts generators.Options) (*generators.Sequence, error)
+
+	sr     *SeedReader
+	trees  []*Tree
+	byText map[string]*Tree
 }
 
 // SeedError is a seed that does not parse.
@@ -827,14 +831,36 @@ func (g *Grammar) ReadSeeds(opts Options, names []string, seeds [][]byte) (*Seed
 		trees = append(trees, parsed[i])
 		byText[string(s)] = parsed[i]
 	}
-	out.Options = sr.Fit(opts, trees, FitLimit)
-	fr, err := sr.WithOptions(out.Options)
-	if err != nil {
+	out.sr, out.trees, out.byText = sr, trees, byText
+	if err := out.prepare(sr.Fit(opts, trees, FitLimit)); err != nil {
 		return nil, err
 	}
-	out.Generator = fr.c.generate
-	out.ReadSeed = func(seed []byte, gopts generators.Options) (*generators.Sequence, error) {
-		t, ok := byText[string(seed)]
+	return out, nil
+}
+
+// Learned returns the seeds with a generator whose draws follow the
+// profile of the seeds that parse (Options.Profile: SeedReader.Learn),
+// the same limits and the same seeds.
+func (s *Seeds) Learned() (*Seeds, error) {
+	out := &Seeds{Parsed: s.Parsed, Failed: s.Failed, sr: s.sr, trees: s.trees, byText: s.byText}
+	opts := s.Options
+	opts.Profile = s.sr.Learn(s.trees)
+	if err := out.prepare(opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prepare sets Options, and Generator and ReadSeed with them.
+func (s *Seeds) prepare(opts Options) error {
+	s.Options = opts
+	fr, err := s.sr.WithOptions(opts)
+	if err != nil {
+		return err
+	}
+	s.Generator = fr.c.generate
+	s.ReadSeed = func(seed []byte, gopts generators.Options) (*generators.Sequence, error) {
+		t, ok := s.byText[string(seed)]
 		if !ok {
 			var err error
 			if t, err = fr.Parse("seed", seed); err != nil {
@@ -847,5 +873,5 @@ func (g *Grammar) ReadSeeds(opts Options, names []string, seeds [][]byte) (*Seed
 		}
 		return q, nil
 	}
-	return out, nil
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -458,6 +459,7 @@ func (c *cli) campaign(ctx context.Context, f *fuzzFlags, wasm []byte, corpusDir
 	}
 	gen, useGen := generators.Lookup(f.generator)
 	useGen, genFlag := useGen && f.generator != "raw", "--generator "+f.generator
+	f.grammar.log = c.stderr
 	if g, ok, err := f.grammar.generator(); err != nil {
 		return err
 	} else if ok {
@@ -759,20 +761,27 @@ func (c *cli) printSummary(f *fuzzFlags, target, out string, sum *campaign.Summa
 // an ANTLR 4 grammar file (package generators/grammar), usable wherever
 // --generator is.
 type grammarFlags struct {
-	path  string
-	start string
-	wide  float64
+	path    string
+	start   string
+	wide    float64
+	profile string // --grammar-profile's directory
+	log     io.Writer
+
+	gr      *grammar.Grammar // loaded once: a profile belongs to its grammar
+	learned *grammar.Profile
 }
 
 func (g *grammarFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&g.path, "grammar", "", "generate inputs from the ANTLR 4 grammar `FILE` (.g4; its imports and tokenVocab from the same directory), like --generator")
 	fs.StringVar(&g.start, "grammar-start", "", "the grammar's start `RULE` (default: its first parser rule)")
 	fs.Float64Var(&g.wide, "grammar-wide-chars", 0, "the share `P` of tokens whose characters come from the whole range their sets allow, not only the printable part (0: 1/64; negative: never)")
+	fs.StringVar(&g.profile, "grammar-profile", "", "draw alternatives, repetition counts and token texts as often as the files in `DIR` that parse have them (a grammar profile learned from samples: the seeds, say), not uniformly")
 }
 
-// options are the grammar generator's options the flags set.
+// options are the grammar generator's options the flags set (with
+// --grammar-profile, once load learned it).
 func (g *grammarFlags) options() grammar.Options {
-	return grammar.Options{Start: g.start, WideChars: g.wide}
+	return grammar.Options{Start: g.start, WideChars: g.wide, Profile: g.learned}
 }
 
 // grammarSeeds parses the seeds with --grammar: the generator with its
@@ -843,13 +852,56 @@ func (c *cli) generatorSeeds(flag string, gen generators.Generator, read generat
 	return ok
 }
 
-// load reads the grammar of --grammar.
+// load reads the grammar of --grammar, once, and learns the profile of
+// --grammar-profile's files with it.
 func (g *grammarFlags) load() (*grammar.Grammar, error) {
+	if g.gr != nil {
+		return g.gr, nil
+	}
 	gr, err := grammar.Load(g.path)
 	if err != nil {
 		return nil, fmt.Errorf("--grammar: %w", err)
 	}
+	if g.profile != "" {
+		if g.learned, err = g.learn(gr); err != nil {
+			return nil, err
+		}
+	}
+	g.gr = gr
 	return gr, nil
+}
+
+// learn returns the profile of the files of --grammar-profile that parse
+// with gr; none parsing is an error.
+func (g *grammarFlags) learn(gr *grammar.Grammar) (*grammar.Profile, error) {
+	files, _, err := corpus.ReadSeeds(context.Background(), nil, g.profile)
+	if err != nil {
+		return nil, fmt.Errorf("--grammar-profile: %w", err)
+	}
+	names := make([]string, len(files))
+	data := make([][]byte, len(files))
+	for i, f := range files {
+		names[i], data[i] = f.Path, f.Data
+	}
+	ss, err := gr.ReadSeeds(g.options(), names, data)
+	if err != nil {
+		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	if len(ss.Parsed) == 0 {
+		why := ""
+		if len(ss.Failed) > 0 {
+			why = fmt.Sprintf(" (the first: %v)", ss.Failed[0].Err)
+		}
+		return nil, fmt.Errorf("--grammar-profile %s: none of its %d files parse with %s%s", g.profile, len(files), g.path, why)
+	}
+	ls, err := ss.Learned()
+	if err != nil {
+		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
+	}
+	if g.log != nil {
+		fmt.Fprintf(g.log, "INFO: --grammar-profile %s: learned from %d of %d files (the others do not parse)\n", g.profile, len(ss.Parsed), len(files))
+	}
+	return ls.Options.Profile, nil
 }
 
 // seedReader reads the grammar and prepares its seed parser.

@@ -97,6 +97,7 @@ func (c *cli) gen(ctx context.Context, args []string) error {
 	case f.n > 1 && f.out == "":
 		return usagef("gen: -n %d needs -o DIR (one file per sentence)", f.n)
 	}
+	f.grammar.log = c.stderr
 	gen, ok, err := f.grammar.generator()
 	if err != nil {
 		return err
@@ -133,6 +134,7 @@ func (c *cli) gen(ctx context.Context, args []string) error {
 // sequence regenerates it; the first file that does not parse is the
 // error (after the others are printed).
 func (c *cli) genParse(f *genFlags) error {
+	f.grammar.log = c.stderr
 	sr, err := f.grammar.seedReader()
 	if err != nil {
 		return err

@@ -1,0 +1,292 @@
+package grammar
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/wafer-fuzz/wafer/generators"
+)
+
+// Profile is what a sample of sentences says about how a grammar is
+// used: how often each alternative and each repetition count of its
+// parser rules was taken, and which texts each lexer rule's tokens had. A
+// generator given one (Options.Profile) draws its alternatives and counts
+// with those frequencies instead of uniformly, and takes a token's text
+// from the sample's texts of its lexer rule as often as it would take a
+// dictionary entry: a probabilistic grammar learned from samples, as in
+// "Inputs from Hell" (Soremekun et al., TSE 2020), so that sentences are
+// built the way the format is written. The counts are smoothed by one
+// (Laplace): an alternative the sample never took stays possible, so the
+// generator still makes every sentence it made without the profile.
+//
+// A Profile belongs to the grammar it was learned with (Learn) and is
+// immutable; generators of that grammar with any start rule and limits
+// may share it.
+type Profile struct {
+	g     *Grammar
+	alts  map[*node][]int // per alternative node: how often each kid was taken
+	reps  map[*node][]int // per repetition node: how often each count beyond its minimum
+	texts map[textContext]*learnedTexts
+	seen  map[textContext]map[string]int
+	trees int
+}
+
+// textContext is where a token stands: the lexer rule that makes it and
+// the two innermost parser rules being expanded (nil where there are
+// fewer). A name in XML's prolog/attribute has other texts (version,
+// encoding) than one in element/attribute.
+type textContext struct {
+	outer, inner *rule
+	alt          *lexAlt
+}
+
+// learnedTexts are the texts of tokens in one context, most frequent
+// first, and the running sums of their counts.
+type learnedTexts struct {
+	texts [][]byte
+	cum   []int
+}
+
+// learnedShare is the share, of 256, of tokens that take a text of the
+// profile where it has some for their context; the others are derived by
+// the lexer rules, so texts the sample never had still come.
+const learnedShare = 192
+
+// contextOf is the textContext of a token of alternative a under the
+// parser rules rules.
+func contextOf(rules []*rule, a *lexAlt) textContext {
+	k := textContext{alt: a}
+	if n := len(rules); n > 0 {
+		k.inner = rules[n-1]
+		if n > 1 {
+			k.outer = rules[n-2]
+		}
+	}
+	return k
+}
+
+// maxProfileTexts caps the texts a Profile keeps per lexer rule (the most
+// frequent).
+const maxProfileTexts = 256
+
+// Learn returns the profile of the seeds the trees derive (see Profile).
+func (r *SeedReader) Learn(trees []*Tree) *Profile {
+	p := &Profile{g: r.c.g, alts: map[*node][]int{}, reps: map[*node][]int{}, texts: map[textContext]*learnedTexts{}, seen: map[textContext]map[string]int{}}
+	var rules []*rule
+	for _, t := range trees {
+		p.walk(t, r.c.start, t.root, &rules)
+		p.trees++
+	}
+	for a, m := range p.seen {
+		texts := make([]string, 0, len(m))
+		for s := range m {
+			texts = append(texts, s)
+		}
+		slices.SortFunc(texts, func(x, y string) int { return cmp.Or(m[y]-m[x], cmp.Compare(x, y)) })
+		lt := &learnedTexts{}
+		sum := 0
+		for _, s := range texts[:min(len(texts), maxProfileTexts)] {
+			sum += m[s]
+			lt.texts, lt.cum = append(lt.texts, []byte(s)), append(lt.cum, sum)
+		}
+		p.texts[a] = lt
+	}
+	p.seen = nil
+	return p
+}
+
+// Sentences is the number of sentences the profile was learned from.
+func (p *Profile) Sentences() int { return p.trees }
+
+// walk counts the decisions that derive pt from n (the order of oracle's
+// flatten, which answers the generator with them).
+func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
+	if pt == nil {
+		return
+	}
+	switch n.kind {
+	case nSeq:
+		for i, k := range n.kids {
+			if i < len(pt.kids) {
+				p.walk(t, k, pt.kids[i], rules)
+			}
+		}
+	case nAlt:
+		c := p.alts[n]
+		if c == nil {
+			c = make([]int, len(n.kids))
+			p.alts[n] = c
+		}
+		if int(pt.alt) < len(c) {
+			c[pt.alt]++
+		}
+		if !n.literals && len(pt.kids) > 0 && int(pt.alt) < len(n.kids) {
+			p.walk(t, n.kids[pt.alt], pt.kids[0], rules)
+		}
+	case nRep:
+		extra := len(pt.kids) - n.min
+		c := p.reps[n]
+		if extra >= len(c) {
+			c = append(c, make([]int, extra+1-len(c))...)
+			p.reps[n] = c
+		}
+		c[extra]++
+		for _, e := range pt.kids {
+			p.walk(t, n.kids[0], e, rules)
+		}
+	case nRef:
+		if n.rule.lexer {
+			p.token(t, pt.tok, *rules)
+			return
+		}
+		if len(pt.kids) > 0 {
+			*rules = append(*rules, n.rule)
+			p.walk(t, n.rule.body, pt.kids[0], rules)
+			*rules = (*rules)[:len(*rules)-1]
+		}
+	case nAnyTok:
+		p.token(t, pt.tok, *rules)
+	}
+}
+
+// token records the text of the seed's token i when one lexer rule made
+// it whole (a token of several pieces, more and mode changes, is left
+// to the lexer rules).
+func (p *Profile) token(t *Tree, i int32, rules []*rule) {
+	if i < 0 || int(i) >= len(t.toks) {
+		return
+	}
+	k := &t.toks[i]
+	if len(k.pieces) != 1 || k.pieces[0].alt == nil || k.pieces[0].alt.act.kind != aEmit || k.pieces[0].alt.implicit {
+		return
+	}
+	key := contextOf(rules, k.pieces[0].alt)
+	if p.seen[key] == nil {
+		p.seen[key] = map[string]int{}
+	}
+	p.seen[key][string(k.text(t.text))]++
+}
+
+// learnedText returns, for a token of alternative a in the run's
+// context, one of the profile's texts there, as often as the sample had
+// it, in learnedShare of 256 draws (a value draw of three bytes, made
+// only where the profile has texts: reading a seed, it says "no text").
+func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
+	p := r.c.opts.Profile
+	if p == nil {
+		return nil, false
+	}
+	lt := p.texts[contextOf(r.rules, a)]
+	if lt == nil {
+		return nil, false
+	}
+	b := r.drawV(255, 0, 0)
+	if b[0] >= learnedShare {
+		return nil, false
+	}
+	x := (int(b[1]) | int(b[2])<<8) % lt.cum[len(lt.cum)-1]
+	i, _ := slices.BinarySearch(lt.cum, x+1)
+	return lt.texts[i], true
+}
+
+// profileAlts returns the profile's counts of alternative node n's
+// kids; ok is false without a profile.
+func (r *run) profileAlts(n *node) (counts []int, ok bool) {
+	p := r.c.opts.Profile
+	if p == nil {
+		return nil, false
+	}
+	return p.alts[n], true // nil when never taken: uniform
+}
+
+// profileReps returns the profile's counts of repetition node n's counts
+// beyond its minimum; ok is false without a profile.
+func (r *run) profileReps(n *node) (counts []int, ok bool) {
+	p := r.c.opts.Profile
+	if p == nil {
+		return nil, false
+	}
+	return p.reps[n], true
+}
+
+// weights returns the smoothed weights (count + 1) of the first n counts
+// (those past counts' end count 0), the last taking the counts past it
+// too (a repetition the limits cut short: the sample's longer ones).
+func (r *run) weights(counts []int, n int) []int {
+	ws := r.wbuf[:0]
+	for i := range n {
+		c := 0
+		if i < len(counts) {
+			c = counts[i]
+		}
+		if i == n-1 {
+			for _, x := range counts[min(n, len(counts)):] {
+				c += x
+			}
+		}
+		ws = append(ws, c+1)
+	}
+	r.wbuf = ws
+	return ws
+}
+
+// pickW is a structural draw of an index into ws, each taken with
+// probability weight/sum (Source.Weighted), or, reading a seed, i (the
+// oracle writes the bytes from which Weighted returns it). One weight is
+// no draw, as Pick(1) is none.
+func (r *run) pickW(ws []int, i int) int {
+	if len(ws) == 1 {
+		return r.pickS(1, i)
+	}
+	if r.o == nil {
+		return r.s.Weighted(ws...)
+	}
+	if i < 0 || i >= len(ws) {
+		r.o.fail("the generator cannot take the seed's choice (%d of %d): a limit", i, len(ws))
+		i = 0
+	}
+	total, below := 0, 0
+	for j, w := range ws {
+		if j < i {
+			below += w
+		}
+		total += w
+	}
+	r.o.stream = generators.AppendPick(r.o.stream, total, below)
+	return i
+}
+
+// pickWV is pickW as a value draw of two bytes (a pick among literals is
+// one, so that it shifts no later index): the weights are scaled to sum
+// to at most 65,536, each at least 1.
+func (r *run) pickWV(ws []int, i int) int {
+	total := 0
+	for _, w := range ws {
+		total += w
+	}
+	if total > 1<<16 {
+		sum := 0
+		for j, w := range ws {
+			ws[j] = max(1, w*(1<<16-len(ws))/total)
+			sum += ws[j]
+		}
+		total = sum
+	}
+	below := 0
+	for j := range max(0, min(i, len(ws))) {
+		below += ws[j]
+	}
+	if r.o != nil && (i < 0 || i >= len(ws)) {
+		r.o.fail("the generator cannot take the seed's choice (%d of %d) among literals", i, len(ws))
+		below = 0
+	}
+	b := r.drawV(byte(below), byte(below>>8))
+	x := (int(b[0]) | int(b[1])<<8) % total
+	for j, w := range ws {
+		if x < w {
+			return j
+		}
+		x -= w
+	}
+	return len(ws) - 1
+}
