@@ -60,6 +60,9 @@ type format struct {
 	// semantic reports whether a message is the breach of a constraint
 	// the grammar cannot state rather than a syntax error.
 	semantic func(msg string) bool
+	// examples is the directory of its sample files under -root ("": the
+	// examples directory beside the grammar)
+	examples string
 }
 
 func has(subs ...string) func(string) bool {
@@ -74,28 +77,28 @@ func has(subs ...string) func(string) bool {
 }
 
 var formats = []format{
-	{"JSON", "json/JSON.g4", "", "go-json", has("cannot unmarshal number")},
-	{"XML", "xml/XMLParser.g4", "", "py-xml", has("mismatched tag", "duplicate attribute", "undefined entity", "reference to invalid character number", "unknown encoding")},
-	{"SQLite", "sql/sqlite/SQLiteParser.g4", "", "py-sqlite", has("semantic: ")},
+	{"JSON", "json/JSON.g4", "", "go-json", has("cannot unmarshal number"), ""},
+	{"XML", "xml/XMLParser.g4", "", "py-xml", has("mismatched tag", "duplicate attribute", "undefined entity", "reference to invalid character number", "unknown encoding"), ""},
+	{"SQLite", "sql/sqlite/SQLiteParser.g4", "", "py-sqlite", has("semantic: "), ""},
 	// TOML: judge.py reports a date or time out of RFC 3339's ranges
 	// (5.6's comments, 5.7) as "out of range"
-	{"TOML", "toml/TomlParser.g4", "", "py-toml", has("Cannot overwrite", "Cannot declare", "not a Unicode scalar", "out of range", "Invalid date", "Invalid time", "day is out of range", "must be in")},
-	{"CSV", "csv/CSV.g4", "", "go-csv", has()},
+	{"TOML", "toml/TomlParser.g4", "", "py-toml", has("Cannot overwrite", "Cannot declare", "not a Unicode scalar", "out of range", "Invalid date", "Invalid time", "day is out of range", "must be in"), ""},
+	{"CSV", "csv/CSV.g4", "", "go-csv", has(), ""},
 	// Go: \U beyond Unicode (a value range, as TOML's); the rest the Go
 	// specification states in prose beside its grammar (all parameters
 	// named or none, ... only on the last parameter, defer's call)
-	{"Go", "golang/GoParser.g4", "", "go-parser", has("invalid Unicode code point", "missing parameter name", "can only use ... with final parameter", "invalid use of ...", "must be function call")},
-	{"Lua", "lua/LuaParser.g4", "", "luac", has("no visible label", "jumps into the scope", "label '", "attempt to assign to const", "break outside loop", "outside a vararg function", "unknown attribute")},
-	{"JavaScript", "javascript/javascript/JavaScriptParser.g4", "", "node", has("already been declared", "Illegal", "outside", "only valid in", "strict mode", "Duplicate", "Undefined label", "not defined", "reserved word", "Delete of an unqualified", "Unexpected eval or arguments", "Octal", "Getter must not", "Setter must have", "Rest parameter", "Invalid left-hand side", "Invalid destructuring", "Classes may not have", "super", "new.target", "Private field", "Invalid regular expression", "Unexpected reserved word", "Unexpected strict mode", "has already been exported", "Invalid shorthand property initializer", "Cannot use")},
-	{"Java", "java/java/JavaParser.g4", "", "javac", has("is a restricted identifier", "not allowed here", "reserved", "repeated modifier", "illegal combination", "is not a restricted", "are not allowed")},
-	{"Python", "python/python3/Python3Parser.g4", "file_input", "py-python", has("cannot mix bytes and nonbytes")},
+	{"Go", "golang/GoParser.g4", "", "go-parser", has("invalid Unicode code point", "missing parameter name", "can only use ... with final parameter", "invalid use of ...", "must be function call"), ""},
+	{"Lua", "lua/LuaParser.g4", "", "luac", has("no visible label", "jumps into the scope", "label '", "attempt to assign to const", "break outside loop", "outside a vararg function", "unknown attribute"), ""},
+	{"JavaScript", "javascript/javascript/JavaScriptParser.g4", "", "node", has("already been declared", "Illegal", "outside", "only valid in", "strict mode", "Duplicate", "Undefined label", "not defined", "reserved word", "Delete of an unqualified", "Unexpected eval or arguments", "Octal", "Getter must not", "Setter must have", "Rest parameter", "Invalid left-hand side", "Invalid destructuring", "Classes may not have", "super", "new.target", "Private field", "Invalid regular expression", "Unexpected reserved word", "Unexpected strict mode", "has already been exported", "Invalid shorthand property initializer", "Cannot use"), ""},
+	{"Java", "java/java/JavaParser.g4", "", "javac", has("is a restricted identifier", "not allowed here", "reserved", "repeated modifier", "illegal combination", "is not a restricted", "are not allowed"), ""},
+	{"Python", "python/python3/Python3Parser.g4", "file_input", "py-python", has("cannot mix bytes and nonbytes"), "python/python3/small"},
 	// WAT: the composition conditions of modules (WebAssembly 2.0
 	// §6.6.13: imports before definitions, one start function) and
 	// memarg's align = 2^n (§6.5.5), side conditions beside the grammar
-	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding", "multiple start sections", "alignment must be power-of-two")},
+	{"WAT", "wat/WatParser.g4", "module", "wat2wasm", has("undefined", "type mismatch", "redefinition", "duplicate", "mismatching label", "imports must occur before", "invalid utf-8 encoding", "multiple start sections", "alignment must be power-of-two"), ""},
 	// C: also string literals of different encoding prefixes
 	// concatenated, which C11 6.4.5p5 leaves to the implementation
-	{"C", "c/CParser.g4", "", "clang", has("unsupported non-standard concatenation", "undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label")},
+	{"C", "c/CParser.g4", "", "clang", has("unsupported non-standard concatenation", "undeclared", "unknown type name", "redefinition", "conflicting types", "incompatible", "invalid operands", "not assignable", "must be", "called object", "too few", "too many", "non-object", "incomplete", "storage class", "cannot", "is not a", "requires", "declared as", "has no member", "subscripted value", "member reference", "illegal", "void", "static_assert", "initializer element", "invalid", "use of", "type specifier", "redeclaration", "address of", "duplicate", "array", "flexible", "bit-field", "_Thread_local", "function", "variable has", "parameter", "label"), ""},
 }
 
 type verdict struct {
@@ -188,7 +191,11 @@ func run(f format, root string, n int, seed uint64, wide float64, profile bool, 
 	}
 	opts := grammar.Options{Start: f.start, WideChars: wide}
 	if profile {
-		if opts.Profile, res.learned, res.examples, err = learn(g, opts, filepath.Join(root, filepath.Dir(f.grammar), "examples")); err != nil {
+		dir := filepath.Join(root, filepath.Dir(f.grammar), "examples")
+		if f.examples != "" {
+			dir = filepath.Join(root, f.examples)
+		}
+		if opts.Profile, res.learned, res.examples, err = learn(g, opts, dir); err != nil {
 			res.loadErr = err
 			return res
 		}

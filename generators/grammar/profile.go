@@ -23,12 +23,30 @@ import (
 // immutable; generators of that grammar with any start rule and limits
 // may share it.
 type Profile struct {
-	g     *Grammar
-	alts  map[*node][]int // per alternative node: how often each kid was taken
-	reps  map[*node][]int // per repetition node: how often each count beyond its minimum
-	texts map[textContext]*learnedTexts
-	seen  map[textContext]map[string]int
-	trees int
+	g *Grammar
+	// per alternative node: how often each kid was taken, and per
+	// repetition node how often each count beyond its minimum, by the
+	// rule that called the node's rule (nodeContext), and over all callers
+	alts, reps map[nodeContext][]int
+	texts      map[textContext]*learnedTexts
+	seen       map[textContext]map[string]int
+	trees      int
+}
+
+// nodeContext is a node of a rule's body and the rule that called that
+// rule (nil: over all callers). An expression's alternatives in a
+// condition are taken otherwise than in an assignment.
+type nodeContext struct {
+	n      *node
+	caller *rule
+}
+
+// callerOf is the rule that called the innermost rule of rules.
+func callerOf(rules []*rule) *rule {
+	if len(rules) < 2 {
+		return nil
+	}
+	return rules[len(rules)-2]
 }
 
 // textContext is where a token stands: the lexer rule that makes it and
@@ -71,7 +89,7 @@ const maxProfileTexts = 256
 
 // Learn returns the profile of the seeds the trees derive (see Profile).
 func (r *SeedReader) Learn(trees []*Tree) *Profile {
-	p := &Profile{g: r.c.g, alts: map[*node][]int{}, reps: map[*node][]int{}, texts: map[textContext]*learnedTexts{}, seen: map[textContext]map[string]int{}}
+	p := &Profile{g: r.c.g, alts: map[nodeContext][]int{}, reps: map[nodeContext][]int{}, texts: map[textContext]*learnedTexts{}, seen: map[textContext]map[string]int{}}
 	var rules []*rule
 	for _, t := range trees {
 		p.walk(t, r.c.start, t.root, &rules)
@@ -112,25 +130,29 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
 			}
 		}
 	case nAlt:
-		c := p.alts[n]
-		if c == nil {
-			c = make([]int, len(n.kids))
-			p.alts[n] = c
-		}
-		if int(pt.alt) < len(c) {
-			c[pt.alt]++
+		for _, k := range []nodeContext{{n, callerOf(*rules)}, {n: n}} {
+			c := p.alts[k]
+			if c == nil {
+				c = make([]int, len(n.kids))
+				p.alts[k] = c
+			}
+			if int(pt.alt) < len(c) {
+				c[pt.alt]++
+			}
 		}
 		if !n.literals && len(pt.kids) > 0 && int(pt.alt) < len(n.kids) {
 			p.walk(t, n.kids[pt.alt], pt.kids[0], rules)
 		}
 	case nRep:
 		extra := len(pt.kids) - n.min
-		c := p.reps[n]
-		if extra >= len(c) {
-			c = append(c, make([]int, extra+1-len(c))...)
-			p.reps[n] = c
+		for _, k := range []nodeContext{{n, callerOf(*rules)}, {n: n}} {
+			c := p.reps[k]
+			if extra >= len(c) {
+				c = append(c, make([]int, extra+1-len(c))...)
+				p.reps[k] = c
+			}
+			c[extra]++
 		}
-		c[extra]++
 		for _, e := range pt.kids {
 			p.walk(t, n.kids[0], e, rules)
 		}
@@ -196,7 +218,7 @@ func (r *run) profileAlts(n *node) (counts []int, ok bool) {
 	if p == nil {
 		return nil, false
 	}
-	return p.alts[n], true // nil when never taken: uniform
+	return p.counts(p.alts, n, r.rules), true
 }
 
 // profileReps returns the profile's counts of repetition node n's counts
@@ -206,7 +228,16 @@ func (r *run) profileReps(n *node) (counts []int, ok bool) {
 	if p == nil {
 		return nil, false
 	}
-	return p.reps[n], true
+	return p.counts(p.reps, n, r.rules), true
+}
+
+// counts are m's counts of node n under the callers of rules, or over all
+// callers when the sample never had n there; nil when never (uniform).
+func (p *Profile) counts(m map[nodeContext][]int, n *node, rules []*rule) []int {
+	if c, ok := m[nodeContext{n, callerOf(rules)}]; ok {
+		return c
+	}
+	return m[nodeContext{n: n}]
 }
 
 // weights returns the smoothed weights (count + 1) of the first n counts
