@@ -59,16 +59,28 @@ type textContext struct {
 }
 
 // learnedTexts are the texts of tokens in one context, most frequent
-// first, and the running sums of their counts.
+// first, the running sums of their counts, and the share of 256 of the
+// tokens there that take one of them (the others are derived by the
+// lexer rules, so texts the sample never had still come).
 type learnedTexts struct {
 	texts [][]byte
 	cum   []int
+	share int
 }
 
-// learnedShare is the share, of 256, of tokens that take a text of the
-// profile where it has some for their context; the others are derived by
-// the lexer rules, so texts the sample never had still come.
-const learnedShare = 192
+// minFresh is the least share, of 256, of tokens derived afresh where the
+// profile has texts.
+const minFresh = 4
+
+// learnedShare is the share of 256 of tokens that take a learned text in
+// a context where the sample had total tokens, once of them a text that
+// came only once: the Good-Turing estimate of a text the sample did not
+// have is once/total, so a context of a few texts each repeated (XML's
+// declaration: version, encoding) nearly always takes one, and one of
+// names mostly seen once (identifiers) mostly derives its own.
+func learnedShare(once, total int) int {
+	return 256 - max(minFresh, once*256/max(total, 1))
+}
 
 // contextOf is the textContext of a token of alternative a under the
 // parser rules rules.
@@ -102,11 +114,18 @@ func (r *SeedReader) Learn(trees []*Tree) *Profile {
 		}
 		slices.SortFunc(texts, func(x, y string) int { return cmp.Or(m[y]-m[x], cmp.Compare(x, y)) })
 		lt := &learnedTexts{}
-		sum := 0
+		sum, once, total := 0, 0, 0
+		for _, s := range texts {
+			total += m[s]
+			if m[s] == 1 {
+				once++
+			}
+		}
 		for _, s := range texts[:min(len(texts), maxProfileTexts)] {
 			sum += m[s]
 			lt.texts, lt.cum = append(lt.texts, []byte(s)), append(lt.cum, sum)
 		}
+		lt.share = learnedShare(once, total)
 		p.texts[a] = lt
 	}
 	p.seen = nil
@@ -191,7 +210,7 @@ func (p *Profile) token(t *Tree, i int32, rules []*rule) {
 
 // learnedText returns, for a token of alternative a in the run's
 // context, one of the profile's texts there, as often as the sample had
-// it, in learnedShare of 256 draws (a value draw of three bytes, made
+// it, in its share of 256 draws (learnedShare) (a value draw of three bytes, made
 // only where the profile has texts: reading a seed, it says "no text").
 func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 	p := r.c.opts.Profile
@@ -203,7 +222,7 @@ func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 		return nil, false
 	}
 	b := r.drawV(255, 0, 0)
-	if b[0] >= learnedShare {
+	if int(b[0]) >= lt.share {
 		return nil, false
 	}
 	x := (int(b[1]) | int(b[2])<<8) % lt.cum[len(lt.cum)-1]
