@@ -172,9 +172,11 @@ func (o BuildOptions) cacheDir() (string, error) {
 }
 
 // Build builds t's test binary for wasip1 as a wafer target and returns
-// the .wasm file's path in the cache. One build serves every fuzz test of
-// t's package (of its package clause: the package or its external test
-// package): the one that runs is named by Test.System's environment, or,
+// the .wasm file's path in the cache: the binary with t's
+// UncountedSection (the packages t's code does not reach). One go build
+// serves every fuzz test of t's package (of its package clause: the
+// package or its external test package), each test its own file: the one
+// that runs is named by Test.System's environment, or,
 // without it, the package's only fuzz test (or t with
 // opts.Standalone). A build is reused while its key is
 // the same: the go version and settings (GOFLAGS, GOWORK, GOEXPERIMENT,
@@ -213,13 +215,33 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	wasm := filepath.Join(dir, key+".wasm")
+	// key.wasm is the package's test binary; key-Name.wasm, the file
+	// returned, the same with the UncountedSection of test Name.
+	raw, wasm := filepath.Join(dir, key+".wasm"), filepath.Join(dir, key+"-"+t.Name+".wasm")
 	if _, err := os.Stat(wasm); err == nil {
 		return wasm, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
+	b, err := os.ReadFile(raw)
+	if errors.Is(err, fs.ErrNotExist) {
+		b, err = goBuild(ctx, t, opts, dir, src, wrapped, raw)
+	}
+	if err != nil {
+		return "", err
+	}
+	b = instrument.AppendCustom(b, instrument.UncountedSection, []byte(strings.Join(skip, "\n")))
+	if err := atomicfile.Write(wasm, b); err != nil {
+		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
+	}
+	return wasm, nil
+}
+
+// goBuild builds t's package's test binary for wasip1 with the generated
+// file src and the wrapped files (go test -c, an overlay) and writes it
+// to raw, in the cache directory dir; it returns the module.
+func goBuild(ctx context.Context, t *Test, opts BuildOptions, dir string, src []byte, wrapped map[string][]byte, raw string) ([]byte, error) {
 	if opts.Log != nil {
 		names := make([]string, len(t.tests))
 		for i, d := range t.tests {
@@ -229,12 +251,12 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 	}
 	tmp, err := os.MkdirTemp(dir, ".build-")
 	if err != nil {
-		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
+		return nil, fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	gen := filepath.Join(tmp, "shim.go")
 	if err := os.WriteFile(gen, src, 0o644); err != nil {
-		return "", err
+		return nil, err
 	}
 	replace := map[string]string{shimPath(t.Dir): gen}
 	for i, d := range t.tests {
@@ -243,31 +265,30 @@ func Build(ctx context.Context, t *Test, opts BuildOptions) (string, error) {
 		}
 		path := filepath.Join(tmp, fmt.Sprintf("wrapped%d.go", i))
 		if err := os.WriteFile(path, wrapped[d.call.file], 0o644); err != nil {
-			return "", err
+			return nil, err
 		}
 		replace[d.call.file] = path
 	}
 	overlay, err := json.Marshal(map[string]map[string]string{"Replace": replace})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	ovPath := filepath.Join(tmp, "overlay.json")
 	if err := os.WriteFile(ovPath, overlay, 0o644); err != nil {
-		return "", err
+		return nil, err
 	}
 	out := filepath.Join(tmp, "test.wasm")
 	if _, err := goCommand(ctx, opts.Go, t.WorkDir, "test", "-c", "-buildmode=c-shared", "-trimpath", "-overlay", ovPath, "-o", out, t.Pattern); err != nil {
-		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
+		return nil, fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
-		return "", fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
+		return nil, fmt.Errorf("%s: build for wasip1: %w", t.Pattern, err)
 	}
-	b = instrument.AppendCustom(b, instrument.UncountedSection, []byte(strings.Join(skip, "\n")))
-	if err := atomicfile.Write(wasm, b); err != nil {
-		return "", fmt.Errorf("cache for Go fuzz test builds: %w", err)
+	if err := atomicfile.Write(raw, b); err != nil {
+		return nil, fmt.Errorf("cache for Go fuzz test builds: %w", err)
 	}
-	return wasm, nil
+	return b, nil
 }
 
 // shimPath is where the generated file is added to the package in dir: a
@@ -304,8 +325,9 @@ type listed struct {
 // keyed by version), the main module and workspace, experiments.
 var keyEnv = []string{"GOVERSION", "GOFLAGS", "GOMODCACHE", "GOMOD", "GOWORK", "GOEXPERIMENT", "GOWASM"}
 
-// buildKey is the cache key of t's build (see Build) and the Skip
-// patterns of its UncountedSection (uncounted), which the key covers.
+// buildKey is the cache key of t's package's build (see Build) and the
+// Skip patterns of t's UncountedSection (uncounted, from the imports
+// t's code reaches: testImports), which the key and t's name determine.
 func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, []string, error) {
 	envOut, err := goCommand(ctx, goCmd, t.WorkDir, append([]string{"env"}, keyEnv...)...)
 	if err != nil {
@@ -323,7 +345,7 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, [
 		return "", nil, fmt.Errorf("%s: go list -deps: %w", t.Pattern, err)
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "wafer gofuzz v4\x00%s\x00%s\x00", envOut, t.Pattern)
+	fmt.Fprintf(h, "wafer gofuzz v5\x00%s\x00%s\x00", envOut, t.Pattern)
 	h.Write(src)
 	// The files that configure the build (the go.work, go.mod files and
 	// the vendor directory's modules.txt: language versions, godebug
@@ -396,7 +418,39 @@ func buildKey(ctx context.Context, goCmd string, t *Test, src []byte) (string, [
 			}
 		}
 	}
-	skip := uncounted(pkgs, t.ImportPath)
-	fmt.Fprintf(h, "uncounted %q\x00", skip)
-	return hex.EncodeToString(h.Sum(nil))[:32], skip, nil
+	roots, ok := testImports(clauseFiles(pkgs, t), t.Name)
+	if !ok {
+		roots = nil // every import of the package's
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], uncounted(pkgs, t.ImportPath, roots), nil
+}
+
+// clauseFiles are the Go files of t's package clause as pkgs list them:
+// its test variant's (the package's files and its internal test files,
+// or its external test files), absolute.
+func clauseFiles(pkgs []listed, t *Test) []string {
+	want := t.ImportPath
+	if strings.HasSuffix(t.Package, "_test") {
+		want += "_test"
+	}
+	var best *listed
+	for i := range pkgs {
+		p := &pkgs[i]
+		if plainPath(p.ImportPath) == want && p.Name == t.Package && (best == nil || strings.Contains(p.ImportPath, " [")) {
+			best = p
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	files := slices.Clone(best.GoFiles)
+	if !strings.Contains(best.ImportPath, " [") && !strings.HasSuffix(t.Package, "_test") {
+		files = append(files, best.TestGoFiles...) // the plain package: its test files apart
+	}
+	for i, f := range files {
+		if !filepath.IsAbs(f) {
+			files[i] = filepath.Join(best.Dir, f)
+		}
+	}
+	return files
 }

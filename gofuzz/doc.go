@@ -28,11 +28,14 @@
 // types against the fuzz function's) and written by WriteCorpusFile.
 //
 // Build also names, in the module's instrument.UncountedSection, the
-// packages of the test binary that the package's code and its tests'
-// reach only through testing and its fuzzing machinery (runtime/pprof,
-// regexp, ...: go list's import graph); package campaign leaves them
-// uncounted (docs/PERFORMANCE.md, "Go fuzz tests: only what the test's
-// code reaches is counted").
+// packages of the test binary that the fuzz test's code does not reach
+// but through testing and its fuzzing machinery (runtime/pprof, regexp,
+// ...) or through the package's other tests (FuzzJSON's encoding/json,
+// for FuzzPNG): go list's import graph, from the imports the test's own
+// declarations reach (testImports, read syntactically); package campaign
+// leaves them uncounted (docs/PERFORMANCE.md, "Go fuzz tests: only what
+// the test's code reaches is counted"). The go build is one per package;
+// the file Build returns is one per test, the module with its section.
 //
 // It does not fuzz (package campaign does) and does not change the
 // user's files; Build's cache lives in the user's cache directory.

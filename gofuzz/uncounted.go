@@ -25,7 +25,11 @@ var testMachinery = map[string]bool{"testing": true, "testing/internal/testdeps"
 // name-section prefix is, or is a prefix of, or starts with, a reached
 // package's (a pattern could match the reached package's functions: "a/b"
 // and "a_b" are both "a_b", "example" would match "example.com_p.F").
-func uncounted(pkgs []listed, importPath string) []string {
+//
+// With roots not nil (testImports: the imports one fuzz test's code
+// reaches), the walk starts from the package's imports among roots
+// instead of from all of its imports; the package itself stays counted.
+func uncounted(pkgs []listed, importPath string, roots []string) []string {
 	byPath := make(map[string]*listed, len(pkgs))
 	for i := range pkgs {
 		byPath[pkgs[i].ImportPath] = &pkgs[i]
@@ -43,10 +47,25 @@ func uncounted(pkgs []listed, importPath string) []string {
 			}
 		}
 	}
+	var self []string // the package's test variants, counted in any case
 	for _, p := range pkgs {
-		if base := plainPath(p.ImportPath); p.Name != "main" && (base == importPath || base == importPath+"_test") {
-			walk(p.ImportPath)
+		base := plainPath(p.ImportPath)
+		if p.Name == "main" || (base != importPath && base != importPath+"_test") {
+			continue
 		}
+		if roots == nil {
+			walk(p.ImportPath)
+			continue
+		}
+		self = append(self, p.ImportPath)
+		for _, q := range p.Imports {
+			if rootImport(roots, plainPath(q)) {
+				walk(q)
+			}
+		}
+	}
+	for _, p := range self {
+		reached[p] = true
 	}
 	var keep []string // the reached packages' prefixes, with their dot
 	for p := range reached {
@@ -67,6 +86,18 @@ func uncounted(pkgs []listed, importPath string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// rootImport reports whether the resolved import path q is one of roots
+// as the source spells them (a vendored copy's path ends in the
+// source's: "vendor/golang.org/x/net/dns/dnsmessage").
+func rootImport(roots []string, q string) bool {
+	for _, r := range roots {
+		if q == r || strings.HasSuffix(q, "/vendor/"+r) || q == "vendor/"+r {
+			return true
+		}
+	}
+	return false
 }
 
 // typeEq starts the name-section names of the equality functions the

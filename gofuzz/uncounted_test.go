@@ -34,7 +34,7 @@ func TestUncounted(t *testing.T) {
 		// "example.*" would match example.com/m/p's functions
 		{ImportPath: "example", Name: "example"},
 	}
-	got := uncounted(pkgs, p)
+	got := uncounted(pkgs, p, nil)
 	var want []string
 	for _, pre := range []string{"flag.", "gopkg.in_yaml_2ev3.", "internal_fuzz.", "os.", "runtime_pprof.", "testing.", "testing_internal_testdeps."} {
 		want = append(want, pre+"*", "type_.eq."+pre+"*")
