@@ -47,10 +47,7 @@ var goFuzzBenches = []struct {
 // for wasip1 and the compilation of both modules take a minute); it may
 // name targets instead, comma-separated ("png,json").
 func BenchmarkGoFuzzTests(b *testing.B) {
-	sel := os.Getenv("WAFER_BENCH_GOFUZZ")
-	if sel == "" {
-		b.Skip("set WAFER_BENCH_GOFUZZ=1 (or names, e.g. png,json)")
-	}
+	sel := envSelection(b, "WAFER_BENCH_GOFUZZ", "1 (or names, e.g. png,json)")
 	ctx := context.Background()
 	for _, bt := range goFuzzBenches {
 		if sel != "1" && !selected(sel, bt.name) {

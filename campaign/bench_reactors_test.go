@@ -71,10 +71,7 @@ var benchReactors = []struct {
 // WAFER_BENCH_REACTORS may instead name targets, comma-separated
 // ("gojson,cexpr").
 func BenchmarkReactors(b *testing.B) {
-	sel := os.Getenv("WAFER_BENCH_REACTORS")
-	if sel == "" {
-		b.Skip("set WAFER_BENCH_REACTORS=1 (or names, e.g. gojson,cexpr)")
-	}
+	sel := envSelection(b, "WAFER_BENCH_REACTORS", "1 (or names, e.g. gojson,cexpr)")
 	record := 0
 	if s := os.Getenv("WAFER_BENCH_RUNS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -156,6 +153,17 @@ func BenchmarkReactors(b *testing.B) {
 		tgt.Close(ctx)
 		bare.Close(ctx)
 	}
+}
+
+// envSelection is the value of the environment variable env, which
+// selects what a benchmark runs; without it tb is skipped with a message
+// saying what to set it to (want).
+func envSelection(tb testing.TB, env, want string) string {
+	sel := os.Getenv(env)
+	if sel == "" {
+		tb.Skipf("set %s to %s", env, want)
+	}
+	return sel
 }
 
 // selected reports whether name is one of the comma-separated names.
@@ -273,10 +281,7 @@ func benchCPU() time.Duration {
 //
 //	WAFER_RECORD_COUNTERS=gopng,gojson go test ./campaign -run TestRecordCounters
 func TestRecordCounters(t *testing.T) {
-	sel := os.Getenv("WAFER_RECORD_COUNTERS")
-	if sel == "" {
-		t.Skip("set WAFER_RECORD_COUNTERS to target names, e.g. gopng,gojson")
-	}
+	sel := envSelection(t, "WAFER_RECORD_COUNTERS", "target names, e.g. gopng,gojson")
 	ctx := context.Background()
 	for _, bt := range benchReactors {
 		if !selected(sel, bt.name) {
