@@ -9,7 +9,7 @@ import (
 )
 
 // Auto is the portfolio strategy ("auto", docs/ALGORITHMS.md §13): one
-// Strategy per arm (raw mode: havoc, fairfuzz, levy; generator mode:
+// Strategy per arm (raw mode: fairfuzz, havoc, levy; generator mode:
 // zest, bedivfuzz) over the campaign's one queue and coverage map (the
 // State is shared), and a discounted-UCB bandit that gives each arm turns
 // by what its children found per execution.
@@ -113,7 +113,10 @@ type armNote struct {
 // AutoArms returns the arm names of auto in raw or generator mode.
 func AutoArms(raw bool) []string {
 	if raw {
-		return []string{"havoc", "fairfuzz", "levy"}
+		// fairfuzz first: the arm run first collects the seeds' near
+		// neighbourhood in its first job, and the bandit's credit for it
+		// keeps that arm ahead (docs/ALGORITHMS.md §13)
+		return []string{"fairfuzz", "havoc", "levy"}
 	}
 	return []string{"zest", "bedivfuzz"}
 }

@@ -287,7 +287,7 @@ func TestAutoCampaign(t *testing.T) {
 			t.Fatalf("entry %d: expected an arm's name as Op, got %q", e.ID, e.Op)
 		}
 	}
-	if !strings.Contains(sum.Stats.Line(), " arms:havoc ") {
+	if !strings.Contains(sum.Stats.Line(), " arms:fairfuzz ") {
 		t.Fatalf("expected the arms in the status line, got %s", sum.Stats.Line())
 	}
 

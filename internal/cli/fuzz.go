@@ -163,7 +163,7 @@ func newFuzzFlags() *fuzzFlags {
 	fs.BoolVar(&f.opts.FairFuzz.NoTrim, "fairfuzz-no-trim", false, "fairfuzz: no relaxed trimming before the mask probes")
 	fs.BoolVar(&f.opts.FairFuzz.NoMask, "fairfuzz-no-mask", false, "fairfuzz: target rare branches with unmasked havoc (no trimming, no probes)")
 	fs.IntVar(&f.opts.FairFuzz.ProbeRounds, "fairfuzz-probe-rounds", 2, "fairfuzz: at most N rounds' trimming and mask probes in flight")
-	fs.StringSliceVar(&f.opts.AutoArms, "auto-arms", nil, "auto: the strategies it schedules, comma-separated (default: havoc,fairfuzz,levy; zest,bedivfuzz with a generator)")
+	fs.StringSliceVar(&f.opts.AutoArms, "auto-arms", nil, "auto: the strategies it schedules, comma-separated (default: fairfuzz,havoc,levy; zest,bedivfuzz with a generator)")
 	fs.IntVar(&f.opts.Levy.Batch, "levy-batch", 64, "levy: children per batch (k_gen)")
 	fs.IntVar(&f.opts.Levy.History, "levy-history", 4096, "levy: test cases in the FIFO history (k_max)")
 	fs.BoolVar(&f.opts.Levy.Unbounded, "levy-unbounded", false, "levy: keep every test case in the history (k_max = ∞)")

@@ -36,14 +36,14 @@ func TestFuzzAuto(t *testing.T) {
 		names = append(names, a.Name)
 		execs += a.Execs
 	}
-	if strings.Join(names, ",") != "havoc,fairfuzz,levy" || execs == 0 || execs > st.Execs || st.TargetMode != "auto" {
-		t.Fatalf("fuzzer_stats: expected arms havoc, fairfuzz, levy with executions, got %+v (execs_done %d)\n%s", st.Arms, st.Execs, data)
+	if strings.Join(names, ",") != "fairfuzz,havoc,levy" || execs == 0 || execs > st.Execs || st.TargetMode != "auto" {
+		t.Fatalf("fuzzer_stats: expected arms fairfuzz, havoc, levy with executions, got %+v (execs_done %d)\n%s", st.Arms, st.Execs, data)
 	}
 	plotData, err := os.ReadFile(filepath.Join(out, corpus.PlotFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(plotData), corpus.PlotHeader+", share_havoc, share_fairfuzz, share_levy\n") {
+	if !strings.Contains(string(plotData), corpus.PlotHeader+", share_fairfuzz, share_havoc, share_levy\n") {
 		t.Fatalf("plot_data: expected the shares' header, got\n%s", plotData)
 	}
 	rows, err := corpus.ParsePlot(plotData)
