@@ -8,6 +8,8 @@
 #   seednotree  the same with --tree-share 0
 #   nothing     grammar/zest from nothing (no seeds)
 #   havoc       raw havoc from the same seeds
+#   seedprofile     seedtree drawing with the profile of the seeds (--grammar-profile)
+#   nothingprofile  nothing drawing with the profile of the seeds
 #
 # Each campaign's final stats line goes to $OUT/ckv__ARM__SEED.json; its
 # execs is the executions to the bug (or CAP, with unique_crashes 0):
@@ -15,11 +17,13 @@
 #   OUT=/tmp/seedbug nice sh eval/seedbug.sh
 #   go run ./eval/evaltable -base seedtree -metrics execs=execs,unique_crashes=found /tmp/seedbug
 #
-# SEEDS (default 1-10) and CAP (default 200000) change the budget.
+# SEEDS (default 1-10) and CAP (default 200000) change the budget; ARMS
+# (default all six) names the arms to run.
 set -eu
 : "${OUT:?set OUT}"
 SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8 9 10"}
 CAP=${CAP:-200000}
+ARMS=${ARMS:-"seedtree seednotree nothing havoc seedprofile nothingprofile"}
 E=examples/ckv
 mkdir -p "$OUT"
 go build -o "$OUT/wafer" .
@@ -27,6 +31,7 @@ run() { # arm seed flags...
 	arm=$1 s=$2
 	shift 2
 	f="$OUT/ckv__${arm}__$s.json"
+	case " $ARMS " in *" $arm "*) ;; *) return 0 ;; esac
 	[ -s "$f" ] && return 0
 	d=$(mktemp -d)
 	"$OUT/wafer" fuzz "$@" --runs "$CAP" --seed "$s" -j 1 \
@@ -41,5 +46,8 @@ for s in $SEEDS; do
 	wait
 	run nothing "$s" --grammar "$E/KV.g4" &
 	run havoc "$s" --strategy havoc -i "$E/seeds" &
+	wait
+	run seedprofile "$s" --grammar "$E/KV.g4" -i "$E/seeds" --grammar-profile "$E/seeds" &
+	run nothingprofile "$s" --grammar "$E/KV.g4" --grammar-profile "$E/seeds" &
 	wait
 done

@@ -899,7 +899,11 @@ func (g *grammarFlags) learn(gr *grammar.Grammar) (*grammar.Profile, error) {
 		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
 	}
 	if g.log != nil {
-		fmt.Fprintf(g.log, "INFO: --grammar-profile %s: learned from %d of %d files (the others do not parse)\n", g.profile, len(ss.Parsed), len(files))
+		why := ""
+		if len(ss.Parsed) < len(files) {
+			why = " (the others do not parse)"
+		}
+		fmt.Fprintf(g.log, "INFO: --grammar-profile %s: learned from %d of %d files%s\n", g.profile, len(ss.Parsed), len(files), why)
 	}
 	return ls.Options.Profile, nil
 }
