@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -50,23 +49,12 @@ func BenchmarkGoFuzzTests(b *testing.B) {
 	sel := envSelection(b, "WAFER_BENCH_GOFUZZ", "1 (or names, e.g. png,json)")
 	ctx := context.Background()
 	for _, bt := range goFuzzBenches {
-		if sel != "1" && !selected(sel, bt.name) {
+		if !selected(sel, bt.name) {
 			continue
 		}
 		seeds := readSeeds(b, bt.seeds)
 		_, reactor, rsm := counterBuild(b, bt.reactor, seeds)
-		var inputs [][]byte
-		var mu sync.Mutex
-		_, err := engine.Fuzz(ctx,
-			engine.Config{Search: engine.Search{Seed: 1, Runs: int64(bt.runs), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: rsm.Conditionals()},
-			engine.Deps{NewExecutor: Executors(reactor), Seeds: seeds, TargetDict: rsm.Dictionary, OnRun: func(_ uint64, _ int, in []byte) {
-				mu.Lock()
-				inputs = append(inputs, bytes.Clone(in))
-				mu.Unlock()
-			}})
-		if err != nil {
-			b.Fatal(err)
-		}
+		inputs := recordHavoc(b, reactor, rsm, seeds, bt.runs)
 		test, tsm := goTestBuild(b, bt.test, prefixed(bt.prefix, seeds))
 		arms := []struct {
 			ex     kept

@@ -82,13 +82,16 @@ func BenchmarkReactors(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, bt := range benchReactors {
-		if sel != "1" && !selected(sel, bt.name) {
+		if !selected(sel, bt.name) {
 			continue
 		}
 		seeds := readSeeds(b, bt.seeds)
 		wasm, tgt, sm := counterBuild(b, bt.wasm, seeds)
 		bareOpts := TargetOptions{Reset: ResetPersistent, Timeout: -1}
-		bareT := &Target{name: bt.wasm, wasm: wasm, opts: bareOpts}
+		bareT, err := Load(bt.wasm, wasm, bareOpts) // with its Summary, as compile needs
+		if err != nil {
+			b.Fatal(err)
+		}
 		bare, _, err := bareT.compile(ctx, buildPlain, DefaultMaxLen, ResetDefault, true)
 		if err != nil {
 			b.Fatal(err)
@@ -102,17 +105,11 @@ func BenchmarkReactors(b *testing.B) {
 			}
 			return sum
 		}
-		var inputs [][]byte
-		var mu sync.Mutex
 		runs := bt.runs
 		if record > 0 {
 			runs = record
 		}
-		loop(b, int64(runs), 1, false, func(_ uint64, _ int, in []byte) {
-			mu.Lock()
-			inputs = append(inputs, bytes.Clone(in))
-			mu.Unlock()
-		})
+		inputs := recordHavoc(b, tgt, sm, seeds, runs)
 		b.Run(bt.name+"/bare", func(b *testing.B) { replayInputs(b, bare, inputs) })
 		b.Run(bt.name+"/replay", func(b *testing.B) { replayInputs(b, tgt, inputs) })
 		for _, tc := range []struct {
@@ -166,8 +163,31 @@ func envSelection(tb testing.TB, env, want string) string {
 	return sel
 }
 
-// selected reports whether name is one of the comma-separated names.
+// recordHavoc returns the inputs a havoc campaign of runs executions
+// makes on tgt from seeds (seed 1, one worker, the target's conditional
+// sites and dictionary, as a campaign has them), in the order they ran.
+func recordHavoc(tb testing.TB, tgt *runtime.Target, sm *instrument.SiteMap, seeds [][]byte, runs int) [][]byte {
+	var inputs [][]byte
+	var mu sync.Mutex
+	_, err := engine.Fuzz(context.Background(),
+		engine.Config{Search: engine.Search{Seed: 1, Runs: int64(runs), Workers: 1, KeepGoing: true, NoShrink: true}, Conditionals: sm.Conditionals()},
+		engine.Deps{NewExecutor: Executors(tgt), Seeds: seeds, TargetDict: sm.Dictionary, OnRun: func(_ uint64, _ int, in []byte) {
+			mu.Lock()
+			inputs = append(inputs, bytes.Clone(in))
+			mu.Unlock()
+		}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return inputs
+}
+
+// selected reports whether name is one of the comma-separated names, or
+// names is "1" (all).
 func selected(names, name string) bool {
+	if names == "1" {
+		return true
+	}
 	for len(names) > 0 {
 		i := bytes.IndexByte([]byte(names), ',')
 		if i < 0 {
