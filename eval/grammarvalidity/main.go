@@ -283,11 +283,7 @@ func learn(g *grammar.Grammar, opts grammar.Options, dir string) (*grammar.Profi
 	if len(ss.Parsed) == 0 {
 		return nil, 0, len(data), fmt.Errorf("none of the %d files under %s parse", len(data), dir)
 	}
-	ls, err := ss.Learned()
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	return ls.Options.Profile, len(ss.Parsed), len(data), nil
+	return ss.Profile(), len(ss.Parsed), len(data), nil
 }
 
 // keepAll writes sentence i to dir/sNNNNNN and its verdict to

@@ -50,8 +50,8 @@ type Options struct {
 	WideChars float64
 	// Profile, when not nil, is a sample's profile of this grammar
 	// (SeedReader.Learn): alternatives and repetition counts are drawn
-	// with its frequencies and token texts taken from its texts as from a
-	// dictionary. nil: uniform draws.
+	// with its frequencies, and tokens take its texts (see Profile). nil:
+	// uniform draws.
 	Profile *Profile
 }
 
@@ -401,7 +401,7 @@ func (r *run) gen(n *node) {
 			// A pick among literals ('+' | '-') fills one leaf: a value
 			// draw. Always one draw, so it shifts no later index.
 			w := r.want(wAlt)
-			if counts, ok := r.profileAlts(n); ok {
+			if counts, ok := r.profileCounts(n); ok {
 				r.literal(n.kids[r.pickWV(r.weights(counts, len(n.kids)), w)].text)
 				return
 			}
@@ -423,7 +423,7 @@ func (r *run) gen(n *node) {
 		// draws of one do not shift those of the next.
 		w := r.want(wCount)
 		count := lo
-		if counts, ok := r.profileReps(n); ok && hi > lo {
+		if counts, ok := r.profileCounts(n); ok && hi > lo {
 			count += r.pickW(r.weights(counts, hi-lo+1), w-lo) // lo is n.min
 		} else if hi > lo {
 			count += r.pickS(hi-lo+1, w-lo)
@@ -520,14 +520,10 @@ func (r *run) chooseAlt(n *node) int {
 	if len(ok) == 0 {
 		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
 	}
-	if counts, has := r.profileAlts(n); has {
+	if counts, has := r.profileCounts(n); has {
 		ws := r.wbuf[:0]
 		for _, i := range ok {
-			c := 0
-			if i < len(counts) {
-				c = counts[i]
-			}
-			ws = append(ws, c+1)
+			ws = append(ws, countAt(counts, i)+1)
 		}
 		r.wbuf = ws
 		return ok[r.pickW(ws, slices.Index(ok, w))]
@@ -702,25 +698,12 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 			r.o.fail("token %s: the generator cannot take the seed's lexer rule", typ)
 		}
 		if step == 0 && a.act.kind == aEmit {
-			if text, ok := r.learnedText(a); ok {
+			if whole, ok := r.wholeText(a); ok {
 				after, err := applyOps(stack, a.act.ops)
 				if err != nil {
 					after = stack
 				}
-				return text, []*lexAlt{a}, after
-			}
-		}
-		if step == 0 && a.act.kind == aEmit && r.dict != nil {
-			if ents := r.dict.entries[a.id]; len(ents) > 0 {
-				b := r.drawV(255, 0, 0) // reading a seed: not an entry
-				if b[0] < dictShare {
-					text = append(text, ents[(int(b[1])|int(b[2])<<8)%len(ents)]...)
-					after, err := applyOps(stack, a.act.ops)
-					if err != nil {
-						after = stack
-					}
-					return text, []*lexAlt{a}, after
-				}
+				return whole, []*lexAlt{a}, after
 			}
 		}
 		if a.act.kind != aHidden {
@@ -734,6 +717,27 @@ func (r *run) derive(typ string, before []int) ([]byte, []*lexAlt, []int) {
 			return text, pieces, stack
 		}
 	}
+}
+
+// wholeText returns a whole text for a token of alternative a instead of
+// a derivation: one the profile learned in the run's context
+// (learnedText), else an entry of the run's dictionary that a reads in
+// dictShare of 256 draws (a value draw of three bytes, made only where a
+// has entries; reading a seed, it says "not an entry"). The text is
+// clipped: an append to it copies.
+func (r *run) wholeText(a *lexAlt) ([]byte, bool) {
+	if text, ok := r.learnedText(a); ok {
+		return slices.Clip(text), true
+	}
+	if r.dict == nil || len(r.dict.entries[a.id]) == 0 {
+		return nil, false
+	}
+	ents := r.dict.entries[a.id]
+	b := r.drawV(255, 0, 0)
+	if b[0] >= dictShare {
+		return nil, false
+	}
+	return slices.Clip(ents[(int(b[1])|int(b[2])<<8)%len(ents)]), true
 }
 
 // place appends a token after sep and moves the mode stack on; with

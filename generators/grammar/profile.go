@@ -12,8 +12,9 @@ import (
 // parser rules was taken, and which texts each lexer rule's tokens had. A
 // generator given one (Options.Profile) draws its alternatives and counts
 // with those frequencies instead of uniformly, and takes a token's text
-// from the sample's texts of its lexer rule as often as it would take a
-// dictionary entry: a probabilistic grammar learned from samples, as in
+// from the sample's texts in its context, in the share that the
+// Good-Turing estimate leaves to texts the sample had (learnedShare): a
+// probabilistic grammar learned from samples, as in
 // "Inputs from Hell" (Soremekun et al., TSE 2020), so that sentences are
 // built the way the format is written. The counts are smoothed by one
 // (Laplace): an alternative the sample never took stays possible, so the
@@ -149,29 +150,12 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
 			}
 		}
 	case nAlt:
-		for _, k := range []nodeContext{{n, callerOf(*rules)}, {n: n}} {
-			c := p.alts[k]
-			if c == nil {
-				c = make([]int, len(n.kids))
-				p.alts[k] = c
-			}
-			if int(pt.alt) < len(c) {
-				c[pt.alt]++
-			}
-		}
+		p.count(p.alts, n, *rules, int(pt.alt))
 		if !n.literals && len(pt.kids) > 0 && int(pt.alt) < len(n.kids) {
 			p.walk(t, n.kids[pt.alt], pt.kids[0], rules)
 		}
 	case nRep:
-		extra := len(pt.kids) - n.min
-		for _, k := range []nodeContext{{n, callerOf(*rules)}, {n: n}} {
-			c := p.reps[k]
-			if extra >= len(c) {
-				c = append(c, make([]int, extra+1-len(c))...)
-				p.reps[k] = c
-			}
-			c[extra]++
-		}
+		p.count(p.reps, n, *rules, len(pt.kids)-n.min)
 		for _, e := range pt.kids {
 			p.walk(t, n.kids[0], e, rules)
 		}
@@ -187,6 +171,24 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
 		}
 	case nAnyTok:
 		p.token(t, pt.tok, *rules)
+	}
+}
+
+// count counts choice i of node n (an alternative, or a count beyond the
+// minimum) in m, under the caller of rules' innermost rule and over all
+// callers (once, when there is no caller).
+func (p *Profile) count(m map[nodeContext][]int, n *node, rules []*rule, i int) {
+	keys := []nodeContext{{n: n}}
+	if caller := callerOf(rules); caller != nil {
+		keys = append(keys, nodeContext{n, caller})
+	}
+	for _, k := range keys {
+		c := m[k]
+		if i >= len(c) {
+			c = append(c, make([]int, i+1-len(c))...)
+			m[k] = c
+		}
+		c[i]++
 	}
 }
 
@@ -230,33 +232,32 @@ func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 	return lt.texts[i], true
 }
 
-// profileAlts returns the profile's counts of alternative node n's
-// kids; ok is false without a profile.
-func (r *run) profileAlts(n *node) (counts []int, ok bool) {
+// profileCounts returns the profile's counts of node n's choices (an
+// alternative node's kids, a repetition node's counts beyond its
+// minimum) under the caller of the run's innermost rule, or over all
+// callers when the sample never had n there; nil when never (uniform); ok
+// is false without a profile.
+func (r *run) profileCounts(n *node) (counts []int, ok bool) {
 	p := r.c.opts.Profile
 	if p == nil {
 		return nil, false
 	}
-	return p.counts(p.alts, n, r.rules), true
+	m := p.alts
+	if n.kind == nRep {
+		m = p.reps
+	}
+	if c, ok := m[nodeContext{n, callerOf(r.rules)}]; ok {
+		return c, true
+	}
+	return m[nodeContext{n: n}], true
 }
 
-// profileReps returns the profile's counts of repetition node n's counts
-// beyond its minimum; ok is false without a profile.
-func (r *run) profileReps(n *node) (counts []int, ok bool) {
-	p := r.c.opts.Profile
-	if p == nil {
-		return nil, false
+// countAt is counts[i], 0 past its end.
+func countAt(counts []int, i int) int {
+	if i < len(counts) {
+		return counts[i]
 	}
-	return p.counts(p.reps, n, r.rules), true
-}
-
-// counts are m's counts of node n under the callers of rules, or over all
-// callers when the sample never had n there; nil when never (uniform).
-func (p *Profile) counts(m map[nodeContext][]int, n *node, rules []*rule) []int {
-	if c, ok := m[nodeContext{n, callerOf(rules)}]; ok {
-		return c
-	}
-	return m[nodeContext{n: n}]
+	return 0
 }
 
 // weights returns the smoothed weights (count + 1) of the first n counts
@@ -265,10 +266,7 @@ func (p *Profile) counts(m map[nodeContext][]int, n *node, rules []*rule) []int 
 func (r *run) weights(counts []int, n int) []int {
 	ws := r.wbuf[:0]
 	for i := range n {
-		c := 0
-		if i < len(counts) {
-			c = counts[i]
-		}
+		c := countAt(counts, i)
 		if i == n-1 {
 			for _, x := range counts[min(n, len(counts)):] {
 				c += x

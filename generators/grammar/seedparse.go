@@ -844,12 +844,15 @@ func (g *Grammar) ReadSeeds(opts Options, names []string, seeds [][]byte) (*Seed
 func (s *Seeds) Learned() (*Seeds, error) {
 	out := &Seeds{Parsed: s.Parsed, Failed: s.Failed, sr: s.sr, trees: s.trees, byText: s.byText}
 	opts := s.Options
-	opts.Profile = s.sr.Learn(s.trees)
+	opts.Profile = s.Profile()
 	if err := out.prepare(opts); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// Profile is the profile of the seeds that parse (SeedReader.Learn).
+func (s *Seeds) Profile() *Profile { return s.sr.Learn(s.trees) }
 
 // prepare sets Options, and Generator and ReadSeed with them.
 func (s *Seeds) prepare(opts Options) error {

@@ -894,10 +894,6 @@ func (g *grammarFlags) learn(gr *grammar.Grammar) (*grammar.Profile, error) {
 		}
 		return nil, fmt.Errorf("--grammar-profile %s: none of its %d files parse with %s%s", g.profile, len(files), g.path, why)
 	}
-	ls, err := ss.Learned()
-	if err != nil {
-		return nil, fmt.Errorf("--grammar %s: %w", g.path, err)
-	}
 	if g.log != nil {
 		why := ""
 		if len(ss.Parsed) < len(files) {
@@ -905,7 +901,7 @@ func (g *grammarFlags) learn(gr *grammar.Grammar) (*grammar.Profile, error) {
 		}
 		fmt.Fprintf(g.log, "INFO: --grammar-profile %s: learned from %d of %d files%s\n", g.profile, len(ss.Parsed), len(files), why)
 	}
-	return ls.Options.Profile, nil
+	return ss.Profile(), nil
 }
 
 // seedReader reads the grammar and prepares its seed parser.
