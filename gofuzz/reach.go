@@ -31,13 +31,10 @@ import (
 // and a report of the code the test can run).
 func testImports(files []string, name string) (imports []string, ok bool) {
 	fset := token.NewFileSet()
-	type fileDecls struct {
-		imports map[string]string // import name → path
-	}
 	funcs := map[string][]ast.Node{} // package-level functions, variables, constants, types by name
 	methods := map[string][]ast.Node{}
 	byType := map[string][]ast.Node{} // methods by their receiver's type name
-	in := map[ast.Node]*fileDecls{}
+	in := map[ast.Node]map[string]string{} // a declaration's file's imports, by name
 	var roots []ast.Node
 	reached := map[string]bool{}
 	for _, path := range files {
@@ -45,7 +42,7 @@ func testImports(files []string, name string) (imports []string, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		fd := &fileDecls{imports: map[string]string{}}
+		fd := map[string]string{}
 		for _, im := range f.Imports {
 			p, err := strconv.Unquote(im.Path.Value)
 			if err != nil {
@@ -59,7 +56,7 @@ func testImports(files []string, name string) (imports []string, ok bool) {
 			case "_", ".":
 				reached[p] = true // a side effect, or names used unqualified
 			default:
-				fd.imports[local] = p
+				fd[local] = p
 			}
 		}
 		for _, d := range f.Decls {
@@ -118,7 +115,7 @@ func testImports(files []string, name string) (imports []string, ok bool) {
 			switch x := x.(type) {
 			case *ast.SelectorExpr:
 				if id, ok := x.X.(*ast.Ident); ok {
-					if p, ok := fd.imports[id.Name]; ok {
+					if p, ok := fd[id.Name]; ok {
 						reached[p] = true
 						return false // pkg.X: no method of this package
 					}
