@@ -33,7 +33,7 @@ func testImports(files []string, name string) (imports []string, ok bool) {
 	fset := token.NewFileSet()
 	funcs := map[string][]ast.Node{} // package-level functions, variables, constants, types by name
 	methods := map[string][]ast.Node{}
-	byType := map[string][]ast.Node{} // methods by their receiver's type name
+	byType := map[string][]ast.Node{}      // methods by their receiver's type name
 	in := map[ast.Node]map[string]string{} // a declaration's file's imports, by name
 	var roots []ast.Node
 	reached := map[string]bool{}
