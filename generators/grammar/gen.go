@@ -311,7 +311,11 @@ type run struct {
 	rec        *[]genToken // the tokens made, when recorded (tests)
 	scratch    []byte
 	wbuf       []int   // weights of a profiled draw
+	pbuf       []int64 // their probabilities (weights)
+	lbuf       [][]int // their contexts' counts (profileLevels)
 	rules      []*rule // the parser rules being expanded, outermost first
+	sites      []*node // the references that called them (the profile's contexts)
+	pos        int     // the element of the innermost repetition being made (the profile's texts)
 	// inside a token
 	lexDepth int
 	lexSize  int
@@ -401,8 +405,8 @@ func (r *run) gen(n *node) {
 			// A pick among literals ('+' | '-') fills one leaf: a value
 			// draw. Always one draw, so it shifts no later index.
 			w := r.want(wAlt)
-			if counts, ok := r.profileCounts(n); ok {
-				r.literal(n.kids[r.pickWV(r.weights(counts, len(n.kids)), w)].text)
+			if levels, ok := r.profileLevels(n); ok {
+				r.literal(n.kids[r.pickWV(r.weights(levels, len(n.kids), nil, false), w)].text)
 				return
 			}
 			b := r.drawV(byte(w), byte(w>>8))
@@ -423,13 +427,18 @@ func (r *run) gen(n *node) {
 		// draws of one do not shift those of the next.
 		w := r.want(wCount)
 		count := lo
-		if counts, ok := r.profileCounts(n); ok && hi > lo {
-			count += r.pickW(r.weights(counts, hi-lo+1), w-lo) // lo is n.min
+		if levels, ok := r.profileLevels(n); ok && hi > lo {
+			count += r.pickW(r.weights(levels, hi-lo+1, nil, true), w-lo) // lo is n.min
 		} else if hi > lo {
 			count += r.pickS(hi-lo+1, w-lo)
 		}
 		count = r.forced(w, count)
-		generators.Repeat(r.s, count, count, func(_ *generators.Source, _ int) { r.gen(n.kids[0]) })
+		pos := r.pos
+		generators.Repeat(r.s, count, count, func(_ *generators.Source, i int) {
+			r.pos = i
+			r.gen(n.kids[0])
+		})
+		r.pos = pos
 	case nRef:
 		if n.rule.lexer {
 			r.token(n.rule.name)
@@ -439,8 +448,10 @@ func (r *run) gen(n *node) {
 		r.depth++
 		r.units++
 		r.rules = append(r.rules, n.rule)
+		r.sites = append(r.sites, n)
 		r.gen(n.rule.body)
 		r.rules = r.rules[:len(r.rules)-1]
+		r.sites = r.sites[:len(r.sites)-1]
 		r.depth--
 		r.s.Leave()
 	case nLit:
@@ -520,13 +531,8 @@ func (r *run) chooseAlt(n *node) int {
 	if len(ok) == 0 {
 		return r.forced(w, argmin(n.kids, func(k *node) int { return k.height }))
 	}
-	if counts, has := r.profileCounts(n); has {
-		ws := r.wbuf[:0]
-		for _, i := range ok {
-			ws = append(ws, countAt(counts, i)+1)
-		}
-		r.wbuf = ws
-		return ok[r.pickW(ws, slices.Index(ok, w))]
+	if levels, has := r.profileLevels(n); has {
+		return ok[r.pickW(r.weights(levels, len(ok), ok, false), slices.Index(ok, w))]
 	}
 	return ok[r.pickS(len(ok), slices.Index(ok, w))]
 }

@@ -16,8 +16,10 @@ import (
 // Good-Turing estimate leaves to texts the sample had (learnedShare): a
 // probabilistic grammar learned from samples, as in
 // "Inputs from Hell" (Soremekun et al., TSE 2020), so that sentences are
-// built the way the format is written. The counts are smoothed by one
-// (Laplace): an alternative the sample never took stays possible, so the
+// built the way the format is written. A choice is counted where it is
+// made (the two references that called its rule), backed off to wider
+// contexts by Witten-Bell, and every choice keeps a weight of at least
+// one: an alternative the sample never took stays possible, so the
 // generator still makes every sentence it made without the profile.
 //
 // A Profile belongs to the grammar it was learned with (Learn) and is
@@ -26,38 +28,57 @@ import (
 type Profile struct {
 	g *Grammar
 	// per alternative node: how often each kid was taken, and per
-	// repetition node how often each count beyond its minimum, by the
-	// rule that called the node's rule (nodeContext), and over all callers
+	// repetition node how often each count beyond its minimum, in each of
+	// its nodeContexts
 	alts, reps map[nodeContext][]int
 	texts      map[textContext]*learnedTexts
 	seen       map[textContext]map[string]int
 	trees      int
 }
 
-// nodeContext is a node of a rule's body and the rule that called that
-// rule (nil: over all callers). An expression's alternatives in a
-// condition are taken otherwise than in an assignment.
+// nodeContext is a node of a rule's body and the references (nodes of
+// other rules' bodies) that called that rule and its caller (nil: over
+// all). An expression's alternatives in a condition are taken otherwise
+// than in an assignment, and Java's primary is `super` only as the left
+// operand of `.`.
 type nodeContext struct {
-	n      *node
-	caller *rule
+	n            *node
+	inner, outer *node
 }
 
-// callerOf is the rule that called the innermost rule of rules.
-func callerOf(rules []*rule) *rule {
-	if len(rules) < 2 {
-		return nil
+// nodeContexts are the contexts of node n under the call sites sites
+// (outermost first), most specific first: the references that called
+// its rule and that rule's caller, the one that called its rule, none.
+func nodeContexts(n *node, sites []*node) []nodeContext {
+	ks := []nodeContext{{n: n}}
+	if l := len(sites); l > 0 && sites[l-1] != nil {
+		ks = append(ks, nodeContext{n: n, inner: sites[l-1]})
+		if l > 1 && sites[l-2] != nil {
+			ks = append(ks, nodeContext{n: n, inner: sites[l-1], outer: sites[l-2]})
+		}
 	}
-	return rules[len(rules)-2]
+	slices.Reverse(ks)
+	return ks
 }
 
-// textContext is where a token stands: the lexer rule that makes it and
+// textContext is where a token stands: the lexer rule that makes it,
 // the two innermost parser rules being expanded (nil where there are
-// fewer). A name in XML's prolog/attribute has other texts (version,
-// encoding) than one in element/attribute.
+// fewer) and its place in the innermost repetition around it (anyPos:
+// every place). A name in XML's prolog/attribute has other texts
+// (version, encoding) than one in element/attribute, and the first is
+// version.
 type textContext struct {
 	outer, inner *rule
 	alt          *lexAlt
+	pos          int
 }
+
+// maxTextPos caps textContext.pos: the first element of a list, the
+// second, the others.
+const maxTextPos = 2
+
+// anyPos is the pos of a textContext that counts every position.
+const anyPos = -1
 
 // learnedTexts are the texts of tokens in one context, most frequent
 // first, the running sums of their counts, and the share of 256 of the
@@ -85,8 +106,11 @@ func learnedShare(once, total int) int {
 
 // contextOf is the textContext of a token of alternative a under the
 // parser rules rules.
-func contextOf(rules []*rule, a *lexAlt) textContext {
-	k := textContext{alt: a}
+func contextOf(rules []*rule, a *lexAlt, pos int) textContext {
+	k := textContext{alt: a, pos: min(pos, maxTextPos)}
+	if pos == anyPos {
+		k.pos = anyPos
+	}
 	if n := len(rules); n > 0 {
 		k.inner = rules[n-1]
 		if n > 1 {
@@ -104,8 +128,9 @@ const maxProfileTexts = 256
 func (r *SeedReader) Learn(trees []*Tree) *Profile {
 	p := &Profile{g: r.c.g, alts: map[nodeContext][]int{}, reps: map[nodeContext][]int{}, texts: map[textContext]*learnedTexts{}, seen: map[textContext]map[string]int{}}
 	var rules []*rule
+	var sites []*node
 	for _, t := range trees {
-		p.walk(t, r.c.start, t.root, &rules)
+		p.walk(t, r.c.start, t.root, &rules, &sites, 0)
 		p.trees++
 	}
 	for a, m := range p.seen {
@@ -138,7 +163,7 @@ func (p *Profile) Sentences() int { return p.trees }
 
 // walk counts the decisions that derive pt from n (the order of oracle's
 // flatten, which answers the generator with them).
-func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
+func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule, sites *[]*node, pos int) {
 	if pt == nil {
 		return
 	}
@@ -146,43 +171,41 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule) {
 	case nSeq:
 		for i, k := range n.kids {
 			if i < len(pt.kids) {
-				p.walk(t, k, pt.kids[i], rules)
+				p.walk(t, k, pt.kids[i], rules, sites, pos)
 			}
 		}
 	case nAlt:
-		p.count(p.alts, n, *rules, int(pt.alt))
+		p.count(p.alts, n, *sites, int(pt.alt))
 		if !n.literals && len(pt.kids) > 0 && int(pt.alt) < len(n.kids) {
-			p.walk(t, n.kids[pt.alt], pt.kids[0], rules)
+			p.walk(t, n.kids[pt.alt], pt.kids[0], rules, sites, pos)
 		}
 	case nRep:
-		p.count(p.reps, n, *rules, len(pt.kids)-n.min)
-		for _, e := range pt.kids {
-			p.walk(t, n.kids[0], e, rules)
+		p.count(p.reps, n, *sites, len(pt.kids)-n.min)
+		for i, e := range pt.kids {
+			p.walk(t, n.kids[0], e, rules, sites, i)
 		}
 	case nRef:
 		if n.rule.lexer {
-			p.token(t, pt.tok, *rules)
+			p.token(t, pt.tok, *rules, pos)
 			return
 		}
 		if len(pt.kids) > 0 {
 			*rules = append(*rules, n.rule)
-			p.walk(t, n.rule.body, pt.kids[0], rules)
+			*sites = append(*sites, n)
+			p.walk(t, n.rule.body, pt.kids[0], rules, sites, pos)
 			*rules = (*rules)[:len(*rules)-1]
+			*sites = (*sites)[:len(*sites)-1]
 		}
 	case nAnyTok:
-		p.token(t, pt.tok, *rules)
+		p.token(t, pt.tok, *rules, pos)
 	}
 }
 
 // count counts choice i of node n (an alternative, or a count beyond the
 // minimum) in m, under the caller of rules' innermost rule and over all
 // callers (once, when there is no caller).
-func (p *Profile) count(m map[nodeContext][]int, n *node, rules []*rule, i int) {
-	keys := []nodeContext{{n: n}}
-	if caller := callerOf(rules); caller != nil {
-		keys = append(keys, nodeContext{n, caller})
-	}
-	for _, k := range keys {
+func (p *Profile) count(m map[nodeContext][]int, n *node, sites []*node, i int) {
+	for _, k := range nodeContexts(n, sites) {
 		c := m[k]
 		if i >= len(c) {
 			c = append(c, make([]int, i+1-len(c))...)
@@ -195,7 +218,7 @@ func (p *Profile) count(m map[nodeContext][]int, n *node, rules []*rule, i int) 
 // token records the text of the seed's token i when one lexer rule made
 // it whole (a token of several pieces, more and mode changes, is left
 // to the lexer rules).
-func (p *Profile) token(t *Tree, i int32, rules []*rule) {
+func (p *Profile) token(t *Tree, i int32, rules []*rule, pos int) {
 	if i < 0 || int(i) >= len(t.toks) {
 		return
 	}
@@ -203,11 +226,12 @@ func (p *Profile) token(t *Tree, i int32, rules []*rule) {
 	if len(k.pieces) != 1 || k.pieces[0].alt == nil || k.pieces[0].alt.act.kind != aEmit || k.pieces[0].alt.implicit {
 		return
 	}
-	key := contextOf(rules, k.pieces[0].alt)
-	if p.seen[key] == nil {
-		p.seen[key] = map[string]int{}
+	for _, key := range []textContext{contextOf(rules, k.pieces[0].alt, pos), contextOf(rules, k.pieces[0].alt, anyPos)} {
+		if p.seen[key] == nil {
+			p.seen[key] = map[string]int{}
+		}
+		p.seen[key][string(k.text(t.text))]++
 	}
-	p.seen[key][string(k.text(t.text))]++
 }
 
 // learnedText returns, for a token of alternative a in the run's
@@ -219,7 +243,10 @@ func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 	if p == nil {
 		return nil, false
 	}
-	lt := p.texts[contextOf(r.rules, a)]
+	lt := p.texts[contextOf(r.rules, a, anyPos)]
+	if at := p.texts[contextOf(r.rules, a, r.pos)]; lt == nil || at != nil && at.share >= lt.share {
+		lt = at
+	}
 	if lt == nil {
 		return nil, false
 	}
@@ -232,12 +259,12 @@ func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 	return lt.texts[i], true
 }
 
-// profileCounts returns the profile's counts of node n's choices (an
+// profileLevels returns the profile's counts of node n's choices (an
 // alternative node's kids, a repetition node's counts beyond its
-// minimum) under the caller of the run's innermost rule, or over all
-// callers when the sample never had n there; nil when never (uniform); ok
-// is false without a profile.
-func (r *run) profileCounts(n *node) (counts []int, ok bool) {
+// minimum) in each of the run's contexts the sample had n in, most
+// specific first (nodeContexts); none: uniform. ok is false without a
+// profile.
+func (r *run) profileLevels(n *node) (levels [][]int, ok bool) {
 	p := r.c.opts.Profile
 	if p == nil {
 		return nil, false
@@ -246,10 +273,13 @@ func (r *run) profileCounts(n *node) (counts []int, ok bool) {
 	if n.kind == nRep {
 		m = p.reps
 	}
-	if c, ok := m[nodeContext{n, callerOf(r.rules)}]; ok {
-		return c, true
+	r.lbuf = r.lbuf[:0]
+	for _, k := range nodeContexts(n, r.sites) {
+		if c, ok := m[k]; ok {
+			r.lbuf = append(r.lbuf, c)
+		}
 	}
-	return m[nodeContext{n: n}], true
+	return r.lbuf, true
 }
 
 // countAt is counts[i], 0 past its end.
@@ -260,19 +290,61 @@ func countAt(counts []int, i int) int {
 	return 0
 }
 
-// weights returns the smoothed weights (count + 1) of the first n counts
-// (those past counts' end count 0), the last taking the counts past it
-// too (a repetition the limits cut short: the sample's longer ones).
-func (r *run) weights(counts []int, n int) []int {
-	ws := r.wbuf[:0]
-	for i := range n {
-		c := countAt(counts, i)
-		if i == n-1 {
-			for _, x := range counts[min(n, len(counts)):] {
-				c += x
+// profileOne is probability one in the fixed point of weights, and
+// profileWeight the weight of probability one (each weight is raised by
+// one, so every choice stays possible).
+const (
+	profileOne    = 1 << 20
+	profileWeight = 1 << 12
+)
+
+// weights returns the weights of m choices under the counts levels
+// (most specific context first): choice j counts as index pick[j] of a
+// level's counts (pick nil: j), the last choice also taking the counts
+// past the last index when tail is set (a repetition the limits cut
+// short: the sample's longer ones). Each context's estimate backs off to
+// the next less specific one by Witten-Bell: with N choices counted
+// there, T of them distinct, p(j) = (c(j) + T·p'(j)) / (N + T), p' the
+// less specific estimate, uniform below the least specific context. A
+// context seen once keeps most of what the wider contexts know, and one
+// seen often speaks for itself. Fixed-point integers, so the weights are
+// the same on every machine.
+func (r *run) weights(levels [][]int, m int, pick []int, tail bool) []int {
+	at := func(c []int, j int) int {
+		if pick != nil {
+			return countAt(c, pick[j])
+		}
+		x := countAt(c, j)
+		if tail && j == m-1 {
+			for _, y := range c[min(m, len(c)):] {
+				x += y
 			}
 		}
-		ws = append(ws, c+1)
+		return x
+	}
+	ps := r.pbuf[:0]
+	for range m {
+		ps = append(ps, int64(profileOne/m))
+	}
+	for l := len(levels) - 1; l >= 0; l-- {
+		var total, types int64
+		for j := range m {
+			if x := at(levels[l], j); x > 0 {
+				total += int64(x)
+				types++
+			}
+		}
+		if total == 0 {
+			continue
+		}
+		for j := range m {
+			ps[j] = (int64(at(levels[l], j))*profileOne + types*ps[j]) / (total + types)
+		}
+	}
+	r.pbuf = ps
+	ws := r.wbuf[:0]
+	for _, p := range ps {
+		ws = append(ws, 1+int(p*profileWeight/profileOne))
 	}
 	r.wbuf = ws
 	return ws

@@ -171,3 +171,72 @@ func mustGenerator(t *testing.T, g *Grammar, opts Options) generators.Generator 
 	}
 	return gen
 }
+
+// TestProfileContexts: a choice is learned where it is made, by the two
+// references that called its rule (the same rule takes other choices on
+// the left and on the right of '=', in the first and in the second
+// pair), and a token's text by its place in a list (the first name of
+// the sample's lists is always "alpha", the others never).
+func TestProfileContexts(t *testing.T) {
+	g, err := Parse("C.g4", []byte(`grammar C;
+s : pair ';' pair ';' names ;
+pair : key '=' key ;
+key : 'x' | 'y' | 'z' ;
+names : NAME+ ;
+NAME : [a-z]+ ;
+WS : ' ' -> skip ;
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample [][]byte
+	for i := range 30 {
+		sample = append(sample, []byte("x=y;z=x;alpha "+[]string{"beta", "gamma delta"}[i%2]))
+	}
+	ss, err := g.ReadSeeds(Options{}, nil, sample)
+	if err != nil || len(ss.Parsed) != len(sample) {
+		t.Fatalf("sample: %v %v", err, ss.Failed)
+	}
+	ls, err := ss.Learned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(gen generators.Generator) (pairs, first, later, laterAlpha int) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for range 1000 {
+			out, _ := generators.Run(gen, randomSeq(r), generators.Options{})
+			if bytes.HasPrefix(out, []byte("x=y;z=x;")) {
+				pairs++
+			}
+			_, list, _ := bytes.Cut(out, []byte("=x;"))
+			names := strings.Fields(string(list))
+			if len(names) > 0 && names[0] == "alpha" {
+				first++
+			}
+			for _, n := range names[min(1, len(names)):] {
+				later++
+				if n == "alpha" {
+					laterAlpha++
+				}
+			}
+		}
+		return
+	}
+	pairs, first, later, laterAlpha := count(ls.Generator)
+	t.Logf("profiled: %d of 1000 with the sample's pairs, %d first names alpha, %d of %d later ones", pairs, first, laterAlpha, later)
+	// by the caller rule alone, key would be x half the time wherever it
+	// stands: the four keys as in the sample about 1/16 of the time
+	if pairs < 700 {
+		t.Errorf("profiled: %d of 1000 sentences begin with the sample's pairs", pairs)
+	}
+	if first < 800 {
+		t.Errorf("profiled: %d of 1000 lists begin with alpha, as every list of the sample", first)
+	}
+	if later == 0 || laterAlpha*5 > later {
+		t.Errorf("profiled: %d of %d names after the first are alpha, none of the sample's", laterAlpha, later)
+	}
+	pairs, first, _, _ = count(mustGenerator(t, g, Options{}))
+	if pairs > 50 || first > 50 {
+		t.Errorf("uniform: %d sentences with the sample's pairs, %d lists begin with alpha", pairs, first)
+	}
+}
