@@ -49,16 +49,19 @@ type nodeContext struct {
 // nodeContexts are the contexts of node n under the call sites sites
 // (outermost first), most specific first: the references that called
 // its rule and that rule's caller, the one that called its rule, none.
-func nodeContexts(n *node, sites []*node) []nodeContext {
-	ks := []nodeContext{{n: n}}
-	if l := len(sites); l > 0 && sites[l-1] != nil {
-		ks = append(ks, nodeContext{n: n, inner: sites[l-1]})
-		if l > 1 && sites[l-2] != nil {
-			ks = append(ks, nodeContext{n: n, inner: sites[l-1], outer: sites[l-2]})
-		}
+// An array, so that a draw allocates nothing.
+func nodeContexts(n *node, sites []*node) (ks [3]nodeContext, k int) {
+	l := len(sites)
+	if l > 1 && sites[l-1] != nil && sites[l-2] != nil {
+		ks[k] = nodeContext{n: n, inner: sites[l-1], outer: sites[l-2]}
+		k++
 	}
-	slices.Reverse(ks)
-	return ks
+	if l > 0 && sites[l-1] != nil {
+		ks[k] = nodeContext{n: n, inner: sites[l-1]}
+		k++
+	}
+	ks[k] = nodeContext{n: n}
+	return ks, k + 1
 }
 
 // textContext is where a token stands: the lexer rule that makes it,
@@ -205,7 +208,8 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule, sites *[]*no
 // minimum) in m, under the caller of rules' innermost rule and over all
 // callers (once, when there is no caller).
 func (p *Profile) count(m map[nodeContext][]int, n *node, sites []*node, i int) {
-	for _, k := range nodeContexts(n, sites) {
+	ks, nk := nodeContexts(n, sites)
+	for _, k := range ks[:nk] {
 		c := m[k]
 		if i >= len(c) {
 			c = append(c, make([]int, i+1-len(c))...)
@@ -274,7 +278,8 @@ func (r *run) profileLevels(n *node) (levels [][]int, ok bool) {
 		m = p.reps
 	}
 	r.lbuf = r.lbuf[:0]
-	for _, k := range nodeContexts(n, r.sites) {
+	ks, nk := nodeContexts(n, r.sites)
+	for _, k := range ks[:nk] {
 		if c, ok := m[k]; ok {
 			r.lbuf = append(r.lbuf, c)
 		}
