@@ -84,29 +84,14 @@ func mustCompile(t *testing.T, g *Grammar, opts Options) *gen {
 // and still sometimes those it never did (add-one smoothing); without a
 // profile the draws are uniform.
 func TestProfileFollowsSample(t *testing.T) {
-	g, err := Parse("P.g4", []byte(`grammar P;
+	// 30 sentences of three items each: 'a', then a name, then 'a'
+	g, ls := learnFrom(t, `grammar P;
 s : item (',' item)* ';' ;
 item : 'a' | 'b' | ID | NUM ;
 ID : [a-z]+ ;
 NUM : [0-9]+ ;
 WS : ' ' -> skip ;
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 30 sentences of three items each: 'a', then a name, then 'a'
-	var sample [][]byte
-	for i := range 30 {
-		sample = append(sample, []byte("a,"+[]string{"zeta", "kappa"}[i%2]+",a;"))
-	}
-	ss, err := g.ReadSeeds(Options{}, nil, sample)
-	if err != nil || len(ss.Parsed) != len(sample) {
-		t.Fatalf("sample: %v %v", err, ss.Failed)
-	}
-	ls, err := ss.Learned()
-	if err != nil {
-		t.Fatal(err)
-	}
+`, func(i int) string { return "a," + []string{"zeta", "kappa"}[i%2] + ",a;" })
 	count := func(gen generators.Generator) (items, as, names, known, three int) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for range 2000 {
@@ -178,29 +163,14 @@ func mustGenerator(t *testing.T, g *Grammar, opts Options) generators.Generator 
 // pair), and a token's text by its place in a list (the first name of
 // the sample's lists is always "alpha", the others never).
 func TestProfileContexts(t *testing.T) {
-	g, err := Parse("C.g4", []byte(`grammar C;
+	g, ls := learnFrom(t, `grammar C;
 s : pair ';' pair ';' names ;
 pair : key '=' key ;
 key : 'x' | 'y' | 'z' ;
 names : NAME+ ;
 NAME : [a-z]+ ;
 WS : ' ' -> skip ;
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sample [][]byte
-	for i := range 30 {
-		sample = append(sample, []byte("x=y;z=x;alpha "+[]string{"beta", "gamma delta"}[i%2]))
-	}
-	ss, err := g.ReadSeeds(Options{}, nil, sample)
-	if err != nil || len(ss.Parsed) != len(sample) {
-		t.Fatalf("sample: %v %v", err, ss.Failed)
-	}
-	ls, err := ss.Learned()
-	if err != nil {
-		t.Fatal(err)
-	}
+`, func(i int) string { return "x=y;z=x;alpha " + []string{"beta", "gamma delta"}[i%2] })
 	count := func(gen generators.Generator) (pairs, first, later, laterAlpha int) {
 		r := rand.New(rand.NewPCG(3, 4))
 		for range 1000 {
@@ -239,4 +209,27 @@ WS : ' ' -> skip ;
 	if pairs > 50 || first > 50 {
 		t.Errorf("uniform: %d sentences with the sample's pairs, %d lists begin with alpha", pairs, first)
 	}
+}
+
+// learnFrom parses the grammar src and returns it and its seeds learned
+// from the 30 sentences sentence(0..29), all of which must parse.
+func learnFrom(t *testing.T, src string, sentence func(i int) string) (*Grammar, *Seeds) {
+	t.Helper()
+	g, err := Parse("T.g4", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sample [][]byte
+	for i := range 30 {
+		sample = append(sample, []byte(sentence(i)))
+	}
+	ss, err := g.ReadSeeds(Options{}, nil, sample)
+	if err != nil || len(ss.Parsed) != len(sample) {
+		t.Fatalf("sample: %v %v", err, ss.Failed)
+	}
+	ls, err := ss.Learned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, ls
 }
