@@ -108,7 +108,8 @@ func learnedShare(once, total int) int {
 }
 
 // contextOf is the textContext of a token of alternative a under the
-// parser rules rules.
+// parser rules rules, as element pos of its innermost repetition (anyPos:
+// in any place).
 func contextOf(rules []*rule, a *lexAlt, pos int) textContext {
 	k := textContext{alt: a, pos: min(pos, maxTextPos)}
 	if pos == anyPos {
