@@ -313,8 +313,7 @@ type run struct {
 	wbuf       []int   // weights of a profiled draw
 	pbuf       []int64 // their probabilities (weights)
 	lbuf       [][]int // their contexts' counts (profileLevels)
-	rules      []*rule // the parser rules being expanded, outermost first
-	sites      []*node // the references that called them (the profile's contexts)
+	sites      []*node // the references to the parser rules being expanded, outermost first (the profile's contexts)
 	pos        int     // the element of the innermost repetition being made (the profile's texts)
 	// inside a token
 	lexDepth int
@@ -447,10 +446,8 @@ func (r *run) gen(n *node) {
 		r.s.Enter(n.rule.name)
 		r.depth++
 		r.units++
-		r.rules = append(r.rules, n.rule)
 		r.sites = append(r.sites, n)
 		r.gen(n.rule.body)
-		r.rules = r.rules[:len(r.rules)-1]
 		r.sites = r.sites[:len(r.sites)-1]
 		r.depth--
 		r.s.Leave()

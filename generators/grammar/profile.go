@@ -52,11 +52,11 @@ type nodeContext struct {
 // An array, so that a draw allocates nothing.
 func nodeContexts(n *node, sites []*node) (ks [3]nodeContext, k int) {
 	l := len(sites)
-	if l > 1 && sites[l-1] != nil && sites[l-2] != nil {
+	if l > 1 {
 		ks[k] = nodeContext{n: n, inner: sites[l-1], outer: sites[l-2]}
 		k++
 	}
-	if l > 0 && sites[l-1] != nil {
+	if l > 0 {
 		ks[k] = nodeContext{n: n, inner: sites[l-1]}
 		k++
 	}
@@ -108,17 +108,17 @@ func learnedShare(once, total int) int {
 }
 
 // contextOf is the textContext of a token of alternative a under the
-// parser rules rules, as element pos of its innermost repetition (anyPos:
-// in any place).
-func contextOf(rules []*rule, a *lexAlt, pos int) textContext {
+// parser rules that the references sites called, as element pos of its
+// innermost repetition (anyPos: in any place).
+func contextOf(sites []*node, a *lexAlt, pos int) textContext {
 	k := textContext{alt: a, pos: min(pos, maxTextPos)}
 	if pos == anyPos {
 		k.pos = anyPos
 	}
-	if n := len(rules); n > 0 {
-		k.inner = rules[n-1]
+	if n := len(sites); n > 0 {
+		k.inner = sites[n-1].rule
 		if n > 1 {
-			k.outer = rules[n-2]
+			k.outer = sites[n-2].rule
 		}
 	}
 	return k
@@ -131,10 +131,9 @@ const maxProfileTexts = 256
 // Learn returns the profile of the seeds the trees derive (see Profile).
 func (r *SeedReader) Learn(trees []*Tree) *Profile {
 	p := &Profile{g: r.c.g, alts: map[nodeContext][]int{}, reps: map[nodeContext][]int{}, texts: map[textContext]*learnedTexts{}, seen: map[textContext]map[string]int{}}
-	var rules []*rule
 	var sites []*node
 	for _, t := range trees {
-		p.walk(t, r.c.start, t.root, &rules, &sites, 0)
+		p.walk(t, r.c.start, t.root, &sites, 0)
 		p.trees++
 	}
 	for a, m := range p.seen {
@@ -167,7 +166,7 @@ func (p *Profile) Sentences() int { return p.trees }
 
 // walk counts the decisions that derive pt from n (the order of oracle's
 // flatten, which answers the generator with them).
-func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule, sites *[]*node, pos int) {
+func (p *Profile) walk(t *Tree, n *node, pt *ptree, sites *[]*node, pos int) {
 	if pt == nil {
 		return
 	}
@@ -175,39 +174,36 @@ func (p *Profile) walk(t *Tree, n *node, pt *ptree, rules *[]*rule, sites *[]*no
 	case nSeq:
 		for i, k := range n.kids {
 			if i < len(pt.kids) {
-				p.walk(t, k, pt.kids[i], rules, sites, pos)
+				p.walk(t, k, pt.kids[i], sites, pos)
 			}
 		}
 	case nAlt:
 		p.count(p.alts, n, *sites, int(pt.alt))
 		if !n.literals && len(pt.kids) > 0 && int(pt.alt) < len(n.kids) {
-			p.walk(t, n.kids[pt.alt], pt.kids[0], rules, sites, pos)
+			p.walk(t, n.kids[pt.alt], pt.kids[0], sites, pos)
 		}
 	case nRep:
 		p.count(p.reps, n, *sites, len(pt.kids)-n.min)
 		for i, e := range pt.kids {
-			p.walk(t, n.kids[0], e, rules, sites, i)
+			p.walk(t, n.kids[0], e, sites, i)
 		}
 	case nRef:
 		if n.rule.lexer {
-			p.token(t, pt.tok, *rules, pos)
+			p.token(t, pt.tok, *sites, pos)
 			return
 		}
 		if len(pt.kids) > 0 {
-			*rules = append(*rules, n.rule)
 			*sites = append(*sites, n)
-			p.walk(t, n.rule.body, pt.kids[0], rules, sites, pos)
-			*rules = (*rules)[:len(*rules)-1]
+			p.walk(t, n.rule.body, pt.kids[0], sites, pos)
 			*sites = (*sites)[:len(*sites)-1]
 		}
 	case nAnyTok:
-		p.token(t, pt.tok, *rules, pos)
+		p.token(t, pt.tok, *sites, pos)
 	}
 }
 
 // count counts choice i of node n (an alternative, or a count beyond the
-// minimum) in m, under the caller of rules' innermost rule and over all
-// callers (once, when there is no caller).
+// minimum) in m, in each of its nodeContexts under the call sites sites.
 func (p *Profile) count(m map[nodeContext][]int, n *node, sites []*node, i int) {
 	ks, nk := nodeContexts(n, sites)
 	for _, k := range ks[:nk] {
@@ -223,7 +219,7 @@ func (p *Profile) count(m map[nodeContext][]int, n *node, sites []*node, i int) 
 // token records the text of the seed's token i when one lexer rule made
 // it whole (a token of several pieces, more and mode changes, is left
 // to the lexer rules).
-func (p *Profile) token(t *Tree, i int32, rules []*rule, pos int) {
+func (p *Profile) token(t *Tree, i int32, sites []*node, pos int) {
 	if i < 0 || int(i) >= len(t.toks) {
 		return
 	}
@@ -231,7 +227,7 @@ func (p *Profile) token(t *Tree, i int32, rules []*rule, pos int) {
 	if len(k.pieces) != 1 || k.pieces[0].alt == nil || k.pieces[0].alt.act.kind != aEmit || k.pieces[0].alt.implicit {
 		return
 	}
-	for _, key := range []textContext{contextOf(rules, k.pieces[0].alt, pos), contextOf(rules, k.pieces[0].alt, anyPos)} {
+	for _, key := range []textContext{contextOf(sites, k.pieces[0].alt, pos), contextOf(sites, k.pieces[0].alt, anyPos)} {
 		if p.seen[key] == nil {
 			p.seen[key] = map[string]int{}
 		}
@@ -248,8 +244,8 @@ func (r *run) learnedText(a *lexAlt) ([]byte, bool) {
 	if p == nil {
 		return nil, false
 	}
-	lt := p.texts[contextOf(r.rules, a, anyPos)]
-	if at := p.texts[contextOf(r.rules, a, r.pos)]; lt == nil || at != nil && at.share >= lt.share {
+	lt := p.texts[contextOf(r.sites, a, anyPos)]
+	if at := p.texts[contextOf(r.sites, a, r.pos)]; lt == nil || at != nil && at.share >= lt.share {
 		lt = at
 	}
 	if lt == nil {

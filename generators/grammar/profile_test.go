@@ -81,8 +81,8 @@ func mustCompile(t *testing.T, g *Grammar, opts Options) *gen {
 
 // TestProfileFollowsSample: the profiled generator takes alternatives,
 // repetition counts and token texts about as often as the sample did,
-// and still sometimes those it never did (add-one smoothing); without a
-// profile the draws are uniform.
+// and still sometimes those it never did (every choice keeps a weight);
+// without a profile the draws are uniform.
 func TestProfileFollowsSample(t *testing.T) {
 	// 30 sentences of three items each: 'a', then a name, then 'a'
 	g, ls := learnFrom(t, `grammar P;
