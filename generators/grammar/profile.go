@@ -329,18 +329,22 @@ func (r *run) weights(levels [][]int, m int, pick []int, tail bool) []int {
 		ps = append(ps, int64(profileOne/m))
 	}
 	for l := len(levels) - 1; l >= 0; l-- {
+		cs := r.wbuf[:0] // the level's counts of the m choices
 		var total, types int64
 		for j := range m {
-			if x := at(levels[l], j); x > 0 {
+			x := at(levels[l], j)
+			cs = append(cs, x)
+			if x > 0 {
 				total += int64(x)
 				types++
 			}
 		}
+		r.wbuf = cs
 		if total == 0 {
 			continue
 		}
-		for j := range m {
-			ps[j] = (int64(at(levels[l], j))*profileOne + types*ps[j]) / (total + types)
+		for j, x := range cs {
+			ps[j] = (int64(x)*profileOne + types*ps[j]) / (total + types)
 		}
 	}
 	r.pbuf = ps
